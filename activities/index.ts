@@ -1,0 +1,19 @@
+import { purgeEndedSessions } from '../domain/auth/cleanup.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
+
+/**
+ * Activities are thin adapters over domain/: the same functions routes call. Every activity
+ * is safe to retry (idempotent per workflow run).
+ */
+export function createActivities(deps: DomainDeps) {
+  return {
+    startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
+    finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
+    async runHeartbeatHousekeeping(): Promise<Record<string, number>> {
+      return { ended_sessions_purged: await purgeEndedSessions(deps) };
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

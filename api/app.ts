@@ -1,0 +1,57 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { requestId } from 'hono/request-id';
+import { installChineseValidationMessages } from '../lib/zod-zh.js';
+import type { AppDeps, AppEnv } from './context.js';
+import { handleError } from './middleware/errors.js';
+import { createNotFoundHandler } from './middleware/not-found.js';
+import { docsRoutes } from './openapi/docs.js';
+import { adminAuthRoutes } from './routes/admin/auth.js';
+import { adminLogRoutes } from './routes/admin/logs.js';
+import { adminScheduleRoutes } from './routes/admin/schedules.js';
+import { adminUserRoutes } from './routes/admin/users.js';
+import { clientAuthRoutes } from './routes/client/auth.js';
+import { healthRoutes } from './routes/health.js';
+
+export const API_TITLE = '主机转售平台 API';
+
+/** Builds the whole HTTP API over the given dependencies; `main.ts` serves it. */
+export function createApp(deps: AppDeps) {
+  installChineseValidationMessages();
+  const app = new OpenAPIHono<AppEnv>();
+  app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(async (c, next) => {
+    c.set('deps', deps);
+    const started = performance.now();
+    await next();
+    deps.logger.debug(
+      { requestId: c.var.requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      'request',
+    );
+  });
+
+  app.route('/', healthRoutes);
+  app.route('/', adminAuthRoutes);
+  app.route('/', adminUserRoutes);
+  app.route('/', adminScheduleRoutes);
+  app.route('/', adminLogRoutes);
+  app.route('/', clientAuthRoutes);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  app.doc31('/api/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: API_TITLE,
+      version: '2.0.0',
+      description:
+        '所有 JSON 响应使用统一信封 {code, message, data, timestamp}；code 为 0 表示成功。列表只接受 page 与 page_size（默认 20，最大 100）。金额为两位小数的字符串（元），币种 CNY；时间格式 YYYY-MM-DD HH:mm:ss（Asia/Shanghai）。',
+    },
+    servers: [{ url: deps.config.publicBaseUrl }],
+  });
+  app.route('/', docsRoutes());
+
+  app.onError(handleError);
+  app.notFound(createNotFoundHandler(app));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,54 @@
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ErrorCode } from '../lib/errors.js';
+import { unixSeconds } from '../lib/time.js';
+
+export type Envelope<T> = { code: number; message: string; data: T; timestamp: number };
+
+export function envelope<T>(data: T, message = '成功', code: number = ErrorCode.OK): Envelope<T> {
+  return { code, message, data, timestamp: unixSeconds() };
+}
+
+/** The success answer of every JSON route. */
+export function ok<T>(c: Context, data: T, message = '成功') {
+  return c.json(envelope(data, message), 200 as const);
+}
+
+export function fail(c: Context, code: number, message: string, data: unknown, status: number) {
+  return c.json(envelope(data, message, code), status as ContentfulStatusCode);
+}
+
+export type Page<T> = { list: T[]; total: number; page: number; page_size: number };
+
+export function page<T>(list: T[], total: number, paging: { page: number; page_size: number }): Page<T> {
+  return { list, total, page: paging.page, page_size: paging.page_size };
+}
+
+/** Schemas for the OpenAPI document. */
+export function envelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({
+    code: z.number().int().openapi({ example: 0 }),
+    message: z.string().openapi({ example: '成功' }),
+    data,
+    timestamp: z.number().int(),
+  });
+}
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    list: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+  });
+}
+
+export const errorEnvelopeSchema = z
+  .object({
+    code: z.number().int().openapi({ example: 42200 }),
+    message: z.string().openapi({ example: '参数校验失败' }),
+    data: z.unknown().nullable(),
+    timestamp: z.number().int(),
+  })
+  .openapi('ErrorEnvelope');

@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../lib/config.js';
+import { createSecretBox } from '../lib/crypto.js';
+import { createLogger } from '../lib/logger.js';
+import { createTemporalGateway } from '../lib/temporal.js';
+import { createDatabase } from '../db/sequelize.js';
+import { createApp } from './app.js';
+import type { AppDeps } from './context.js';
+
+/** The API process: configuration from the environment only. */
+export function startApi() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'api');
+  const deps: AppDeps = {
+    config,
+    logger,
+    db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
+    secretBox: createSecretBox(config.secretKey),
+    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+  };
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    logger.info({ port: info.port }, 'api listening');
+  });
+  const stop = () => {
+    server.close(() => {
+      void Promise.all([deps.db.close(), deps.temporal.close()]).then(() => process.exit(0));
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return server;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) startApi();

@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from 'hono';
+import { forbidden, unauthenticated } from '../../lib/errors.js';
+import { adminHasPermission } from '../../domain/auth/principals.js';
+import { authenticateAdmin, authenticateClient } from '../../domain/auth/sessions.js';
+import type { AppEnv } from '../context.js';
+import type { Access } from '../openapi/define-route.js';
+
+function bearerToken(header: string | undefined): string | null {
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+/** Enforces a route's access rule: 40100 without a live token, 40300 for the wrong surface or permission. */
+export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
+  if (access.surface === 'public') return async (_c, next) => next();
+  return async (c, next) => {
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token) throw unauthenticated();
+    const deps = c.var.deps;
+    if (access.surface === 'admin') {
+      const admin = await authenticateAdmin(deps, token);
+      if (access.permission && !adminHasPermission(admin, access.permission)) throw forbidden();
+      c.set('admin', admin);
+    } else {
+      c.set('client', await authenticateClient(deps, token));
+    }
+    await next();
+  };
+}

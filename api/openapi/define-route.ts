@@ -1,0 +1,84 @@
+import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
+import { defaultMessages, ErrorCode, httpStatusFor } from '../../lib/errors.js';
+import type { PermissionCode } from '../../domain/auth/permissions.js';
+import type { AppEnv } from '../context.js';
+import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
+import { requireAccess } from '../middleware/auth.js';
+import { throwValidationError } from '../middleware/validation.js';
+
+export type Access =
+  | { surface: 'public' }
+  | { surface: 'admin'; permission?: PermissionCode }
+  | { surface: 'client' };
+
+type RequestSpec = NonNullable<RouteConfig['request']>;
+
+type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  access: Access;
+  request?: R;
+  data: D;
+  /** Business error codes beyond those implied by access, input and path. */
+  errors?: number[];
+};
+
+function accessText(access: Access): string {
+  if (access.surface === 'public') return '公开接口';
+  if (access.surface === 'client') return '需要客户登录';
+  return access.permission ? `需要管理员登录，权限 ${access.permission}` : '需要管理员登录';
+}
+
+/**
+ * One route of the OpenAPI document: the envelope around `data`, every error code the route
+ * can answer (with its HTTP status), and the access rule enforced by middleware. The access
+ * rule is also written to `x-access`, which the auth-matrix test reads back.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a route without input has an empty request
+export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spec: RouteSpec<R, D>) {
+  const codes = new Set<number>(spec.errors ?? []);
+  if (spec.request) codes.add(ErrorCode.VALIDATION);
+  if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY);
+  if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
+  if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
+  codes.add(ErrorCode.INTERNAL);
+
+  const byStatus = new Map<number, number[]>();
+  for (const code of [...codes].sort((a, b) => a - b)) {
+    const status = httpStatusFor(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const errorResponses = Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      {
+        description: list.map((c) => `${c} ${defaultMessages[c] ?? ''}`.trim()).join('；'),
+        content: { 'application/json': { schema: errorEnvelopeSchema } },
+      },
+    ]),
+  );
+
+  return createRoute({
+    method: spec.method,
+    path: spec.path,
+    tags: spec.tags,
+    summary: spec.summary,
+    description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
+    ...(spec.access.surface === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
+    'x-access': spec.access,
+    middleware: [requireAccess(spec.access)] as const,
+    request: (spec.request ?? {}) as R,
+    responses: {
+      200: { description: '成功', content: { 'application/json': { schema: envelopeSchema(spec.data) } } },
+      ...errorResponses,
+    },
+  });
+}
+
+/** A router whose validation failures become the 42200 envelope. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: (result) => (result.success ? undefined : throwValidationError(result.error)) });
+}

@@ -1,0 +1,40 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import swaggerUi from 'swagger-ui-dist';
+import type { AppEnv } from '../context.js';
+
+const ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js'] as const;
+
+const page = `<!doctype html>
+<html lang="zh-CN">
+<head>
+  <meta charset="utf-8" />
+  <title>主机转售平台 API 参考</title>
+  <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+  <script>window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', deepLinking: true });</script>
+</body>
+</html>`;
+
+/** The API reference page, served with its assets from node_modules: it works offline. */
+export function docsRoutes() {
+  const dir = swaggerUi.getAbsoluteFSPath();
+  const cache = new Map<string, Promise<Buffer>>();
+  return new Hono<AppEnv>()
+    .get('/api/docs', (c) => c.html(page))
+    .get('/api/docs/assets/:file', async (c) => {
+      const file = c.req.param('file') as (typeof ASSETS)[number];
+      if (!ASSETS.includes(file)) return c.notFound();
+      let body = cache.get(file);
+      if (!body) {
+        body = readFile(join(dir, file));
+        cache.set(file, body);
+      }
+      const type = file.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+      return c.body(new Uint8Array(await body), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    });
+}

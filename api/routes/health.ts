@@ -1,0 +1,30 @@
+import { z } from '@hono/zod-openapi';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { ok } from '../envelope.js';
+import { createRouter, defineRoute } from '../openapi/define-route.js';
+
+const health = defineRoute({
+  method: 'get',
+  path: '/api/health',
+  tags: ['系统'],
+  summary: '健康检查：数据库与 Temporal 连通性',
+  description: '全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。',
+  access: { surface: 'public' },
+  data: z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) }),
+  errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
+});
+
+export const healthRoutes = createRouter().openapi(health, async (c) => {
+  const { db, temporal } = c.var.deps;
+  const [database, temporalUp] = await Promise.all([
+    db.sequelize.query('SELECT 1').then(() => true, () => false),
+    temporal.check(),
+  ]);
+  const data = {
+    status: database && temporalUp ? ('ok' as const) : ('degraded' as const),
+    database: database ? ('ok' as const) : ('down' as const),
+    temporal: temporalUp ? ('ok' as const) : ('down' as const),
+  };
+  if (data.status !== 'ok') throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '部分依赖不可用', data);
+  return ok(c, data, '服务正常');
+});

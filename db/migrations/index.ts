@@ -1,0 +1,5 @@
+import { migration0001Foundation } from './0001-foundation.js';
+import type { Migration } from './types.js';
+
+/** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
+export const migrations: Migration[] = [migration0001Foundation];

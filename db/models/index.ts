@@ -1,0 +1,21 @@
+import type { Sequelize } from 'sequelize';
+import { defineAdminRole, defineAdmin } from './admin.js';
+import { defineAuthSession, defineLoginLog } from './auth-session.js';
+import { defineTaskRun } from './task-run.js';
+import { defineUser } from './user.js';
+
+export function defineModels(sequelize: Sequelize) {
+  const AdminRole = defineAdminRole(sequelize);
+  const Admin = defineAdmin(sequelize);
+  Admin.belongsTo(AdminRole, { as: 'role', foreignKey: 'role_id' });
+  return {
+    AdminRole,
+    Admin,
+    User: defineUser(sequelize),
+    AuthSession: defineAuthSession(sequelize),
+    LoginLog: defineLoginLog(sequelize),
+    TaskRun: defineTaskRun(sequelize),
+  };
+}
+
+export type Models = ReturnType<typeof defineModels>;

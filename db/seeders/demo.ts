@@ -1,0 +1,33 @@
+import { hashPassword } from '../../domain/auth/passwords.js';
+import type { DomainDeps } from '../../domain/deps.js';
+
+export const DEMO_CLIENT = { email: 'demo@example.com', password: 'demo-password-2026' } as const;
+
+/** Demo data for `npm run dev`; every step checks before it writes, so a second start changes nothing. */
+export async function seedDemoData(deps: DomainDeps): Promise<{ created: string[] }> {
+  const created: string[] = [];
+  const { AdminRole, User } = deps.db.models;
+  const [, opsCreated] = await AdminRole.findOrCreate({
+    where: { code: 'operations' },
+    defaults: {
+      code: 'operations',
+      name: '运营',
+      permissions: ['user.view', 'invoice.view', 'log.view', 'schedule.view'],
+      is_super: false,
+    },
+  });
+  if (opsCreated) created.push('role:operations');
+  const existing = await User.findOne({ where: { email: DEMO_CLIENT.email } });
+  if (!existing) {
+    await User.create({
+      email: DEMO_CLIENT.email,
+      phone: null,
+      nickname: '演示用户',
+      password_hash: await hashPassword(DEMO_CLIENT.password),
+      status: 'active',
+      email_verified_at: new Date(),
+    });
+    created.push(`user:${DEMO_CLIENT.email}`);
+  }
+  return { created };
+}

@@ -1,0 +1,64 @@
+import { Op } from 'sequelize';
+import { AppError, ErrorCode, unauthenticated } from '../../lib/errors.js';
+import type { AdminRow } from '../../db/models/admin.js';
+import type { UserRow } from '../../db/models/user.js';
+import type { DomainDeps } from '../deps.js';
+import { assertLoginAllowed, recordLoginAttempt } from './login-throttle.js';
+import { hashPassword, isLegacyHash, verifyDecoy, verifyPassword } from './passwords.js';
+import { type IssuedToken, issueSession, type RequestMeta } from './sessions.js';
+
+const BAD_CREDENTIALS = '账号或密码错误';
+const DISABLED = '账号已被禁用';
+
+type Account = { id: number; password_hash: string; status: string; last_login_at: Date | null; save(): Promise<unknown> };
+
+/** Shared steps of both login forms: throttle, verify, log, upgrade a legacy hash, open a session. */
+async function authenticate<T extends Account>(
+  deps: DomainDeps,
+  surface: 'admin' | 'client',
+  account: string,
+  password: string,
+  meta: RequestMeta,
+  find: () => Promise<T | null>,
+): Promise<{ row: T; token: IssuedToken }> {
+  await assertLoginAllowed(deps, surface, account, meta);
+  const row = await find();
+  if (!row) {
+    await verifyDecoy(password);
+    await recordLoginAttempt(deps, { surface, account, subjectId: null, success: false, reason: 'unknown_account' }, meta);
+    throw unauthenticated(BAD_CREDENTIALS);
+  }
+  if (!(await verifyPassword(row.password_hash, password))) {
+    await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: false, reason: 'bad_password' }, meta);
+    throw unauthenticated(BAD_CREDENTIALS);
+  }
+  if (row.status !== 'active') {
+    await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: false, reason: 'disabled' }, meta);
+    throw new AppError(ErrorCode.FORBIDDEN, DISABLED);
+  }
+  row.last_login_at = new Date();
+  if (isLegacyHash(row.password_hash)) row.password_hash = await hashPassword(password);
+  await row.save();
+  await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: true, reason: '' }, meta);
+  return { row, token: await issueSession(deps, surface, row.id, meta) };
+}
+
+export async function loginAdmin(deps: DomainDeps, input: { username: string; password: string }, meta: RequestMeta) {
+  const username = input.username.trim();
+  return authenticate<AdminRow>(deps, 'admin', username, input.password, meta, () =>
+    deps.db.models.Admin.findOne({ where: { username } }),
+  );
+}
+
+export function normaliseAccount(account: string): string {
+  const trimmed = account.trim();
+  return trimmed.includes('@') ? trimmed.toLowerCase() : trimmed;
+}
+
+/** Client login by e-mail or phone number. */
+export async function loginClient(deps: DomainDeps, input: { account: string; password: string }, meta: RequestMeta) {
+  const account = normaliseAccount(input.account);
+  return authenticate<UserRow>(deps, 'client', account, input.password, meta, () =>
+    deps.db.models.User.findOne({ where: { [Op.or]: [{ email: account }, { phone: account }] } }),
+  );
+}

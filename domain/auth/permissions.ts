@@ -1,0 +1,27 @@
+/**
+ * Every admin permission code with its Chinese label. The spec names `user.recharge`,
+ * `invoice.manage` and the `coupon.*` family; the rest are one code per admin capability.
+ * A super role holds all of them implicitly.
+ */
+export const PERMISSIONS = {
+  'admin.manage': '管理员与角色管理',
+  'user.view': '查看用户',
+  'user.manage': '管理用户（禁用、启用）',
+  'user.recharge': '用户余额调整',
+  'invoice.view': '查看账单',
+  'invoice.manage': '账单管理与退款',
+  'coupon.view': '查看优惠券',
+  'coupon.manage': '管理优惠券',
+  'coupon.campaign': '管理优惠券活动',
+  'log.view': '查看日志',
+  'schedule.view': '查看计划任务',
+  'schedule.manage': '管理与手动触发计划任务',
+} as const;
+
+export type PermissionCode = keyof typeof PERMISSIONS;
+
+export const PERMISSION_CODES = Object.keys(PERMISSIONS) as PermissionCode[];
+
+export function isPermissionCode(value: string): value is PermissionCode {
+  return Object.hasOwn(PERMISSIONS, value);
+}

@@ -1,0 +1,23 @@
+import type { PermissionCode } from './permissions.js';
+
+export type AdminPrincipal = {
+  kind: 'admin';
+  id: number;
+  username: string;
+  roleCode: string;
+  isSuper: boolean;
+  permissions: string[];
+  sessionId: string;
+};
+
+export type ClientPrincipal = {
+  kind: 'client';
+  id: number;
+  sessionId: string;
+  emailVerified: boolean;
+  isVerified: boolean;
+};
+
+export function adminHasPermission(admin: AdminPrincipal, permission: PermissionCode): boolean {
+  return admin.isSuper || admin.permissions.includes(permission);
+}

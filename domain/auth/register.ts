@@ -1,0 +1,28 @@
+import { UniqueConstraintError } from 'sequelize';
+import { conflict } from '../../lib/errors.js';
+import type { DomainDeps } from '../deps.js';
+import { hashPassword } from './passwords.js';
+import { issueSession, type RequestMeta } from './sessions.js';
+
+/** Registers a client by e-mail and signs them in; the e-mail stays unverified until confirmed. */
+export async function registerClient(
+  deps: DomainDeps,
+  input: { email: string; password: string; nickname?: string | undefined },
+  meta: RequestMeta,
+) {
+  const email = input.email.trim().toLowerCase();
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await deps.db.sequelize.transaction(async (transaction) => {
+      const user = await deps.db.models.User.create(
+        { email, phone: null, nickname: input.nickname?.trim() || email.split('@')[0] || '', password_hash: passwordHash, status: 'active' },
+        { transaction },
+      );
+      const token = await issueSession(deps, 'client', user.id, meta, transaction);
+      return { user, token };
+    });
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw conflict('该邮箱已注册');
+    throw err;
+  }
+}

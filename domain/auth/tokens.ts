@@ -1,0 +1,47 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { deriveKey } from '../../lib/crypto.js';
+import { unauthenticated } from '../../lib/errors.js';
+import type { Surface } from '../../db/models/auth-session.js';
+
+const ISSUER = 'hosting-platform';
+
+export type AccessClaims = { surface: Surface; subjectId: number; sessionId: string };
+
+const keys = new Map<string, Uint8Array>();
+function keyFor(secretKey: string): Uint8Array {
+  let key = keys.get(secretKey);
+  if (!key) {
+    key = new Uint8Array(deriveKey(secretKey, 'access-token'));
+    keys.set(secretKey, key);
+  }
+  return key;
+}
+
+export async function signAccessToken(secretKey: string, claims: AccessClaims, expiresAt: Date): Promise<string> {
+  return new SignJWT({ sid: claims.sessionId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(claims.surface)
+    .setSubject(String(claims.subjectId))
+    .setJti(claims.sessionId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(keyFor(secretKey));
+}
+
+/** Verifies signature, issuer and expiry; the caller checks the surface and the session row. */
+export async function verifyAccessToken(secretKey: string, token: string): Promise<AccessClaims> {
+  try {
+    const { payload } = await jwtVerify(token, keyFor(secretKey), { issuer: ISSUER, algorithms: ['HS256'] });
+    const surface = payload.aud;
+    const subjectId = Number(payload.sub);
+    if ((surface !== 'admin' && surface !== 'client') || !Number.isInteger(subjectId) || typeof payload.sid !== 'string') {
+      throw unauthenticated('登录凭证无效，请重新登录');
+    }
+    return { surface, subjectId, sessionId: payload.sid };
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw unauthenticated('登录已过期，请重新登录');
+    if (err instanceof errors.JOSEError) throw unauthenticated('登录凭证无效，请重新登录');
+    throw err;
+  }
+}

@@ -1,0 +1,12 @@
+import type { AppConfig } from '../lib/config.js';
+import type { SecretBox } from '../lib/crypto.js';
+import type { Logger } from '../lib/logger.js';
+import type { Database } from '../db/sequelize.js';
+
+/** What domain operations need; routes and activities pass the same object. */
+export type DomainDeps = {
+  config: AppConfig;
+  db: Database;
+  logger: Logger;
+  secretBox: SecretBox;
+};

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: port(8080),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
+  TEMPORAL_AUTOMATION_QUEUE: z.string().min(1).default('automation'),
+  TEMPORAL_SCHEDULE_PREFIX: z.string().default(''),
+  TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
+  APP_SECRET_KEY: z.string().min(32).optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7200),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
+  LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  TRUST_PROXY: z
+    .enum(['1', '0', 'true', 'false'])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type AppConfig = {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  databaseUrl: string;
+  databasePoolMax: number;
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    automationQueue: string;
+    schedulePrefix: string;
+    uiUrl: string;
+  };
+  secretKey: string;
+  accessTokenTtlSeconds: number;
+  loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
+  trustProxy: boolean;
+  logLevel: string;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads the process environment once. The dev and test launchers fill in DATABASE_URL,
+ * TEMPORAL_ADDRESS and APP_SECRET_KEY before the API or worker starts, so every process,
+ * embedded or not, is configured only through these variables.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid environment: ${detail}`);
+  }
+  const e = parsed.data;
+  const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_SECRET_KEY'] as const).filter((k) => !e[k]);
+  if (missing.length > 0) throw new ConfigError(`missing environment variables: ${missing.join(', ')}`);
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,
+    databaseUrl: e.DATABASE_URL as string,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS as string,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      automationQueue: e.TEMPORAL_AUTOMATION_QUEUE,
+      schedulePrefix: e.TEMPORAL_SCHEDULE_PREFIX,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    secretKey: e.APP_SECRET_KEY as string,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    loginThrottle: {
+      maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+      windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
+    },
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}

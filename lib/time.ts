@@ -1,0 +1,27 @@
+import dayjs from 'dayjs';
+import timezone from 'dayjs/plugin/timezone.js';
+import utc from 'dayjs/plugin/utc.js';
+
+dayjs.extend(utc);
+dayjs.extend(timezone);
+
+export const TIME_ZONE = 'Asia/Shanghai';
+export const DATE_TIME_FORMAT = 'YYYY-MM-DD HH:mm:ss';
+
+/** The wire form of a date-time: `YYYY-MM-DD HH:mm:ss` in Asia/Shanghai; null stays null. */
+export function formatDateTime(value: Date | string | number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const d = dayjs(value);
+  if (!d.isValid()) return null;
+  return d.tz(TIME_ZONE).format(DATE_TIME_FORMAT);
+}
+
+/** Parses `YYYY-MM-DD HH:mm:ss` as Asia/Shanghai wall time. */
+export function parseDateTime(value: string): Date | null {
+  const d = dayjs.tz(value, DATE_TIME_FORMAT, TIME_ZONE);
+  return d.isValid() && d.format(DATE_TIME_FORMAT) === value ? d.toDate() : null;
+}
+
+export function unixSeconds(date: Date = new Date()): number {
+  return Math.floor(date.getTime() / 1000);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Entry of `npm run dev`, `npm test` and `npm run bench`. Plain JavaScript on purpose: it runs
+// before dependencies exist, installs them when missing or stale, then hands over.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const command = process.argv[2];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(cmd, args, extraEnv = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...extraEnv } });
+  if (res.error) throw res.error;
+  return res.status ?? 1;
+}
+
+function dependenciesStale() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  if (!existsSync(marker)) return true;
+  const installed = statSync(marker).mtimeMs;
+  return ['package.json', 'package-lock.json'].some((f) => statSync(join(root, f)).mtimeMs > installed);
+}
+
+if (dependenciesStale()) {
+  console.log('[bootstrap] 安装依赖 / installing dependencies (npm ci)…');
+  if (run(npm, ['ci', '--no-audit', '--no-fund']) !== 0) process.exit(1);
+}
+
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const tsx = ['--import', 'tsx'];
+
+switch (command) {
+  case 'dev':
+    process.exit(run(process.execPath, [...tsx, 'scripts/dev.ts']));
+    break;
+  case 'bench':
+    process.exit(run(process.execPath, [...tsx, 'bench/run.ts', ...process.argv.slice(3)]));
+    break;
+  case 'test': {
+    const steps = [
+      ['类型检查 / typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+      ['代码检查 / lint', bin('eslint'), ['.', '--max-warnings=0']],
+      ['测试 / tests', bin('vitest'), ['run', ...process.argv.slice(3)]],
+    ];
+    for (const [label, cmd, args] of steps) {
+      console.log(`\n[test] ${label}`);
+      const status = run(cmd, args);
+      if (status !== 0) process.exit(status);
+    }
+    break;
+  }
+  default:
+    console.error(`usage: node scripts/bootstrap.mjs dev|test|bench (got ${command})`);
+    process.exit(2);
+}

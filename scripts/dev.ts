@@ -1,0 +1,133 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfig } from '../lib/config.js';
+import { createSecretBox } from '../lib/crypto.js';
+import { createLogger } from '../lib/logger.js';
+import { runMigrations } from '../db/migrate.js';
+import { seedDemoData, DEMO_CLIENT } from '../db/seeders/demo.js';
+import { createDatabase } from '../db/sequelize.js';
+import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
+import { type Child, startNodeChild, stopChild } from './lib/children.js';
+import { envPort } from './lib/ports.js';
+import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres } from './lib/postgres.js';
+import { devSecretKey } from './lib/secret-key.js';
+import { ensureTemporalCli } from './lib/temporal-cli.js';
+import { type RunningTemporal, startTemporalDevServer } from './lib/temporal-server.js';
+
+const log = (m: string) => console.log(`[dev] ${m}`);
+const stops: Array<() => Promise<void>> = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    log('停止所有进程 / stopping…');
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`stop failed: ${String(err)}`));
+  }
+  process.exit(code);
+}
+
+async function waitForHealth(url: string, child: Child): Promise<void> {
+  for (let i = 0; i < 240; i++) {
+    if (child.process.exitCode !== null) throw new Error('api exited during start');
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`api not healthy at ${url}`);
+}
+
+async function main() {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = envPort('PORT', 8080);
+  const pgPort = envPort('PG_PORT', 54329);
+  const temporalPort = envPort('TEMPORAL_PORT', 7233);
+  const uiPort = envPort('TEMPORAL_UI_PORT', 8233);
+
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    log(`启动内置 PostgreSQL / starting embedded PostgreSQL on ${pgPort} (data: ${dataDir}/postgres)`);
+    const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: `${dataDir}/postgres`, port: pgPort, persistent: true, log });
+    stops.push(() => pg.stop());
+    await ensureDatabase(pg.url('postgres'), 'platform');
+    databaseUrl = pg.url('platform');
+  }
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let temporalUiUrl = process.env.TEMPORAL_UI_URL ?? `http://localhost:${uiPort}`;
+  if (!temporalAddress) {
+    const cliPath = await ensureTemporalCli(log);
+    log(`启动 Temporal 开发服务器 / starting Temporal dev server on ${temporalPort}, UI ${uiPort}`);
+    const temporal: RunningTemporal = await startTemporalDevServer({
+      cliPath,
+      port: temporalPort,
+      uiPort,
+      dbFile: `${dataDir}/temporal.db`,
+      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    });
+    stops.push(() => temporal.stop());
+    temporalAddress = temporal.address;
+    temporalUiUrl = temporal.uiUrl ?? temporalUiUrl;
+  }
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_UI_URL: temporalUiUrl,
+    APP_SECRET_KEY: devSecretKey(dataDir),
+  };
+  const config = loadConfig(env);
+  const logger = createLogger('warn', 'dev');
+  const db = createDatabase({ url: config.databaseUrl });
+  const deps = { config, db, logger, secretBox: createSecretBox(config.secretKey) };
+  const applied = await runMigrations(db.sequelize);
+  log(applied.length ? `已执行迁移 / migrations applied: ${applied.join(', ')}` : '数据库已是最新 / database up to date');
+  const admin = await ensureSuperAdmin(deps, { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD });
+  const seeded = await seedDemoData(deps);
+  if (seeded.created.length) log(`演示数据 / demo data: ${seeded.created.join(', ')}`);
+  await db.close();
+
+  const worker = startNodeChild('worker', 'activities/worker.ts', env);
+  stops.push(() => stopChild(worker));
+  const api = startNodeChild('api', 'api/main.ts', env);
+  stops.push(() => stopChild(api));
+  for (const child of [worker, api]) {
+    void child.exited.then((code) => {
+      if (!stopping) {
+        log(`${child.name} exited (${code}); stopping`);
+        void shutdown(1);
+      }
+    });
+  }
+  await waitForHealth(`http://127.0.0.1:${port}/api/health`, api);
+
+  const lines = [
+    '',
+    '平台已启动 / platform is up',
+    `  API            http://localhost:${port}/api/v2/`,
+    `  健康检查        http://localhost:${port}/api/health`,
+    `  API 参考        http://localhost:${port}/api/docs  (OpenAPI: /api/openapi.json)`,
+    `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
+    `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
+    `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
+    '  Ctrl-C 停止全部进程 / stops everything',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+main().catch(async (err: unknown) => {
+  console.error(`[dev] 启动失败 / start failed: ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app.js';
+import type { AppDeps } from '../../api/context.js';
+import { createWorkers } from '../../activities/worker.js';
+import { ensureSchedules } from '../../activities/schedules.js';
+import { createDatabase } from '../../db/sequelize.js';
+import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
+import { loadConfig } from '../../lib/config.js';
+import { createSecretBox } from '../../lib/crypto.js';
+import { createLogger } from '../../lib/logger.js';
+import { createTemporalGateway } from '../../lib/temporal.js';
+import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
+import { type ApiClient, createApiClient } from './http.js';
+
+export const ROOT_ADMIN = { username: 'root', password: 'root-password-2026' } as const;
+
+export type TestPlatform = {
+  id: string;
+  deps: AppDeps;
+  api: ApiClient;
+  baseUrl: string;
+  temporal: Client;
+  workers: Worker[];
+  rootToken(): Promise<string>;
+  close(): Promise<void>;
+};
+
+/**
+ * A whole platform for one test file: its own database cloned from the migrated template,
+ * the real API on a real port, and (optionally) real workers on task queues and schedule ids
+ * of its own, against the run's shared PostgreSQL and Temporal servers.
+ */
+export async function startTestPlatform(options: { worker?: boolean; schedules?: boolean; env?: Record<string, string> } = {}) {
+  const id = randomBytes(4).toString('hex');
+  const adminUrl = inject('adminDatabaseUrl');
+  const database = `t_${id}`;
+  await ensureDatabase(adminUrl, database, inject('templateDatabase'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: withDatabase(adminUrl, database),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    APP_SECRET_KEY: randomBytes(32).toString('base64url'),
+    TEMPORAL_TASK_QUEUE: `platform-${id}`,
+    TEMPORAL_AUTOMATION_QUEUE: `automation-${id}`,
+    TEMPORAL_SCHEDULE_PREFIX: `t-${id}-`,
+    DATABASE_POOL_MAX: '5',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.env,
+  });
+  const logger = createLogger(config.logLevel, 'test');
+  const deps: AppDeps = {
+    config,
+    logger,
+    db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
+    secretBox: createSecretBox(config.secretKey),
+    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+  };
+  const app = createApp(deps);
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+
+  let workers: Worker[] = [];
+  let nativeConnection: NativeConnection | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  if (options.worker) {
+    nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+    workers = await createWorkers(deps, nativeConnection, { workflowBundlePath: inject('workflowBundlePath') });
+    running = Promise.all(workers.map((w) => w.run()));
+  }
+  if (options.schedules) await ensureSchedules(temporal, config, logger);
+
+  await ensureSuperAdmin(deps, ROOT_ADMIN);
+  const api = createApiClient(baseUrl);
+  let rootToken: string | null = null;
+
+  const platform: TestPlatform = {
+    id,
+    deps,
+    api,
+    baseUrl,
+    temporal,
+    workers,
+    async rootToken() {
+      if (!rootToken) {
+        const res = await api.post('/api/v2/admin/login', { body: ROOT_ADMIN });
+        rootToken = res.body.data.access_token as string;
+      }
+      return rootToken;
+    },
+    async close() {
+      if (options.schedules) {
+        for await (const s of temporal.schedule.list()) {
+          if (s.scheduleId.startsWith(config.temporal.schedulePrefix)) await temporal.schedule.getHandle(s.scheduleId).delete();
+        }
+      }
+      for (const w of workers) w.shutdown();
+      await running;
+      await nativeConnection?.close();
+      await clientConnection.close();
+      await new Promise((r) => server.close(r));
+      await deps.temporal.close();
+      await deps.db.close();
+      await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
+    },
+  };
+  return platform;
+}
