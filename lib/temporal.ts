@@ -14,7 +14,7 @@ export function createTemporalGateway(options: { address: string; namespace: str
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;
   const open = () => {
     if (!pending) {
-      pending = Connection.connect({ address: options.address, connectTimeout: '5s' })
+      pending = Connection.connect({ address: options.address, connectTimeout: '2s' })
         .then((connection) => ({ connection, client: new Client({ connection, namespace: options.namespace }) }))
         .catch((err: unknown) => {
           pending = null;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -27,6 +27,8 @@ export async function startEphemeralInfra(log: (m: string) => void = () => {}): 
     let adminDatabaseUrl = process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : '';
     if (!adminDatabaseUrl) {
       const dir = mkdtempSync(join(tmpdir(), 'platform-pg-'));
+      // As root, PostgreSQL runs as its own system user, which must be able to enter the directory.
+      chmodSync(dir, 0o755);
       const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port: await freePort(), persistent: false, log });
       stops.push(async () => {
         await pg.stop();

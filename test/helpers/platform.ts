@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import type { AppDeps } from '../../api/context.js';
@@ -16,6 +16,9 @@ import { createLogger } from '../../lib/logger.js';
 import { createTemporalGateway } from '../../lib/temporal.js';
 import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
 import { type ApiClient, createApiClient } from './http.js';
+
+// The SDK's INFO lines would drown the test report; warnings and errors still show.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 
 export const ROOT_ADMIN = { username: 'root', password: 'root-password-2026' } as const;
 

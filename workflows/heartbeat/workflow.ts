@@ -8,6 +8,13 @@ const { startTaskRun, finishTaskRun, runHeartbeatHousekeeping } = proxyActivitie
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
+/** An ActivityFailure says only "Activity task failed"; the reason is at the end of the cause chain. */
+function rootCauseMessage(err: unknown): string {
+  let current: unknown = err;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
+
 /**
  * The 15-minute heartbeat: records a task run, does the heartbeat's housekeeping, and closes
  * the run as succeeded or failed. A failure is recorded first, then rethrown, so it is both
@@ -28,7 +35,7 @@ export async function heartbeatWorkflow(input: HeartbeatInput): Promise<Heartbea
     await finishTaskRun({ id: taskRunId, status: 'succeeded', summary, error: null });
     return { taskRunId, summary };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = rootCauseMessage(err);
     await finishTaskRun({ id: taskRunId, status: 'failed', summary: null, error: message });
     throw ApplicationFailure.nonRetryable(`heartbeat failed: ${message}`, 'HeartbeatFailed');
   }

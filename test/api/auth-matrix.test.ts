@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentedRoutes, matrixTokens, runAuthMatrix } from '../helpers/auth-matrix.js';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
+
+let platform: TestPlatform;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform?.close());
+
+describe('auth matrix', () => {
+  it('holds for every protected route of the OpenAPI document', async () => {
+    const routes = await documentedRoutes(platform);
+    const protectedRoutes = routes.filter((r) => r.access.surface !== 'public');
+    expect(protectedRoutes.length).toBeGreaterThan(15);
+    const mismatches = await runAuthMatrix(platform, protectedRoutes, await matrixTokens(platform));
+    expect(mismatches).toEqual([]);
+  });
+
+  it('leaves only the intended routes open', async () => {
+    const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
+    expect(open.sort()).toEqual(['GET /api/health', 'POST /api/v2/admin/login', 'POST /api/v2/client/login', 'POST /api/v2/client/register']);
+  });
+});
