@@ -2,7 +2,8 @@
 // Entry of `npm run dev`, `npm test` and `npm run bench`. Plain JavaScript on purpose: it runs
 // before dependencies exist, installs them when missing or stale, then hands over.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,16 +17,19 @@ function run(cmd, args, extraEnv = {}) {
   return res.status ?? 1;
 }
 
+// The lockfile's hash as of the last install this script made: dependencies are reinstalled
+// exactly when node_modules is missing or the lockfile changed since.
+const stampFile = join(root, 'node_modules', '.bootstrap-lock-hash');
+const lockHash = () => createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+
 function dependenciesStale() {
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  if (!existsSync(marker)) return true;
-  const installed = statSync(marker).mtimeMs;
-  return ['package.json', 'package-lock.json'].some((f) => statSync(join(root, f)).mtimeMs > installed);
+  return !existsSync(stampFile) || readFileSync(stampFile, 'utf8').trim() !== lockHash();
 }
 
 if (dependenciesStale()) {
   console.log('[bootstrap] 安装依赖 / installing dependencies (npm ci)…');
   if (run(npm, ['ci', '--no-audit', '--no-fund']) !== 0) process.exit(1);
+  writeFileSync(stampFile, `${lockHash()}\n`);
 }
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
