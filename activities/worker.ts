@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
@@ -64,7 +65,8 @@ async function main(config: AppConfig, logger: Logger) {
   logger.info('worker stopped');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+// Real paths on both sides: Node resolves symlinks for import.meta.url, not for argv[1].
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'worker');
   Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../lib/config.js';
@@ -33,4 +34,5 @@ export function startApi() {
   return server;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) startApi();
+// Real paths on both sides: Node resolves symlinks for import.meta.url, not for argv[1].
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) startApi();
