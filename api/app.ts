@@ -7,6 +7,9 @@ import { createNotFoundHandler } from './middleware/not-found.js';
 import { docsRoutes } from './openapi/docs.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
+import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
+import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
+import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminUserRoutes } from './routes/admin/users.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
@@ -34,6 +37,10 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminUserRoutes);
   app.route('/', adminScheduleRoutes);
   app.route('/', adminLogRoutes);
+  // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
+  app.route('/', adminPluginBindingRoutes);
+  app.route('/', adminPluginRuntimeLogRoutes);
+  app.route('/', adminPluginRoutes);
   app.route('/', clientAuthRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

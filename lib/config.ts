@@ -24,6 +24,7 @@ const envSchema = z.object({
     .enum(['1', '0', 'true', 'false'])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  PLUGINS_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -47,6 +48,8 @@ export type AppConfig = {
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
   trustProxy: boolean;
   logLevel: string;
+  /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
+  pluginsDir?: string;
 };
 
 export class ConfigError extends Error {
@@ -91,5 +94,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    ...(e.PLUGINS_DIR ? { pluginsDir: e.PLUGINS_DIR } : {}),
   };
 }

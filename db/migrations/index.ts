@@ -1,5 +1,6 @@
 import { migration0001Foundation } from './0001-foundation.js';
+import { migration0002Plugins } from './0002-plugins.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
-export const migrations: Migration[] = [migration0001Foundation];
+export const migrations: Migration[] = [migration0001Foundation, migration0002Plugins];

@@ -1,6 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
+import { definePlugin } from './plugin.js';
+import { definePluginBinding } from './plugin-binding.js';
+import { definePluginRuntimeLog } from './plugin-runtime-log.js';
 import { defineTaskRun } from './task-run.js';
 import { defineUser } from './user.js';
 
@@ -8,6 +11,9 @@ export function defineModels(sequelize: Sequelize) {
   const AdminRole = defineAdminRole(sequelize);
   const Admin = defineAdmin(sequelize);
   Admin.belongsTo(AdminRole, { as: 'role', foreignKey: 'role_id' });
+  const Plugin = definePlugin(sequelize);
+  const PluginBinding = definePluginBinding(sequelize);
+  PluginBinding.belongsTo(Plugin, { as: 'plugin', foreignKey: 'plugin_id' });
   return {
     AdminRole,
     Admin,
@@ -15,6 +21,9 @@ export function defineModels(sequelize: Sequelize) {
     AuthSession: defineAuthSession(sequelize),
     LoginLog: defineLoginLog(sequelize),
     TaskRun: defineTaskRun(sequelize),
+    Plugin,
+    PluginBinding,
+    PluginRuntimeLog: definePluginRuntimeLog(sequelize),
   };
 }
 

@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   'log.view': '查看日志',
   'schedule.view': '查看计划任务',
   'schedule.manage': '管理与手动触发计划任务',
+  'plugin.view': '查看集成插件与运行日志',
+  'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

@@ -61,6 +61,12 @@ export type ConfigFieldDefinition = {
   rules?: { max?: number; pattern?: string; message?: string };
   group?: string;
   visible_when?: { field: string; operator: 'eq' | 'neq' | 'in' | 'not_in'; value: unknown };
+  /**
+   * Only for `type: 'json'` holding an array of objects (e.g. SMTP accounts): the keys of each
+   * object that are secrets. They are stored encrypted, previewed masked, and kept by index when
+   * a submission leaves them empty or sends the masked preview back.
+   */
+  secret_keys?: string[];
 };
 
 /** Every N heartbeats (1 = 15 minutes), a cron with minutes in 0/15/30/45, or system automation. */

@@ -1,0 +1,74 @@
+import { AppError, conflict, ErrorCode, notFound, validationError } from '../../lib/errors.js';
+import type { PluginRow } from '../../db/models/plugin.js';
+import { applyConfig } from '../../plugins/runtime/config-apply.js';
+import { detachPluginReferences, findPluginReferences, type PluginReference } from '../../plugins/runtime/references.js';
+import { missingRequired } from '../../plugins/runtime/required-check.js';
+import type { DomainDeps } from '../deps.js';
+import { getPlugin } from './plugin-catalogue.js';
+
+/** `configure`: any installed state, the status does not change; secrets are sealed. */
+export async function updatePluginConfig(deps: DomainDeps, id: number, submitted: Record<string, unknown>): Promise<PluginRow> {
+  const plugin = await getPlugin(deps, id);
+  const next = applyConfig({
+    fields: plugin.manifest.config,
+    stored: { config: plugin.config, secrets: plugin.secrets },
+    submitted,
+    secretBox: deps.secretBox,
+    requireAll: plugin.status === 'enabled',
+  });
+  plugin.config = next.config;
+  plugin.secrets = next.secrets;
+  plugin.changed('config', true);
+  plugin.changed('secrets', true);
+  await plugin.save();
+  return plugin;
+}
+
+/** `installed | disabled → enabled` once every required field (per `visible_when`) is filled. */
+export async function enablePlugin(deps: DomainDeps, id: number): Promise<PluginRow> {
+  const plugin = await getPlugin(deps, id);
+  if (plugin.status === 'enabled') throw conflict('插件已启用');
+  const missing = missingRequired(plugin.manifest.config, { config: plugin.config, secrets: plugin.secrets }, 'enable');
+  if (Object.keys(missing).length > 0) throw validationError(missing, '请先完成插件的必填配置再启用');
+  plugin.status = 'enabled';
+  plugin.enabled_at = new Date();
+  await plugin.save();
+  return plugin;
+}
+
+/** `enabled → disabled` (our decision for the target state); bindings stay but are not used. */
+export async function disablePlugin(deps: DomainDeps, id: number): Promise<PluginRow> {
+  const plugin = await getPlugin(deps, id);
+  if (plugin.status !== 'enabled') throw conflict('只有已启用的插件可以停用');
+  plugin.status = 'disabled';
+  plugin.disabled_at = new Date();
+  await plugin.save();
+  return plugin;
+}
+
+function describeReferences(references: PluginReference[]): string {
+  return references.map((r) => `${r.label} ${r.count} 条`).join('、');
+}
+
+/**
+ * `any → removed`, irreversible; the files stay. Refused with 40901 naming the references
+ * unless `force`, which detaches them (bindings deleted, other tables per their checker).
+ */
+export async function uninstallPlugin(deps: DomainDeps, id: number, force: boolean) {
+  return deps.db.sequelize.transaction(async (transaction) => {
+    const plugin = await deps.db.models.Plugin.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
+    if (!plugin) throw notFound('插件不存在或未安装');
+    const ref = { id: plugin.id, domain: plugin.domain, slug: plugin.slug };
+    const references = await findPluginReferences(deps, ref, transaction);
+    if (references.length > 0 && !force) {
+      throw new AppError(
+        ErrorCode.IN_USE,
+        `插件仍被业务数据引用：${describeReferences(references)}；确认卸载请使用 force=1 强制卸载`,
+        { references },
+      );
+    }
+    await detachPluginReferences(deps, ref, transaction);
+    await plugin.destroy({ transaction });
+    return { id: ref.id, domain: ref.domain, slug: ref.slug, detached: references };
+  });
+}

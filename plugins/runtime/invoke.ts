@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { PluginRunStatus } from '../../db/models/plugin-runtime-log.js';
+import type { DomainDeps } from '../../domain/deps.js';
+import type { PluginActor, PluginDomain, PluginExecuteResult } from './contract.js';
+import { openConfig } from './config-open.js';
+import { loadPluginEntry } from './entry.js';
+import { normaliseResult } from './normalise-result.js';
+import { pluginsRoot } from './plugins-root.js';
+import { redactSummary } from './redact.js';
+import { type PluginSelector, resolvePluginTarget } from './resolve-target.js';
+
+export const DEFAULT_INVOKE_TIMEOUT_MS = 15_000;
+
+export type InvokePluginInput = PluginSelector & {
+  domain: PluginDomain;
+  action: string;
+  payload?: Record<string, unknown>;
+  actor: PluginActor;
+  traceId?: string;
+  timeoutMs?: number;
+  /** Health checks run on installed or disabled plugins too; business calls need `enabled`. */
+  allowNotEnabled?: boolean;
+};
+
+export type PluginInvocation = Omit<PluginExecuteResult, 'diagnostics'> & {
+  status: PluginRunStatus;
+  pluginId: number;
+  logId: number | null;
+};
+
+type Outcome = { status: PluginRunStatus; result: Omit<PluginExecuteResult, 'diagnostics'>; detail: unknown };
+
+const TIMEOUT = Symbol('timeout');
+
+async function runWithTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMEOUT>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`plugin timeout after ${ms} ms`));
+      resolve(TIMEOUT);
+    }, ms);
+  });
+  try {
+    return await Promise.race([run(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Calls one plugin action and records it. The plugin is chosen by slug, id or binding, its
+ * entry loaded, its configuration decrypted, and `execute` run under an AbortSignal timeout.
+ * The answer is always `{success, action, message (Chinese), data}`: a throw, a timeout or a
+ * malformed result becomes `success: false` with a Chinese message. Raw errors and
+ * `diagnostics` go only to the runtime log, redacted (sensitive keys and every secret value).
+ * Resolution failures (nothing bound, not enabled) throw 42200 before any call.
+ */
+export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): Promise<PluginInvocation> {
+  const { plugin, bindingId } = await resolvePluginTarget(deps, input.domain, input, input.allowNotEnabled ?? false);
+  const traceId = input.traceId ?? randomUUID();
+  const payload = input.payload ?? {};
+  const started = performance.now();
+  const manifest = plugin.manifest;
+  let secretValues: string[] = [];
+  let outcome: Outcome;
+  try {
+    const opened = openConfig(manifest.config, { config: plugin.config, secrets: plugin.secrets }, deps.secretBox);
+    secretValues = opened.secretValues;
+    const entry = await loadPluginEntry(join(pluginsRoot(deps.config), plugin.domain, plugin.slug), manifest.info.entry);
+    if (!entry.ok) {
+      outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件加载失败，请检查插件文件', data: {} }, detail: { reason: entry.reason, error: entry.error } };
+    } else {
+      const module = entry.module;
+      const raw = await runWithTimeout(
+        (signal) =>
+          module.execute({
+            domain: plugin.domain,
+            slug: plugin.slug,
+            key: plugin.key,
+            action: input.action,
+            payload,
+            config: opened.config,
+            context: { traceId, actor: input.actor, signal, urls: { publicBaseUrl: deps.config.publicBaseUrl } },
+          }),
+        input.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,
+      );
+      if (raw === TIMEOUT) {
+        outcome = { status: 'timeout', result: { success: false, action: input.action, message: '插件响应超时，请稍后重试', data: {} }, detail: null };
+      } else {
+        const normalised = normaliseResult(input.action, raw);
+        outcome = {
+          status: normalised.result.success ? 'success' : 'failure',
+          result: normalised.result,
+          detail: normalised.diagnostics || normalised.problem ? { diagnostics: normalised.diagnostics, problem: normalised.problem } : null,
+        };
+      }
+    }
+  } catch (error) {
+    outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件执行失败，请稍后重试', data: {} }, detail: { error } };
+  }
+  const durationMs = Math.max(0, Math.round(performance.now() - started));
+  const errorDetail = outcome.detail ? redactSummary(outcome.detail, secretValues) : '';
+  if (outcome.status !== 'success') {
+    deps.logger.warn({ plugin: plugin.slug, domain: plugin.domain, action: input.action, status: outcome.status, traceId, detail: errorDetail }, 'plugin action failed');
+  }
+  let logId: number | null = null;
+  try {
+    const log = await deps.db.models.PluginRuntimeLog.create({
+      domain: plugin.domain,
+      plugin_id: plugin.id,
+      plugin_slug: plugin.slug,
+      binding_id: bindingId,
+      actor_type: input.actor.type,
+      actor_id: input.actor.id,
+      action: input.action.slice(0, 128),
+      status: outcome.status,
+      duration_ms: durationMs,
+      message: outcome.result.message.slice(0, 255),
+      trace_id: traceId.slice(0, 64),
+      request_summary: redactSummary({ action: input.action, payload }, secretValues),
+      response_summary: redactSummary(outcome.result, secretValues),
+      error_detail: errorDetail,
+    });
+    logId = log.id;
+  } catch (error) {
+    deps.logger.error({ err: error, plugin: plugin.slug, action: input.action }, 'plugin runtime log not written');
+  }
+  return { ...outcome.result, status: outcome.status, pluginId: plugin.id, logId };
+}

@@ -1,0 +1,18 @@
+import type { PluginReferenceChecker } from './references.js';
+
+/** The plugin's own bindings: referenced business configuration, hard-deleted on a forced uninstall. */
+export const bindingReferences: PluginReferenceChecker = {
+  name: 'plugin_bindings',
+  label: '插件绑定',
+  count: (deps, plugin, transaction) => deps.db.models.PluginBinding.count({ where: { plugin_id: plugin.id }, transaction }),
+  detach: async (deps, plugin, transaction) => {
+    await deps.db.models.PluginBinding.destroy({ where: { plugin_id: plugin.id }, transaction });
+  },
+};
+
+/**
+ * The checkers every uninstall consults, seeded into the registry of `references.ts`. A table
+ * that references plugins adds its checker here (e.g. payments: count rows with `plugin_id`,
+ * detach by setting it to null) or calls `registerPluginReference` from its own module.
+ */
+export const BUILT_IN_REFERENCE_CHECKERS: PluginReferenceChecker[] = [bindingReferences];
