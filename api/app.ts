@@ -24,6 +24,7 @@ export function createApp(deps: AppDeps) {
   app.use(requestId({ headerName: 'X-Request-Id' }));
   app.use(async (c, next) => {
     c.set('deps', deps);
+    if (!deps.logger.isLevelEnabled('debug')) return next();
     const started = performance.now();
     await next();
     deps.logger.debug(

@@ -14,3 +14,13 @@ describe('time', () => {
     expect(parseDateTime('2026-01-01T08:00:00')).toBeNull();
   });
 });
+
+describe('formatDateTime across many instants', () => {
+  it('equals UTC+8 wall time (Shanghai has had no DST since 1991)', () => {
+    for (let i = 0; i < 500; i++) {
+      const ms = Date.UTC(1995, 0, 1) + Math.floor(Math.random() * 40 * 365 * 86_400_000);
+      const expected = new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+      expect(formatDateTime(new Date(ms))).toBe(expected);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { failures, measure, type Measurement } from './measure.js';
+import { type Target, verifyTarget } from './target.js';
+
+/** Our endpoint against the bare baseline doing the same database work. */
+export type PairSpec = {
+  name: string;
+  ours: Target;
+  bare: Target;
+  /** Optional target: ours must reach at least `minRatio` (0..1) of bare's requests/s. */
+  goal?: { label: string; minRatio: number };
+};
+
+export type PairResult = {
+  name: string;
+  ours: Measurement;
+  bare: Measurement;
+  /** ours / bare requests per second. */
+  ratio: number;
+  goal: { label: string; minRatio: number; pass: boolean } | null;
+  /** Failed measured requests on either side; a pair with failures has no valid figures. */
+  failures: number;
+};
+
+export type LoadSettings = { durationSeconds: number; warmupSeconds: number; connections: number };
+
+/** Verifies both targets answer correctly, then loads ours and bare one after the other. */
+export async function runPair(spec: PairSpec, load: LoadSettings & { signal: AbortSignal; log: (m: string) => void }): Promise<PairResult> {
+  await verifyTarget(spec.ours);
+  await verifyTarget(spec.bare);
+  const results: Measurement[] = [];
+  for (const target of [spec.ours, spec.bare]) {
+    load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${load.connections} connections → ${target.url}`);
+    const m = await measure(target.url, { name: target.name, headers: target.headers ?? {}, ...load });
+    if (m.warmup.non2xx + m.warmup.errors > 0) {
+      load.log(`  warning: warm-up had ${m.warmup.non2xx} non-2xx and ${m.warmup.errors} errors`);
+    }
+    results.push(m);
+  }
+  const [ours, bare] = results as [Measurement, Measurement];
+  const ratio = bare.requestsPerSecond > 0 ? ours.requestsPerSecond / bare.requestsPerSecond : 0;
+  const failed = failures(ours) + failures(bare);
+  return {
+    name: spec.name,
+    ours,
+    bare,
+    ratio,
+    // Figures from a run with failed requests are not comparable: such a goal never passes.
+    goal: spec.goal ? { ...spec.goal, pass: failed === 0 && ratio >= spec.goal.minRatio } : null,
+    failures: failed,
+  };
+}

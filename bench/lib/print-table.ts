@@ -1,0 +1,42 @@
+import type { PairResult } from './pair.js';
+
+const HEADERS = ['name', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare'] as const;
+const RIGHT_ALIGNED = new Set<string>(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare']);
+
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1)}%`;
+}
+
+/** The results as an aligned text table, one line per target, plus one line per goal. */
+export function formatTable(pairs: PairResult[]): string {
+  const rows: string[][] = [];
+  for (const pair of pairs) {
+    for (const [m, ratio] of [
+      [pair.ours, percent(pair.ratio)],
+      [pair.bare, ''],
+    ] as const) {
+      rows.push([
+        m.name,
+        m.requestsPerSecond.toFixed(0),
+        m.latencyMs.p50.toFixed(1),
+        m.latencyMs.p99.toFixed(1),
+        String(m.non2xx),
+        String(m.errors),
+        ratio,
+      ]);
+    }
+  }
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (RIGHT_ALIGNED.has(HEADERS[i] ?? '') ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
+  const out = [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  const goals = pairs.flatMap((p) =>
+    p.goal ? [`目标 / target: ${p.goal.label} — ${percent(p.ratio)} → ${p.goal.pass ? 'PASS' : 'FAIL'}${p.failures ? ' (run had failed requests)' : ''}`] : [],
+  );
+  if (goals.length) out.push('', ...goals);
+  return out.join('\n');
+}
+
+export function printTable(pairs: PairResult[]): void {
+  console.log(`\n${formatTable(pairs)}\n`);
+}

@@ -1,0 +1,32 @@
+/** Knobs of one bench run, read from the environment. */
+export type BenchSettings = {
+  /** Measured seconds per target. */
+  durationSeconds: number;
+  /** Warm-up seconds per target, not counted. */
+  warmupSeconds: number;
+  connections: number;
+  /** PostgreSQL pool size, the same for the API and the bare server. */
+  poolMax: number;
+  /** Users seeded into the database. */
+  users: number;
+};
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`${name}=${raw} must be a positive ${integer ? 'integer' : 'number'}`);
+  }
+  return value;
+}
+
+export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  return {
+    durationSeconds: positive(env, 'BENCH_DURATION', 10, false),
+    warmupSeconds: positive(env, 'BENCH_WARMUP', 2, false),
+    connections: positive(env, 'BENCH_CONNECTIONS', 32, true),
+    poolMax: positive(env, 'DATABASE_POOL_MAX', 10, true),
+    users: positive(env, 'BENCH_USERS', 200, true),
+  };
+}

@@ -1,0 +1,28 @@
+import { fileURLToPath } from 'node:url';
+import { type RunningServer, startServerChild } from './server-child.js';
+
+export type ApiEnv = {
+  databaseUrl: string;
+  temporalAddress: string;
+  secretKey: string;
+  poolMax: number;
+};
+
+/** The real API (`api/main.ts`) as a child process, configured only through its environment. */
+export function startApi(env: ApiEnv, options: { signal: AbortSignal; log: (m: string) => void }): Promise<RunningServer> {
+  return startServerChild({
+    name: 'api',
+    entry: fileURLToPath(new URL('../../api/main.ts', import.meta.url)),
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_POOL_MAX: String(env.poolMax),
+      TEMPORAL_ADDRESS: env.temporalAddress,
+      APP_SECRET_KEY: env.secretKey,
+      LOG_LEVEL: 'warn',
+    },
+    readyPath: '/api/health',
+    ...options,
+  });
+}

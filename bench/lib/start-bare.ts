@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { type RunningServer, startServerChild } from './server-child.js';
+
+/** The baseline (`bench/bare-server.ts`): node:http and a pg Pool, nothing else. */
+export function startBare(
+  env: { databaseUrl: string; poolMax: number },
+  options: { signal: AbortSignal; log: (m: string) => void },
+): Promise<RunningServer> {
+  return startServerChild({
+    name: 'bare',
+    entry: fileURLToPath(new URL('../bare-server.ts', import.meta.url)),
+    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: env.databaseUrl, DATABASE_POOL_MAX: String(env.poolMax) },
+    readyPath: '/health',
+    ...options,
+  });
+}

