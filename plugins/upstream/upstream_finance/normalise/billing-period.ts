@@ -1,0 +1,29 @@
+export const BILLING_PERIODS = ['monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'onetime'] as const;
+export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+
+const CYCLE_ALIASES: Record<string, BillingPeriod> = {
+  monthly: 'monthly',
+  month: 'monthly',
+  quarterly: 'quarterly',
+  quarter: 'quarterly',
+  semiannually: 'semiannually',
+  semiannual: 'semiannually',
+  halfyear: 'semiannually',
+  half_year: 'semiannually',
+  annually: 'annually',
+  annual: 'annually',
+  yearly: 'annually',
+  year: 'annually',
+  biennially: 'biennially',
+  biennial: 'biennially',
+  triennially: 'triennially',
+  triennial: 'triennially',
+  onetime: 'onetime',
+  one_time: 'onetime',
+  free: 'onetime',
+};
+
+/** Our billing period for an upstream cycle name; null for cycles we do not sell (hour, day, …). */
+export function toBillingPeriod(cycle: string): BillingPeriod | null {
+  return CYCLE_ALIASES[cycle.trim().toLowerCase()] ?? null;
+}
