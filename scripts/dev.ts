@@ -5,11 +5,14 @@ import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from '../db/seeders/demo.js';
+import { configureBuiltInPlugins } from '../db/seeders/plugins.js';
+import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
 import { type Child, startNodeChild, stopChild } from './lib/children.js';
 import { envPort } from './lib/ports.js';
 import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres } from './lib/postgres.js';
+import { devSandboxSecrets } from './lib/sandbox-secrets.js';
 import { devSecretKey } from './lib/secret-key.js';
 import { ensureTemporalCli } from './lib/temporal-cli.js';
 import { type RunningTemporal, startTemporalDevServer } from './lib/temporal-server.js';
@@ -78,6 +81,21 @@ async function main() {
     temporalUiUrl = temporal.uiUrl ?? temporalUiUrl;
   }
 
+  const sandboxSecrets = devSandboxSecrets(dataDir);
+  log('启动沙箱第三方 / starting sandbox third parties');
+  const sandboxes: RunningSandboxes = await startSandboxes({
+    merchantPublicKeyPem: sandboxSecrets.merchantPublicKeyPem,
+    ports: {
+      qrpay: envPort('SANDBOX_QRPAY_PORT', 18101),
+      certify: envPort('SANDBOX_CERTIFY_PORT', 18102),
+      sms: envPort('SANDBOX_SMS_PORT', 18103),
+      mail: envPort('SANDBOX_MAIL_PORT', 18104),
+      smtp: envPort('SANDBOX_SMTP_PORT', 18125),
+      upstream: envPort('SANDBOX_UPSTREAM_PORT', 18105),
+    },
+  });
+  stops.push(() => sandboxes.stop());
+
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
@@ -96,6 +114,8 @@ async function main() {
   const admin = await ensureSuperAdmin(deps, { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD });
   const seeded = await seedDemoData(deps);
   if (seeded.created.length) log(`演示数据 / demo data: ${seeded.created.join(', ')}`);
+  const plugins = await configureBuiltInPlugins(deps, sandboxes, sandboxSecrets);
+  log(`内置插件已配置并启用 / built-in plugins enabled against the sandboxes: ${plugins.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
@@ -121,6 +141,12 @@ async function main() {
     `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
+    '  沙箱 / sandboxes',
+    `    QR 支付网关 / QR gateway   ${sandboxes.qrpay.baseUrl}  (扫码页 / pay page: /scan/<单号>)`,
+    `    实名认证 / certify         ${sandboxes.certify.baseUrl}`,
+    `    短信 / SMS                 ${sandboxes.sms.baseUrl}/__control/messages`,
+    `    邮件 / mail sink           ${sandboxes.mail.baseUrl}/messages  (SMTP ${sandboxes.mail.smtpHost}:${sandboxes.mail.smtpPort})`,
+    `    上游供应商 / upstream       ${sandboxes.upstream.baseUrl}`,
     '  Ctrl-C 停止全部进程 / stops everything',
     '',
   ];
