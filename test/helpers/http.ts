@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { leakedSecrets } from './known-secrets.js';
 import { assertResponseLimits, RESPONSE_LIMIT_NORMAL } from './limits.js';
 
 export type EnvelopeBody<T = any> = { code: number; message: string; data: T; timestamp: number };
@@ -23,8 +24,8 @@ const HAN = /\p{Script=Han}/u;
 
 /**
  * Real HTTP against the test server. Every answer is checked on the way in: the envelope's
- * shape, a Chinese message, success only with code 0 and HTTP 200, and the size and depth
- * limits of the spec.
+ * shape, a Chinese message, success only with code 0 and HTTP 200, the size and depth limits
+ * of the spec, and that no known secret (test/helpers/known-secrets.ts) is in the body.
  */
 export function createApiClient(baseUrl: string) {
   async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -39,6 +40,7 @@ export function createApiClient(baseUrl: string) {
     }
     const res = await fetch(url, { method, headers, body });
     const raw = await res.text();
+    expect(leakedSecrets(raw), `${method} ${path} answered a secret`).toEqual([]);
     expect(res.headers.get('content-type') ?? '', `${method} ${path} content-type`).toContain('application/json');
     const parsed = JSON.parse(raw) as EnvelopeBody<T>;
     expect(Object.keys(parsed).sort(), `${method} ${path} envelope keys`).toEqual(['code', 'data', 'message', 'timestamp']);

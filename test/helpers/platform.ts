@@ -16,6 +16,7 @@ import { createLogger } from '../../lib/logger.js';
 import { createTemporalGateway } from '../../lib/temporal.js';
 import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
 import { type ApiClient, createApiClient } from './http.js';
+import { registerKnownSecret } from './known-secrets.js';
 
 // The SDK's INFO lines would drown the test report; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -55,6 +56,8 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.env,
   });
+  registerKnownSecret(config.secretKey);
+  registerKnownSecret(ROOT_ADMIN.password);
   const logger = createLogger(config.logLevel, 'test');
   const deps: AppDeps = {
     config,

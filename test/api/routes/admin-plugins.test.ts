@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { registerKnownSecret } from '../../helpers/known-secrets.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPluginReference, unregisterPluginReference } from '../../../plugins/runtime/references.js';
@@ -8,6 +9,7 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js'
 
 const BASE = '/api/v2/admin/integration-plugins';
 const SECRETS = ['sk-api-SECRET-0001', 'sk-api-SECRET-0002', 'smtp-pass-ALPHA-77', 'smtp-pass-BRAVO-88'];
+for (const secret of SECRETS) registerKnownSecret(secret);
 const fixtures = createPluginsRoot();
 const rawBodies: string[] = [];
 let platform: TestPlatform;
