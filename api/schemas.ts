@@ -95,3 +95,11 @@ export const moneyString = z.string().regex(/^-?\d+\.\d{2}$/).openapi({ example:
 export const dateTimeString = z
   .string()
   .openapi({ example: '2026-01-01 08:00:00', description: '日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai' });
+
+/** A required JSON request body for `defineRoute({ request })`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { content: { 'application/json': { schema } }, required: true } };
+}
+
+/** A password being set: 8 to 72 characters (argon2 input stays bounded). */
+export const newPassword = z.string().min(8, { error: '密码至少 8 位' }).max(72, { error: '密码最多 72 位' });

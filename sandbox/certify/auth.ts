@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { header } from './http-util.js';
+import { header } from '../lib/http-util.js';
 import { CLOCK_WINDOW_SECONDS, computeSignature, signaturesEqual } from './signing.js';
 import type { CertifyState } from './state.js';
 

@@ -3,7 +3,7 @@ import { handleInit, handleQuery, handleUrl, type ApiAnswer } from './api-handle
 import { authenticate } from './auth.js';
 import { handleControl } from './control-routes.js';
 import { createControl, type CertifySandboxControl } from './control.js';
-import { closeServer, listen, parseJsonObject, readBody, sendJson } from './http-util.js';
+import { closeServer, listen, parseJsonObject, readBody, sendJson } from '../lib/http-util.js';
 import { createState, type CertifyState } from './state.js';
 import { handleVerify } from './verify-page.js';
 

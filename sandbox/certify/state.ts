@@ -1,4 +1,4 @@
-import { NonceCache } from './nonce-cache.js';
+import { NonceCache } from '../lib/nonce-cache.js';
 import { CLOCK_WINDOW_SECONDS } from './signing.js';
 
 export type CertifyKind = 'face' | 'cert_photo';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createControl, type MailSandboxControl } from './control.js';
-import { closeServer, listen, parseJsonObject, readBody, sendJson } from './http-util.js';
+import { closeServer, listen, parseJsonObject, readBody, sendJson } from '../lib/http-util.js';
 import { createSmtpSink } from './smtp.js';
 import { createState } from './state.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { createControl, type SmsSandboxControl } from './control.js';
 import { authenticate, handleAccount, handleSend, stringParams, type Answer } from './handlers.js';
-import { closeServer, listen, parseJsonObject, readBody, sendJson } from './http-util.js';
+import { closeServer, listen, parseJsonObject, readBody, sendJson } from '../lib/http-util.js';
 import { createState, type SmsFailureMode, type SmsState } from './state.js';
 
 export type SmsSandboxOptions = {

@@ -1,4 +1,4 @@
-import { NonceCache } from './nonce-cache.js';
+import { NonceCache } from '../lib/nonce-cache.js';
 
 export type SmsFailureMode = 'none' | 'invalid_phone' | 'rate_limited' | 'http_500';
 

@@ -11,11 +11,9 @@ import { ok, page, pageSchema } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminResource, adminSchema, roleResource, roleSchema, tokenSchema } from '../../resources/accounts.js';
-import { idParam, listQuery } from '../../schemas.js';
+import { idParam, jsonBody as json, listQuery, newPassword as password } from '../../schemas.js';
 
 const tags = ['管理端：认证与管理员'];
-const password = z.string().min(8, { error: '密码至少 8 位' }).max(72, { error: '密码最多 72 位' });
-const json = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 const login = defineRoute({
   method: 'post',

@@ -9,10 +9,9 @@ import { ok } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { tokenSchema, userResource, userSchema } from '../../resources/accounts.js';
+import { jsonBody as json, newPassword as password } from '../../schemas.js';
 
 const tags = ['客户端：认证'];
-const password = z.string().min(8, { error: '密码至少 8 位' }).max(72, { error: '密码最多 72 位' });
-const json = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 const register = defineRoute({
   method: 'post',
