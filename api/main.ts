@@ -6,6 +6,7 @@ import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
+import { createPrincipalCache } from '../domain/auth/principal-cache.js';
 import { createApp } from './app.js';
 import type { AppDeps } from './context.js';
 
@@ -19,14 +20,27 @@ export function startApi() {
     db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
     secretBox: createSecretBox(config.secretKey),
     temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+    authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
   };
   const app = createApp(deps);
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  // Requests still running (even for clients that went away) finish before the pool closes.
+  let inFlight = 0;
+  const fetch = async (request: Request) => {
+    inFlight += 1;
+    try {
+      return await app.fetch(request);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+  const server = serve({ fetch, hostname: config.host, port: config.port }, (info) => {
     logger.info({ port: info.port }, 'api listening');
   });
   const stop = () => {
-    server.close(() => {
-      void Promise.all([deps.db.close(), deps.temporal.close()]).then(() => process.exit(0));
+    server.close(async () => {
+      for (let i = 0; i < 100 && inFlight > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await Promise.all([deps.db.close(), deps.temporal.close(), deps.authCache?.close()]);
+      process.exit(0);
     });
   };
   process.once('SIGINT', stop);

@@ -2,6 +2,7 @@ import type { AppConfig } from '../lib/config.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 import type { Database } from '../db/sequelize.js';
+import type { PrincipalCache } from './auth/principal-cache.js';
 
 /** What domain operations need; routes and activities pass the same object. */
 export type DomainDeps = {
@@ -9,4 +10,6 @@ export type DomainDeps = {
   db: Database;
   logger: Logger;
   secretBox: SecretBox;
+  /** API processes: resolved principals cached per session, invalidated across processes. */
+  authCache?: PrincipalCache;
 };

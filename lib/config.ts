@@ -16,6 +16,7 @@ const envSchema = z.object({
   TEMPORAL_SCHEDULE_PREFIX: z.string().default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
   APP_SECRET_KEY: z.string().min(32).optional(),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7200),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
@@ -45,6 +46,7 @@ export type AppConfig = {
   };
   secretKey: string;
   accessTokenTtlSeconds: number;
+  authCacheTtlMs: number;
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
   trustProxy: boolean;
   logLevel: string;
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     secretKey: e.APP_SECRET_KEY as string,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     loginThrottle: {
       maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,

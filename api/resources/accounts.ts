@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatDateTime } from '../../lib/time.js';
 import type { AdminRoleRow, AdminRow } from '../../db/models/admin.js';
 import type { UserRow } from '../../db/models/user.js';
+import type { UserListItem } from '../../domain/users/users.js';
 import { PERMISSION_CODES } from '../../domain/auth/permissions.js';
 import { dateTimeString } from '../schemas.js';
 
@@ -68,7 +69,7 @@ export const userSchema = z
   })
   .openapi('User');
 
-export function userResource(user: UserRow) {
+export function userResource(user: UserListItem | UserRow) {
   return {
     id: user.id,
     email: user.email,

@@ -1,6 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { hashPassword } from '../auth/passwords.js';
+import { publishAuthChange } from '../auth/auth-events.js';
 import { revokeAllSessions } from '../auth/sessions.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -68,6 +69,7 @@ export async function updateAdmin(
   await deps.db.sequelize.transaction(async (transaction) => {
     await admin.save({ transaction });
     if (input.status === 'disabled' || input.password !== undefined) await revokeAllSessions(deps, 'admin', id, transaction);
+    else await publishAuthChange(deps, { surface: 'admin', subject_id: id }, transaction);
   });
   return (await deps.db.models.Admin.findByPk(id, { include: [{ association: 'role' }] })) ?? admin;
 }

@@ -1,6 +1,7 @@
 import { UniqueConstraintError } from 'sequelize';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { isPermissionCode } from '../auth/permissions.js';
+import { publishAuthChange } from '../auth/auth-events.js';
 import type { DomainDeps } from '../deps.js';
 
 export const SUPER_ROLE_CODE = 'super_admin';
@@ -35,6 +36,9 @@ export async function updateRole(deps: DomainDeps, id: number, input: { name?: s
   if (role.is_super) throw conflict('超级管理员角色拥有全部权限，不能修改');
   if (input.name !== undefined) role.name = input.name;
   if (input.permissions !== undefined) role.permissions = assertPermissions(input.permissions);
-  await role.save();
+  await deps.db.sequelize.transaction(async (transaction) => {
+    await role.save({ transaction });
+    await publishAuthChange(deps, { all: true }, transaction);
+  });
   return role;
 }

@@ -3,6 +3,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { AppError, ErrorCode, forbidden, unauthenticated } from '../../lib/errors.js';
 import type { Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
+import { publishAuthChange } from './auth-events.js';
 import type { AdminPrincipal, ClientPrincipal } from './principals.js';
 import { signAccessToken, verifyAccessToken } from './tokens.js';
 
@@ -30,7 +31,10 @@ export async function issueSession(
 }
 
 export async function revokeSession(deps: DomainDeps, sessionId: string): Promise<void> {
-  await deps.db.models.AuthSession.update({ revoked_at: new Date() }, { where: { id: sessionId, revoked_at: null } });
+  await deps.db.sequelize.transaction(async (transaction) => {
+    await deps.db.models.AuthSession.update({ revoked_at: new Date() }, { where: { id: sessionId, revoked_at: null }, transaction });
+    await publishAuthChange(deps, { session_id: sessionId }, transaction);
+  });
 }
 
 export async function revokeAllSessions(deps: DomainDeps, surface: Surface, subjectId: number, transaction?: Transaction) {
@@ -38,6 +42,7 @@ export async function revokeAllSessions(deps: DomainDeps, surface: Surface, subj
     { revoked_at: new Date() },
     { where: { surface, subject_id: subjectId, revoked_at: null }, transaction },
   );
+  await publishAuthChange(deps, { surface, subject_id: subjectId }, transaction);
 }
 
 type AdminSessionRow = {
@@ -72,6 +77,8 @@ const WRONG_SURFACE = '当前账号类型无权访问此接口';
 export async function authenticateAdmin(deps: DomainDeps, token: string): Promise<AdminPrincipal> {
   const claims = await verifyAccessToken(deps.config.secretKey, token);
   if (claims.surface !== 'admin') throw forbidden(WRONG_SURFACE);
+  const cached = deps.authCache?.get(claims.sessionId);
+  if (cached?.kind === 'admin' && cached.id === claims.subjectId) return cached;
   const row = await deps.db.sequelize.query<AdminSessionRow>(
     `SELECT s.revoked_at, s.expires_at, a.id, a.username, a.status, r.code AS role_code, r.is_super, r.permissions
        FROM auth_sessions s
@@ -83,7 +90,7 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
   assertLive(row);
   const admin = row as AdminSessionRow;
   if (admin.status !== 'active') throw new AppError(ErrorCode.FORBIDDEN, '账号已被禁用');
-  return {
+  const principal: AdminPrincipal = {
     kind: 'admin',
     id: admin.id,
     username: admin.username,
@@ -92,11 +99,15 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
     permissions: admin.permissions,
     sessionId: claims.sessionId,
   };
+  deps.authCache?.set(principal, admin.expires_at);
+  return principal;
 }
 
 export async function authenticateClient(deps: DomainDeps, token: string): Promise<ClientPrincipal> {
   const claims = await verifyAccessToken(deps.config.secretKey, token);
   if (claims.surface !== 'client') throw forbidden(WRONG_SURFACE);
+  const cached = deps.authCache?.get(claims.sessionId);
+  if (cached?.kind === 'client' && cached.id === claims.subjectId) return cached;
   const row = await deps.db.sequelize.query<ClientSessionRow>(
     `SELECT s.revoked_at, s.expires_at, u.id, u.status, u.email_verified_at, u.is_verified
        FROM auth_sessions s
@@ -107,13 +118,15 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
   assertLive(row);
   const user = row as ClientSessionRow;
   if (user.status !== 'active') throw new AppError(ErrorCode.FORBIDDEN, '账号已被禁用');
-  return {
+  const principal: ClientPrincipal = {
     kind: 'client',
     id: user.id,
     sessionId: claims.sessionId,
     emailVerified: user.email_verified_at !== null,
     isVerified: user.is_verified === 1,
   };
+  deps.authCache?.set(principal, user.expires_at);
+  return principal;
 }
 
 /** Swaps the current session for a new one: the old token stops working at once. */
@@ -130,6 +143,7 @@ export async function refreshSession(
       { where: { id: sessionId, revoked_at: null }, transaction },
     );
     if (revoked !== 1) throw unauthenticated('登录已失效，请重新登录');
+    await publishAuthChange(deps, { session_id: sessionId }, transaction);
     return issueSession(deps, surface, subjectId, meta, transaction);
   });
 }

@@ -29,8 +29,26 @@ export async function signAccessToken(secretKey: string, claims: AccessClaims, e
     .sign(keyFor(secretKey));
 }
 
+// A token's claims never change, so a verified token is remembered until it expires (bounded).
+// Revocation is not the token's business: the session check (and its cache) handles it.
+const verified = new Map<string, { claims: AccessClaims; expiresAt: number; key: string }>();
+const VERIFIED_MAX = 20_000;
+
 /** Verifies signature, issuer and expiry; the caller checks the surface and the session row. */
 export async function verifyAccessToken(secretKey: string, token: string): Promise<AccessClaims> {
+  const hit = verified.get(token);
+  if (hit && hit.key === secretKey) {
+    if (hit.expiresAt > Date.now()) return hit.claims;
+    verified.delete(token);
+    throw unauthenticated('登录已过期，请重新登录');
+  }
+  const claims = await verifyAccessTokenUncached(secretKey, token);
+  if (verified.size >= VERIFIED_MAX) verified.clear();
+  verified.set(token, { claims: claims.claims, expiresAt: claims.expiresAt, key: secretKey });
+  return claims.claims;
+}
+
+async function verifyAccessTokenUncached(secretKey: string, token: string): Promise<{ claims: AccessClaims; expiresAt: number }> {
   try {
     const { payload } = await jwtVerify(token, keyFor(secretKey), { issuer: ISSUER, algorithms: ['HS256'] });
     const surface = payload.aud;
@@ -38,7 +56,7 @@ export async function verifyAccessToken(secretKey: string, token: string): Promi
     if ((surface !== 'admin' && surface !== 'client') || !Number.isInteger(subjectId) || typeof payload.sid !== 'string') {
       throw unauthenticated('登录凭证无效，请重新登录');
     }
-    return { surface, subjectId, sessionId: payload.sid };
+    return { claims: { surface, subjectId, sessionId: payload.sid }, expiresAt: (payload.exp ?? 0) * 1000 };
   } catch (err) {
     if (err instanceof errors.JWTExpired) throw unauthenticated('登录已过期，请重新登录');
     if (err instanceof errors.JOSEError) throw unauthenticated('登录凭证无效，请重新登录');

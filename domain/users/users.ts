@@ -1,4 +1,4 @@
-import { Op, type WhereOptions } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { UserRow } from '../../db/models/user.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -15,21 +15,44 @@ export type UserListQuery = {
   sort?: { key: UserSortKey; direction: 'ASC' | 'DESC' } | undefined;
 };
 
-export async function listUsers(deps: DomainDeps, query: UserListQuery) {
-  const where: WhereOptions<UserRow> = {};
-  if (query.status) Object.assign(where, { status: query.status });
-  if (query.keyword) {
-    const like = `%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    Object.assign(where, { [Op.or]: [{ email: { [Op.iLike]: like } }, { phone: { [Op.iLike]: like } }, { nickname: { [Op.iLike]: like } }] });
+/** The columns a user list shows; never the password hash. */
+export type UserListItem = Pick<
+  UserRow,
+  'id' | 'email' | 'phone' | 'nickname' | 'status' | 'email_verified_at' | 'is_verified' | 'verification_status' | 'last_login_at' | 'created_at'
+>;
+
+const LIST_COLUMNS = 'id, email, phone, nickname, status, email_verified_at, is_verified, verification_status, last_login_at, created_at';
+
+/**
+ * The admin user list, on the hot path of the admin console: plain rows of the listed columns
+ * only, and the count and the page queried concurrently. Sort columns come from the whitelist.
+ */
+export async function listUsers(deps: DomainDeps, query: UserListQuery): Promise<{ rows: UserListItem[]; total: number }> {
+  const conditions: string[] = [];
+  const bind: unknown[] = [];
+  if (query.status) {
+    bind.push(query.status);
+    conditions.push(`status = $${bind.length}`);
   }
+  if (query.keyword) {
+    bind.push(`%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    const p = `$${bind.length}`;
+    conditions.push(`(email ILIKE ${p} OR phone ILIKE ${p} OR nickname ILIKE ${p})`);
+  }
+  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
   const sort = query.sort ?? { key: 'id', direction: 'DESC' };
-  const { rows, count } = await deps.db.models.User.findAndCountAll({
-    where,
-    order: [[sort.key, sort.direction], ['id', 'DESC']],
-    limit: query.page_size,
-    offset: (query.page - 1) * query.page_size,
-  });
-  return { rows, total: count };
+  const column = USER_SORT_KEYS.includes(sort.key) ? sort.key : 'id';
+  const direction = sort.direction === 'ASC' ? 'ASC' : 'DESC';
+  const nulls = direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
+  const { sequelize } = deps.db;
+  const [rows, counted] = await Promise.all([
+    sequelize.query<UserListItem>(
+      `SELECT ${LIST_COLUMNS} FROM users ${where} ORDER BY ${column} ${direction} ${nulls}, id DESC LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`,
+      { bind, type: QueryTypes.SELECT },
+    ),
+    sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM users ${where}`, { bind, type: QueryTypes.SELECT }),
+  ]);
+  return { rows, total: Number(counted[0]?.total ?? 0) };
 }
 
 export async function getUser(deps: DomainDeps, id: number) {

@@ -9,6 +9,7 @@ import type { AppDeps } from '../../api/context.js';
 import { createWorkers } from '../../activities/worker.js';
 import { ensureSchedules } from '../../activities/schedules.js';
 import { createDatabase } from '../../db/sequelize.js';
+import { createPrincipalCache } from '../../domain/auth/principal-cache.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
 import { loadConfig } from '../../lib/config.js';
 import { createSecretBox } from '../../lib/crypto.js';
@@ -65,6 +66,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
     secretBox: createSecretBox(config.secretKey),
     temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+    authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
   };
   const app = createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
@@ -114,6 +116,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       await clientConnection.close();
       await new Promise((r) => server.close(r));
       await deps.temporal.close();
+      await deps.authCache?.close();
       await deps.db.close();
       await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
     },

@@ -1,0 +1,14 @@
+import type { Transaction } from 'sequelize';
+import type { DomainDeps } from '../deps.js';
+import { AUTH_CHANNEL, type AuthInvalidation } from './principal-cache.js';
+
+/**
+ * Announces an auth change (revocation, disable, permission change) to every API process.
+ * Inside a transaction the notification is delivered only if it commits.
+ */
+export async function publishAuthChange(deps: DomainDeps, change: AuthInvalidation, transaction?: Transaction): Promise<void> {
+  deps.authCache?.invalidate(change);
+  await deps.db.sequelize.query('SELECT pg_notify($1, $2)', { bind: [AUTH_CHANNEL, JSON.stringify(change)], transaction });
+  // Local entries are dropped again after commit: a request racing the transaction may have re-cached.
+  if (transaction) transaction.afterCommit(() => deps.authCache?.invalidate(change));
+}

@@ -1,0 +1,111 @@
+import pg from 'pg';
+import type { Logger } from '../../lib/logger.js';
+import type { AdminPrincipal, ClientPrincipal } from './principals.js';
+
+export const AUTH_CHANNEL = 'auth_invalidate';
+
+/** What an auth change invalidates: one session, every session of an account, or everything. */
+export type AuthInvalidation =
+  | { session_id: string }
+  | { surface: 'admin' | 'client'; subject_id: number }
+  | { all: true };
+
+type Entry = { principal: AdminPrincipal | ClientPrincipal; sessionExpiresAt: number; cachedUntil: number };
+
+export type PrincipalCache = {
+  get(sessionId: string): AdminPrincipal | ClientPrincipal | null;
+  set(principal: AdminPrincipal | ClientPrincipal, sessionExpiresAt: Date): void;
+  invalidate(change: AuthInvalidation): void;
+  close(): Promise<void>;
+};
+
+/**
+ * Resolved principals per session for a few seconds, so a stream of requests does not query
+ * the session, account and role on every call. Revocation stays immediate: the writer
+ * invalidates its own cache and NOTIFYs `auth_invalidate` in the same transaction; every other
+ * API process LISTENs and drops the entries. While the listener is not connected, the cache
+ * is bypassed entirely (a lost notification can never keep a revoked session alive).
+ */
+export function createPrincipalCache(options: { databaseUrl: string; ttlMs: number; logger: Logger }): PrincipalCache {
+  const entries = new Map<string, Entry>();
+  let listening = false;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retryDelay = 500;
+
+  const invalidate = (change: AuthInvalidation) => {
+    if ('all' in change) return entries.clear();
+    if ('session_id' in change) return void entries.delete(change.session_id);
+    for (const [id, entry] of entries) {
+      if (entry.principal.kind === change.surface && entry.principal.id === change.subject_id) entries.delete(id);
+    }
+  };
+
+  const connect = async () => {
+    if (closed || options.ttlMs <= 0) return;
+    const c = new pg.Client({ connectionString: options.databaseUrl });
+    client = c;
+    const lost = (err?: unknown) => {
+      if (!listening && client !== c) return;
+      listening = false;
+      entries.clear();
+      client = null;
+      c.removeAllListeners();
+      c.end().catch(() => {});
+      if (closed) return;
+      options.logger.warn({ err }, 'auth cache listener lost; cache bypassed until it reconnects');
+      setTimeout(() => void connect(), retryDelay).unref();
+      retryDelay = Math.min(retryDelay * 2, 30_000);
+    };
+    c.on('error', lost);
+    c.on('end', () => lost());
+    c.on('notification', (msg) => {
+      try {
+        invalidate(JSON.parse(msg.payload ?? '{"all":true}') as AuthInvalidation);
+      } catch {
+        entries.clear();
+      }
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${AUTH_CHANNEL}`);
+      entries.clear();
+      listening = true;
+      retryDelay = 500;
+    } catch (err) {
+      lost(err);
+    }
+  };
+  void connect();
+
+  return {
+    get(sessionId) {
+      if (!listening) return null;
+      const entry = entries.get(sessionId);
+      if (!entry) return null;
+      const now = Date.now();
+      if (entry.cachedUntil <= now || entry.sessionExpiresAt <= now) {
+        entries.delete(sessionId);
+        return null;
+      }
+      return entry.principal;
+    },
+    set(principal, sessionExpiresAt) {
+      if (!listening) return;
+      if (entries.size > 50_000) entries.clear();
+      entries.set(principal.sessionId, { principal, sessionExpiresAt: sessionExpiresAt.getTime(), cachedUntil: Date.now() + options.ttlMs });
+    },
+    invalidate,
+    async close() {
+      closed = true;
+      listening = false;
+      entries.clear();
+      const c = client;
+      client = null;
+      if (c) {
+        c.removeAllListeners();
+        await c.end().catch(() => {});
+      }
+    },
+  };
+}
