@@ -2,26 +2,15 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../lib/config.js';
-import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
-import { createTemporalGateway } from '../lib/temporal.js';
-import { createDatabase } from '../db/sequelize.js';
-import { createPrincipalCache } from '../domain/auth/principal-cache.js';
 import { createApp } from './app.js';
-import type { AppDeps } from './context.js';
+import { closeAppDeps, createAppDeps } from './deps.js';
 
 /** The API process: configuration from the environment only. */
 export function startApi() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'api');
-  const deps: AppDeps = {
-    config,
-    logger,
-    db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
-    secretBox: createSecretBox(config.secretKey),
-    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
-    authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
-  };
+  const deps = createAppDeps(config, logger);
   const app = createApp(deps);
   // Requests still running (even for clients that went away) finish before the pool closes.
   let inFlight = 0;
@@ -39,7 +28,7 @@ export function startApi() {
   const stop = () => {
     server.close(async () => {
       for (let i = 0; i < 100 && inFlight > 0; i++) await new Promise((r) => setTimeout(r, 100));
-      await Promise.all([deps.db.close(), deps.temporal.close(), deps.authCache?.close()]);
+      await closeAppDeps(deps);
       process.exit(0);
     });
   };

@@ -6,15 +6,12 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import type { AppDeps } from '../../api/context.js';
+import { closeAppDeps, createAppDeps } from '../../api/deps.js';
 import { createWorkers } from '../../activities/worker.js';
 import { ensureSchedules } from '../../activities/schedules.js';
-import { createDatabase } from '../../db/sequelize.js';
-import { createPrincipalCache } from '../../domain/auth/principal-cache.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
 import { loadConfig } from '../../lib/config.js';
-import { createSecretBox } from '../../lib/crypto.js';
 import { createLogger } from '../../lib/logger.js';
-import { createTemporalGateway } from '../../lib/temporal.js';
 import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
 import { type ApiClient, createApiClient } from './http.js';
 import { registerKnownSecret } from './known-secrets.js';
@@ -60,14 +57,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
   registerKnownSecret(config.secretKey);
   registerKnownSecret(ROOT_ADMIN.password);
   const logger = createLogger(config.logLevel, 'test');
-  const deps: AppDeps = {
-    config,
-    logger,
-    db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
-    secretBox: createSecretBox(config.secretKey),
-    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
-    authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
-  };
+  const deps = createAppDeps(config, logger);
   const app = createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -115,9 +105,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       await nativeConnection?.close();
       await clientConnection.close();
       await new Promise((r) => server.close(r));
-      await deps.temporal.close();
-      await deps.authCache?.close();
-      await deps.db.close();
+      await closeAppDeps(deps);
       await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
     },
   };
