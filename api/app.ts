@@ -12,7 +12,9 @@ import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.
 import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminUserRoutes } from './routes/admin/users.js';
+import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
+import { siteProductTypeRoutes } from './routes/site/product-types.js';
 import { healthRoutes } from './routes/health.js';
 
 export const API_TITLE = '主机转售平台 API';
@@ -43,6 +45,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminPluginRuntimeLogRoutes);
   app.route('/', adminPluginRoutes);
   app.route('/', clientAuthRoutes);
+  app.route('/', adminProductTypeRoutes);
+  app.route('/', siteProductTypeRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/api/openapi.json', {

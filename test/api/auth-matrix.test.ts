@@ -20,6 +20,12 @@ describe('auth matrix', () => {
 
   it('leaves only the intended routes open', async () => {
     const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
-    expect(open.sort()).toEqual(['GET /api/health', 'POST /api/v2/admin/login', 'POST /api/v2/client/login', 'POST /api/v2/client/register']);
+    expect(open.sort()).toEqual([
+      'GET /api/health',
+      'GET /api/v2/site/product-types',
+      'POST /api/v2/admin/login',
+      'POST /api/v2/client/login',
+      'POST /api/v2/client/register',
+    ]);
   });
 });
