@@ -6,6 +6,12 @@ import { defineModels, type Models } from './models/index.js';
 export type Database = {
   sequelize: Sequelize;
   models: Models;
+  /**
+   * A parameterised read on a connection of the same pool, without Sequelize's per-query work
+   * (options cloning, a captured stack, retry wrapper, bind rewriting). For hot read paths only;
+   * no transaction, rows as pg returns them (with Sequelize's type parsers).
+   */
+  read<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 };
 
@@ -25,5 +31,16 @@ export function createDatabase(options: DatabaseOptions): Database {
     timezone: '+00:00',
   });
   const models = defineModels(sequelize);
-  return { sequelize, models, close: () => sequelize.close() };
+  const read = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> => {
+    const pool = sequelize.connectionManager;
+    // The postgres dialect's pooled connections are pg clients (typed `object` by Sequelize).
+    const client = (await pool.getConnection({ type: 'read' })) as pg.ClientBase;
+    try {
+      return (await client.query<T>(sql, params)).rows;
+    } finally {
+      // A client whose connection failed is marked invalid by Sequelize and dropped on the next acquire.
+      pool.releaseConnection(client);
+    }
+  };
+  return { sequelize, models, read, close: () => sequelize.close() };
 }

@@ -21,12 +21,24 @@ const wireFormat = new Intl.DateTimeFormat('sv-SE', {
   hourCycle: 'h23',
 });
 
+// Lists show the same rows again and again: remember recent results (per whole second, the
+// format's resolution), bounded. Even one Intl format call costs more than the lookup.
+const formatted = new Map<number, string>();
+const FORMATTED_MAX = 10_000;
+
 /** The wire form of a date-time: `YYYY-MM-DD HH:mm:ss` in Asia/Shanghai; null stays null. */
 export function formatDateTime(value: Date | string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
-  const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) return null;
-  return wireFormat.format(d);
+  const ms = value instanceof Date ? value.getTime() : new Date(value).getTime();
+  if (Number.isNaN(ms)) return null;
+  const second = Math.floor(ms / 1000);
+  let text = formatted.get(second);
+  if (text === undefined) {
+    text = wireFormat.format(second * 1000);
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(second, text);
+  }
+  return text;
 }
 
 /** Parses `YYYY-MM-DD HH:mm:ss` as Asia/Shanghai wall time. */

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import swaggerUi from 'swagger-ui-dist';
+// Only the folder path: the package's main module would load the whole swagger-ui bundle at startup.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import type { AppEnv } from '../context.js';
 
 const ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js'] as const;
@@ -22,7 +23,7 @@ const page = `<!doctype html>
 
 /** The API reference page, served with its assets from node_modules: it works offline. */
 export function docsRoutes() {
-  const dir = swaggerUi.getAbsoluteFSPath();
+  const dir = getAbsoluteFSPath();
   const cache = new Map<string, Promise<Buffer>>();
   return new Hono<AppEnv>()
     .get('/api/docs', (c) => c.html(page))

@@ -10,11 +10,37 @@ export type AuthInvalidation =
   | { surface: 'admin' | 'client'; subject_id: number }
   | { all: true };
 
+/** A payload of `auth_invalidate`; anything unrecognised invalidates everything. */
+export function parseAuthInvalidation(payload: string | undefined): AuthInvalidation {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload ?? '');
+  } catch {
+    return { all: true };
+  }
+  if (typeof value !== 'object' || value === null) return { all: true };
+  if ('session_id' in value && typeof value.session_id === 'string') return { session_id: value.session_id };
+  if (
+    'surface' in value &&
+    (value.surface === 'admin' || value.surface === 'client') &&
+    'subject_id' in value &&
+    typeof value.subject_id === 'number'
+  ) {
+    return { surface: value.surface, subject_id: value.subject_id };
+  }
+  return { all: true };
+}
+
 type Entry = { principal: AdminPrincipal | ClientPrincipal; sessionExpiresAt: number; cachedUntil: number };
 
 export type PrincipalCache = {
   get(sessionId: string): AdminPrincipal | ClientPrincipal | null;
-  set(principal: AdminPrincipal | ClientPrincipal, sessionExpiresAt: Date): void;
+  /**
+   * Taken before reading a session from the database and handed back to `set`: a result read
+   * before a later invalidation (a revocation committing meanwhile) is then not stored.
+   */
+  ticket(): number;
+  set(ticket: number, principal: AdminPrincipal | ClientPrincipal, sessionExpiresAt: Date): void;
   invalidate(change: AuthInvalidation): void;
   close(): Promise<void>;
 };
@@ -32,8 +58,15 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
   let closed = false;
   let client: pg.Client | null = null;
   let retryDelay = 500;
+  // Bumped by every invalidation, so a read that raced it is never stored (see `ticket`).
+  let generation = 0;
+  const clear = () => {
+    generation += 1;
+    entries.clear();
+  };
 
   const invalidate = (change: AuthInvalidation) => {
+    generation += 1;
     if ('all' in change) return entries.clear();
     if ('session_id' in change) return void entries.delete(change.session_id);
     for (const [id, entry] of entries) {
@@ -48,9 +81,11 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     const lost = (err?: unknown) => {
       if (!listening && client !== c) return;
       listening = false;
-      entries.clear();
+      clear();
       client = null;
       c.removeAllListeners();
+      // A late 'error' from the dying client must not become an unhandled event.
+      c.on('error', () => {});
       c.end().catch(() => {});
       if (closed) return;
       options.logger.warn({ err }, 'auth cache listener lost; cache bypassed until it reconnects');
@@ -59,17 +94,11 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     };
     c.on('error', lost);
     c.on('end', () => lost());
-    c.on('notification', (msg) => {
-      try {
-        invalidate(JSON.parse(msg.payload ?? '{"all":true}') as AuthInvalidation);
-      } catch {
-        entries.clear();
-      }
-    });
+    c.on('notification', (msg) => invalidate(parseAuthInvalidation(msg.payload)));
     try {
       await c.connect();
       await c.query(`LISTEN ${AUTH_CHANNEL}`);
-      entries.clear();
+      clear();
       listening = true;
       retryDelay = 500;
     } catch (err) {
@@ -90,8 +119,9 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
       }
       return entry.principal;
     },
-    set(principal, sessionExpiresAt) {
-      if (!listening) return;
+    ticket: () => generation,
+    set(ticket, principal, sessionExpiresAt) {
+      if (!listening || ticket !== generation) return;
       if (entries.size > 50_000) entries.clear();
       entries.set(principal.sessionId, { principal, sessionExpiresAt: sessionExpiresAt.getTime(), cachedUntil: Date.now() + options.ttlMs });
     },
@@ -99,11 +129,12 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     async close() {
       closed = true;
       listening = false;
-      entries.clear();
+      clear();
       const c = client;
       client = null;
       if (c) {
         c.removeAllListeners();
+        c.on('error', () => {});
         await c.end().catch(() => {});
       }
     },

@@ -79,6 +79,7 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
   if (claims.surface !== 'admin') throw forbidden(WRONG_SURFACE);
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'admin' && cached.id === claims.subjectId) return cached;
+  const ticket = deps.authCache?.ticket() ?? 0;
   const row = await deps.db.sequelize.query<AdminSessionRow>(
     `SELECT s.revoked_at, s.expires_at, a.id, a.username, a.status, r.code AS role_code, r.is_super, r.permissions
        FROM auth_sessions s
@@ -99,7 +100,7 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
     permissions: admin.permissions,
     sessionId: claims.sessionId,
   };
-  deps.authCache?.set(principal, admin.expires_at);
+  deps.authCache?.set(ticket, principal, admin.expires_at);
   return principal;
 }
 
@@ -108,6 +109,7 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
   if (claims.surface !== 'client') throw forbidden(WRONG_SURFACE);
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'client' && cached.id === claims.subjectId) return cached;
+  const ticket = deps.authCache?.ticket() ?? 0;
   const row = await deps.db.sequelize.query<ClientSessionRow>(
     `SELECT s.revoked_at, s.expires_at, u.id, u.status, u.email_verified_at, u.is_verified
        FROM auth_sessions s
@@ -125,7 +127,7 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
     emailVerified: user.email_verified_at !== null,
     isVerified: user.is_verified === 1,
   };
-  deps.authCache?.set(principal, user.expires_at);
+  deps.authCache?.set(ticket, principal, user.expires_at);
   return principal;
 }
 

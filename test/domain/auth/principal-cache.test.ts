@@ -3,27 +3,14 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../api/app.js';
 import type { AppDeps } from '../../../api/context.js';
-import { createPrincipalCache } from '../../../domain/auth/principal-cache.js';
+import { AUTH_CHANNEL, createPrincipalCache } from '../../../domain/auth/principal-cache.js';
+import { sessionIdOf, warmAuthCache as warm } from '../../helpers/auth-cache.js';
 import { type ApiClient, createApiClient, expectError } from '../../helpers/http.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
 
 let platform: TestPlatform;
 let second: { deps: AppDeps; api: ApiClient; server: ServerType };
-
-function sessionIdOf(token: string): string {
-  const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { sid: string };
-  return payload.sid;
-}
-
-/** Repeats a request until the instance answers it from its cache (listener up, entry stored). */
-async function warm(api: ApiClient, deps: AppDeps, path: string, token: string) {
-  await eventually(async () => {
-    const res = await api.get(path, { token });
-    expect(res.body.code).toBe(0);
-    return deps.authCache?.get(sessionIdOf(token)) ?? null;
-  });
-}
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -70,5 +57,28 @@ describe('principal cache', () => {
     );
     await eventually(async () => (second.deps.authCache?.get(sessionIdOf(token)) === null ? true : null));
     await warm(second.api, second.deps, '/api/v2/client/auth/me', token);
+  });
+
+  it('does not store a session read before an invalidation that raced it', async () => {
+    const reg = await platform.api.post('/api/v2/client/register', { body: { email: 'race@example.com', password: 'race-password-1' } });
+    const token = reg.body.data.access_token as string;
+    await warm(second.api, second.deps, '/api/v2/client/auth/me', token);
+    const cache = second.deps.authCache;
+    const principal = cache?.get(sessionIdOf(token));
+    if (!cache || !principal) throw new Error('cache not warm');
+    const ticket = cache.ticket();
+    cache.invalidate({ session_id: principal.sessionId });
+    cache.set(ticket, principal, new Date(Date.now() + 3_600_000));
+    expect(cache.get(principal.sessionId)).toBeNull();
+    cache.set(cache.ticket(), principal, new Date(Date.now() + 3_600_000));
+    expect(cache.get(principal.sessionId)).toEqual(principal);
+  });
+
+  it('treats an unrecognised notification as "invalidate everything"', async () => {
+    const reg = await platform.api.post('/api/v2/client/register', { body: { email: 'garbage@example.com', password: 'garbage-password-1' } });
+    const token = reg.body.data.access_token as string;
+    await warm(second.api, second.deps, '/api/v2/client/auth/me', token);
+    await platform.deps.db.sequelize.query(`SELECT pg_notify('${AUTH_CHANNEL}', '{"bogus":1}')`);
+    await eventually(async () => (second.deps.authCache?.get(sessionIdOf(token)) === null ? true : null));
   });
 });
