@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
+import { defineCatalogueModels } from './catalogue.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
@@ -24,6 +25,7 @@ export function defineModels(sequelize: Sequelize) {
     Plugin,
     PluginBinding,
     PluginRuntimeLog: definePluginRuntimeLog(sequelize),
+    ...defineCatalogueModels(sequelize),
   };
 }
 

@@ -1,0 +1,195 @@
+import {
+  type CreationOptional,
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type Sequelize,
+} from 'sequelize';
+import type { ProductType } from '../../domain/catalogue/product-types.js';
+import type { ConfigOptionItem } from '../../domain/catalogue/config-options.js';
+import type { PricingMap } from '../../domain/catalogue/pricing-map.js';
+
+export interface ProductMenuRow extends Model<InferAttributes<ProductMenuRow>, InferCreationAttributes<ProductMenuRow>> {
+  id: CreationOptional<number>;
+  code: string;
+  name: string;
+  icon: CreationOptional<string>;
+  product_type: ProductType;
+  is_visible: CreationOptional<number>;
+  sort_order: CreationOptional<number>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface ProductGroupRow extends Model<InferAttributes<ProductGroupRow>, InferCreationAttributes<ProductGroupRow>> {
+  id: CreationOptional<number>;
+  first_product_group_id: number;
+  name: string;
+  description: CreationOptional<string>;
+  is_visible: CreationOptional<number>;
+  sort_order: CreationOptional<number>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface ProductCategoryRow extends Model<InferAttributes<ProductCategoryRow>, InferCreationAttributes<ProductCategoryRow>> {
+  id: CreationOptional<number>;
+  second_product_group_id: number;
+  name: string;
+  description: CreationOptional<string>;
+  is_visible: CreationOptional<number>;
+  sort_order: CreationOptional<number>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export type ProductStatus = 'active' | 'hidden';
+
+export interface ProductRow extends Model<InferAttributes<ProductRow>, InferCreationAttributes<ProductRow>> {
+  id: CreationOptional<number>;
+  first_product_group_id: number;
+  second_product_group_id: number | null;
+  product_group_id: number | null;
+  name: string;
+  display_name: CreationOptional<string>;
+  description: CreationOptional<string>;
+  product_type: ProductType;
+  service_type_code: ProductType;
+  pricing: PricingMap;
+  config_options: ConfigOptionItem[];
+  purchase_template: CreationOptional<string | null>;
+  console_template: CreationOptional<string | null>;
+  stock_control: CreationOptional<boolean>;
+  stock_qty: CreationOptional<number>;
+  status: CreationOptional<ProductStatus>;
+  sort_order: CreationOptional<number>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+  deleted_at: CreationOptional<Date | null>;
+}
+
+export interface ProductUpstreamBindingRow
+  extends Model<InferAttributes<ProductUpstreamBindingRow>, InferCreationAttributes<ProductUpstreamBindingRow>> {
+  product_id: number;
+  plugin_id: number | null;
+  supplier_id: number | null;
+  provider_key: CreationOptional<string>;
+  upstream_product_id: CreationOptional<string>;
+  config_template: CreationOptional<Record<string, unknown>>;
+  provisioning_policy: CreationOptional<Record<string, unknown>>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export type CatalogueEntityType = 'menu' | 'group' | 'category' | 'product';
+
+export interface CatalogueAuditLogRow extends Model<InferAttributes<CatalogueAuditLogRow>, InferCreationAttributes<CatalogueAuditLogRow>> {
+  id: CreationOptional<number>;
+  entity_type: CatalogueEntityType;
+  entity_id: number;
+  action: string;
+  changes: CreationOptional<Record<string, unknown>>;
+  operator_id: number | null;
+  operator_name: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+}
+
+const timestamps = { created_at: DataTypes.DATE, updated_at: DataTypes.DATE };
+
+export function defineCatalogueModels(sequelize: Sequelize) {
+  const ProductMenu = sequelize.define<ProductMenuRow>(
+    'ProductMenu',
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      code: { type: DataTypes.STRING(32), allowNull: false, unique: true },
+      name: { type: DataTypes.STRING(64), allowNull: false },
+      icon: { type: DataTypes.STRING(255), allowNull: false, defaultValue: '' },
+      product_type: { type: DataTypes.STRING(32), allowNull: false },
+      is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
+      sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      ...timestamps,
+    },
+    { tableName: 'product_menus' },
+  );
+  const ProductGroup = sequelize.define<ProductGroupRow>(
+    'ProductGroup',
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      first_product_group_id: { type: DataTypes.INTEGER, allowNull: false },
+      name: { type: DataTypes.STRING(64), allowNull: false },
+      description: { type: DataTypes.STRING(500), allowNull: false, defaultValue: '' },
+      is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
+      sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      ...timestamps,
+    },
+    { tableName: 'product_groups' },
+  );
+  const ProductCategory = sequelize.define<ProductCategoryRow>(
+    'ProductCategory',
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      second_product_group_id: { type: DataTypes.INTEGER, allowNull: false },
+      name: { type: DataTypes.STRING(64), allowNull: false },
+      description: { type: DataTypes.STRING(500), allowNull: false, defaultValue: '' },
+      is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
+      sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      ...timestamps,
+    },
+    { tableName: 'product_categories' },
+  );
+  const Product = sequelize.define<ProductRow>(
+    'Product',
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      first_product_group_id: { type: DataTypes.INTEGER, allowNull: false },
+      second_product_group_id: { type: DataTypes.INTEGER, allowNull: true },
+      product_group_id: { type: DataTypes.INTEGER, allowNull: true },
+      name: { type: DataTypes.STRING(128), allowNull: false },
+      display_name: { type: DataTypes.STRING(128), allowNull: false, defaultValue: '' },
+      description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+      product_type: { type: DataTypes.STRING(32), allowNull: false },
+      service_type_code: { type: DataTypes.STRING(32), allowNull: false },
+      pricing: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      config_options: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
+      purchase_template: { type: DataTypes.STRING(64), allowNull: true },
+      console_template: { type: DataTypes.STRING(64), allowNull: true },
+      stock_control: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      stock_qty: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
+      sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      ...timestamps,
+      deleted_at: { type: DataTypes.DATE, allowNull: true },
+    },
+    { tableName: 'products' },
+  );
+  const ProductUpstreamBinding = sequelize.define<ProductUpstreamBindingRow>(
+    'ProductUpstreamBinding',
+    {
+      product_id: { type: DataTypes.INTEGER, primaryKey: true },
+      plugin_id: { type: DataTypes.INTEGER, allowNull: true },
+      supplier_id: { type: DataTypes.INTEGER, allowNull: true },
+      provider_key: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      upstream_product_id: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      config_template: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      provisioning_policy: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      ...timestamps,
+    },
+    { tableName: 'product_upstream_bindings' },
+  );
+  const CatalogueAuditLog = sequelize.define<CatalogueAuditLogRow>(
+    'CatalogueAuditLog',
+    {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      entity_type: { type: DataTypes.STRING(16), allowNull: false },
+      entity_id: { type: DataTypes.INTEGER, allowNull: false },
+      action: { type: DataTypes.STRING(32), allowNull: false },
+      changes: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      operator_id: { type: DataTypes.INTEGER, allowNull: true },
+      operator_name: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      created_at: DataTypes.DATE,
+    },
+    { tableName: 'catalogue_audit_logs', updatedAt: false },
+  );
+  return { ProductMenu, ProductGroup, ProductCategory, Product, ProductUpstreamBinding, CatalogueAuditLog };
+}

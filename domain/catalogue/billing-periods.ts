@@ -1,0 +1,27 @@
+/** The billing periods a product may be priced in (spec "Product": pricing is a flat map keyed by these). */
+export const BILLING_PERIODS = ['monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'onetime'] as const;
+
+export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+
+const DEFINITIONS: Record<BillingPeriod, { label: string; months: number | null }> = {
+  monthly: { label: '月付', months: 1 },
+  quarterly: { label: '季付', months: 3 },
+  semiannually: { label: '半年付', months: 6 },
+  annually: { label: '年付', months: 12 },
+  biennially: { label: '两年付', months: 24 },
+  triennially: { label: '三年付', months: 36 },
+  onetime: { label: '一次性', months: null },
+};
+
+export function isBillingPeriod(value: unknown): value is BillingPeriod {
+  return typeof value === 'string' && (BILLING_PERIODS as readonly string[]).includes(value);
+}
+
+export function billingPeriodLabel(period: BillingPeriod): string {
+  return DEFINITIONS[period].label;
+}
+
+/** Months a period buys; null for `onetime` (no due date). */
+export function billingPeriodMonths(period: BillingPeriod): number | null {
+  return DEFINITIONS[period].months;
+}
