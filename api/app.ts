@@ -12,6 +12,7 @@ import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.
 import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminUserRoutes } from './routes/admin/users.js';
+import { adminSupplierRoutes } from './routes/admin/suppliers.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
 import { siteProductTypeRoutes } from './routes/site/product-types.js';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminPluginRoutes);
   app.route('/', clientAuthRoutes);
   app.route('/', adminProductTypeRoutes);
+  app.route('/', adminSupplierRoutes);
   app.route('/', siteProductTypeRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

@@ -78,6 +78,9 @@ export interface ProductUpstreamBindingRow
   upstream_product_id: CreationOptional<string>;
   config_template: CreationOptional<Record<string, unknown>>;
   provisioning_policy: CreationOptional<Record<string, unknown>>;
+  /** The markup applied at import (0007), re-applied by a re-sync. */
+  price_rule: CreationOptional<Record<string, unknown>>;
+  synced_at: CreationOptional<Date | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -173,6 +176,8 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       upstream_product_id: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
       config_template: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
       provisioning_policy: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      price_rule: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      synced_at: { type: DataTypes.DATE, allowNull: true },
       ...timestamps,
     },
     { tableName: 'product_upstream_bindings' },

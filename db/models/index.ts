@@ -5,6 +5,7 @@ import { defineCatalogueModels } from './catalogue.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
+import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
 import { defineUser } from './user.js';
 
@@ -26,6 +27,7 @@ export function defineModels(sequelize: Sequelize) {
     PluginBinding,
     PluginRuntimeLog: definePluginRuntimeLog(sequelize),
     ...defineCatalogueModels(sequelize),
+    Supplier: defineSupplier(sequelize),
   };
 }
 

@@ -21,6 +21,11 @@ export type InvokePluginInput = PluginSelector & {
   timeoutMs?: number;
   /** Health checks run on installed or disabled plugins too; business calls need `enabled`. */
   allowNotEnabled?: boolean;
+  /**
+   * Configuration laid over the plugin's own for this call: a supplier's address, account and
+   * decrypted key. Its secret values are redacted from the runtime log like the plugin's.
+   */
+  overrides?: { config: Record<string, unknown>; secretValues: string[] };
 };
 
 export type PluginInvocation = Omit<PluginExecuteResult, 'diagnostics'> & {
@@ -63,11 +68,12 @@ export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): 
   const payload = input.payload ?? {};
   const started = performance.now();
   const manifest = plugin.manifest;
-  let secretValues: string[] = [];
+  let secretValues: string[] = [...(input.overrides?.secretValues ?? [])];
   let outcome: Outcome;
   try {
     const opened = openConfig(manifest.config, { config: plugin.config, secrets: plugin.secrets }, deps.secretBox);
-    secretValues = opened.secretValues;
+    secretValues = [...opened.secretValues, ...(input.overrides?.secretValues ?? [])];
+    const config = input.overrides ? { ...opened.config, ...input.overrides.config } : opened.config;
     const entry = await loadPluginEntry(join(pluginsRoot(deps.config), plugin.domain, plugin.slug), manifest.info.entry);
     if (!entry.ok) {
       outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件加载失败，请检查插件文件', data: {} }, detail: { reason: entry.reason, error: entry.error } };
@@ -81,7 +87,7 @@ export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): 
             key: plugin.key,
             action: input.action,
             payload,
-            config: opened.config,
+            config,
             context: { traceId, actor: input.actor, signal, urls: { publicBaseUrl: deps.config.publicBaseUrl } },
           }),
         input.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,

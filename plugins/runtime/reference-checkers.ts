@@ -10,9 +10,19 @@ export const bindingReferences: PluginReferenceChecker = {
   },
 };
 
+/** Suppliers speaking through the plugin: a forced uninstall disables them and clears the link. */
+export const supplierReferences: PluginReferenceChecker = {
+  name: 'suppliers',
+  label: '供应商',
+  count: (deps, plugin, transaction) => deps.db.models.Supplier.count({ where: { plugin_id: plugin.id }, transaction }),
+  detach: async (deps, plugin, transaction) => {
+    await deps.db.models.Supplier.update({ plugin_id: null, status: 'disabled' }, { where: { plugin_id: plugin.id }, transaction });
+  },
+};
+
 /**
  * The checkers every uninstall consults, seeded into the registry of `references.ts`. A table
  * that references plugins adds its checker here (e.g. payments: count rows with `plugin_id`,
  * detach by setting it to null) or calls `registerPluginReference` from its own module.
  */
-export const BUILT_IN_REFERENCE_CHECKERS: PluginReferenceChecker[] = [bindingReferences];
+export const BUILT_IN_REFERENCE_CHECKERS: PluginReferenceChecker[] = [bindingReferences, supplierReferences];
