@@ -23,6 +23,8 @@ export const ROOT_ADMIN = { username: 'root', password: 'root-password-2026' } a
 
 export type TestPlatform = {
   id: string;
+  /** The environment the platform's config was read from (for child processes of the same platform). */
+  env: Record<string, string>;
   deps: AppDeps;
   api: ApiClient;
   baseUrl: string;
@@ -42,7 +44,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
   const adminUrl = inject('adminDatabaseUrl');
   const database = `t_${id}`;
   await ensureDatabase(adminUrl, database, inject('templateDatabase'));
-  const config = loadConfig({
+  const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: withDatabase(adminUrl, database),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -53,7 +55,8 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     DATABASE_POOL_MAX: '5',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...options.env,
-  });
+  };
+  const config = loadConfig(env);
   registerKnownSecret(config.secretKey);
   registerKnownSecret(ROOT_ADMIN.password);
   const logger = createLogger(config.logLevel, 'test');
@@ -82,6 +85,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
 
   const platform: TestPlatform = {
     id,
+    env,
     deps,
     api,
     baseUrl,
