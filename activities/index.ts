@@ -1,6 +1,6 @@
-import { purgeEndedSessions } from '../domain/auth/cleanup.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
+import { createTaskActivities } from './tasks.js';
 
 /**
  * Activities are thin adapters over domain/: the same functions routes call. Every activity
@@ -10,9 +10,7 @@ export function createActivities(deps: DomainDeps) {
   return {
     startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
-    async runHeartbeatHousekeeping(): Promise<Record<string, number>> {
-      return { ended_sessions_purged: await purgeEndedSessions(deps) };
-    },
+    ...createTaskActivities(deps),
   };
 }
 

@@ -1,7 +1,8 @@
 import type { Duration } from '@temporalio/common';
-import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
 import type { AppConfig } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import { TIME_ZONE } from '../lib/time.js';
 import { SearchAttr } from '../workflows/search-attributes.js';
 import { SCHEDULE_CATCHUP_WINDOW, SCHEDULES, type ScheduleDeclaration, scheduleId } from '../workflows/schedules.js';
 
@@ -9,10 +10,17 @@ function taskQueueFor(config: AppConfig, declaration: ScheduleDeclaration): stri
   return declaration.queue === 'automation' ? config.temporal.automationQueue : config.temporal.taskQueue;
 }
 
+/** Intervals are epoch-aligned (the 15-minute slots, the hour); the daily time is read in Asia/Shanghai. */
+function scheduleSpec(config: AppConfig, declaration: ScheduleDeclaration): ScheduleSpec {
+  if (declaration.timing.type === 'interval') return { intervals: [{ every: `${declaration.timing.minutes} minutes` as Duration }] };
+  const { hour, minute } = config.schedules.dailyAt;
+  return { calendars: [{ hour, minute, comment: '每日计划（Asia/Shanghai）' }], timezone: TIME_ZONE };
+}
+
 function scheduleOptions(config: AppConfig, declaration: ScheduleDeclaration) {
   return {
     scheduleId: scheduleId(config.temporal.schedulePrefix, declaration.key),
-    spec: { intervals: [{ every: `${declaration.everyMinutes} minutes` as Duration }] },
+    spec: scheduleSpec(config, declaration),
     action: {
       type: 'startWorkflow' as const,
       workflowType: declaration.workflowType,

@@ -27,6 +27,14 @@ const envSchema = z.object({
     .transform((v) => v === '1' || v === 'true'),
   PLUGINS_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DAILY_SCHEDULE_TIME: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be HH:mm (00:00-23:59)' })
+    .default('03:00'),
+  SCHEDULE_HOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  TASK_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  LOGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 });
 
 export type AppConfig = {
@@ -52,6 +60,10 @@ export type AppConfig = {
   logLevel: string;
   /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
   pluginsDir?: string;
+  /** Daily schedule time (Asia/Shanghai) and how long one hook listener may take. */
+  schedules: { dailyAt: { hour: number; minute: number }; hookTimeoutMs: number };
+  /** Days kept by the daily log-retention task. */
+  retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number };
 };
 
 export class ConfigError extends Error {
@@ -98,5 +110,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     ...(e.PLUGINS_DIR ? { pluginsDir: e.PLUGINS_DIR } : {}),
+    schedules: {
+      dailyAt: { hour: Number(e.DAILY_SCHEDULE_TIME.slice(0, 2)), minute: Number(e.DAILY_SCHEDULE_TIME.slice(3, 5)) },
+      hookTimeoutMs: e.SCHEDULE_HOOK_TIMEOUT_MS,
+    },
+    retention: {
+      taskRunDays: e.TASK_RUN_RETENTION_DAYS,
+      pluginLogDays: e.PLUGIN_LOG_RETENTION_DAYS,
+      loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
+    },
   };
 }

@@ -1,2 +1,5 @@
 // Every workflow the worker registers; the bundle is built from this file.
 export { heartbeatWorkflow } from './heartbeat/workflow.js';
+export { hourlyWorkflow } from './hourly/workflow.js';
+export { dailyWorkflow } from './daily/workflow.js';
+export { taskRunWorkflow } from './task-run/workflow.js';

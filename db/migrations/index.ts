@@ -1,8 +1,15 @@
 import { migration0001Foundation } from './0001-foundation.js';
 import { migration0002Plugins } from './0002-plugins.js';
 import { migration0003Catalogue } from './0003-catalogue.js';
+import { migration0005TaskRuns } from './0005-task-runs.js';
 import { migration0007Suppliers } from './0007-suppliers.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
-export const migrations: Migration[] = [migration0001Foundation, migration0002Plugins, migration0003Catalogue, migration0007Suppliers];
+export const migrations: Migration[] = [
+  migration0001Foundation,
+  migration0002Plugins,
+  migration0003Catalogue,
+  migration0005TaskRuns,
+  migration0007Suppliers,
+];

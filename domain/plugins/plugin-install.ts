@@ -7,6 +7,7 @@ import { checkPluginForInstall } from '../../plugins/runtime/install-check.js';
 import { pluginsRoot } from '../../plugins/runtime/plugins-root.js';
 import { scanPlugins } from '../../plugins/runtime/scan.js';
 import type { DomainDeps } from '../deps.js';
+import { takenTaskKeys } from '../tasks/catalogue.js';
 
 /** `recognised → installed`: every declaration is checked first; the manifest is snapshotted. */
 export async function installPlugin(deps: DomainDeps, domain: PluginDomain, slug: string): Promise<PluginRow> {
@@ -23,6 +24,7 @@ export async function installPlugin(deps: DomainDeps, domain: PluginDomain, slug
     domain,
     slug,
     takenKeys,
+    takenTaskKeys: await takenTaskKeys(deps),
     onLoadError: (err) => deps.logger.warn({ err, domain, slug }, 'plugin entry failed to load at install'),
   });
   try {

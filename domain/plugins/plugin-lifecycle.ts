@@ -4,6 +4,7 @@ import { applyConfig } from '../../plugins/runtime/config-apply.js';
 import { detachPluginReferences, findPluginReferences, type PluginReference } from '../../plugins/runtime/references.js';
 import { missingRequired } from '../../plugins/runtime/required-check.js';
 import type { DomainDeps } from '../deps.js';
+import { takenTaskKeys } from '../tasks/catalogue.js';
 import { getPlugin } from './plugin-catalogue.js';
 
 /** `configure`: any installed state, the status does not change; secrets are sealed. */
@@ -24,16 +25,40 @@ export async function updatePluginConfig(deps: DomainDeps, id: number, submitted
   return plugin;
 }
 
-/** `installed | disabled → enabled` once every required field (per `visible_when`) is filled. */
+/**
+ * Serialises enables: two plugins declaring the same task key cannot both pass the check.
+ * The lock number is arbitrary but fixed (ASCII "plugenab").
+ */
+const ENABLE_LOCK = 0x706c7567656e6162n;
+
+/** The first task key of the plugin that another enabled plugin or a built-in task already uses. */
+async function taskKeyCollision(deps: DomainDeps, plugin: PluginRow): Promise<string | null> {
+  const taken = await takenTaskKeys(deps, plugin.id);
+  for (const task of plugin.manifest.info.extra?.scheduled_tasks ?? []) {
+    const owner = taken.get(task.key);
+    if (owner !== undefined) return `任务 key（${task.key}）已被${owner}使用，无法启用`;
+  }
+  return null;
+}
+
+/**
+ * `installed | disabled → enabled` once every required field (per `visible_when`) is filled and
+ * none of its task keys is in use by a built-in task or another enabled plugin (40900).
+ */
 export async function enablePlugin(deps: DomainDeps, id: number): Promise<PluginRow> {
-  const plugin = await getPlugin(deps, id);
-  if (plugin.status === 'enabled') throw conflict('插件已启用');
-  const missing = missingRequired(plugin.manifest.config, { config: plugin.config, secrets: plugin.secrets }, 'enable');
-  if (Object.keys(missing).length > 0) throw validationError(missing, '请先完成插件的必填配置再启用');
-  plugin.status = 'enabled';
-  plugin.enabled_at = new Date();
-  await plugin.save();
-  return plugin;
+  return deps.db.sequelize.transaction(async (transaction) => {
+    await deps.db.sequelize.query('SELECT pg_advisory_xact_lock(:lock)', { replacements: { lock: ENABLE_LOCK.toString() }, transaction });
+    const plugin = await getPlugin(deps, id);
+    if (plugin.status === 'enabled') throw conflict('插件已启用');
+    const missing = missingRequired(plugin.manifest.config, { config: plugin.config, secrets: plugin.secrets }, 'enable');
+    if (Object.keys(missing).length > 0) throw validationError(missing, '请先完成插件的必填配置再启用');
+    const collision = await taskKeyCollision(deps, plugin);
+    if (collision) throw conflict(collision);
+    plugin.status = 'enabled';
+    plugin.enabled_at = new Date();
+    await plugin.save({ transaction });
+    return plugin;
+  });
 }
 
 /** `enabled → disabled` (our decision for the target state); bindings stay but are not used. */

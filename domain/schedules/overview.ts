@@ -1,70 +1,171 @@
 import { type Client, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import type { TemporalGateway } from '../../lib/temporal.js';
+import type { TaskRunRow } from '../../db/models/task-run.js';
+import { HEARTBEAT_SLOT_MS } from '../../workflows/cadence/contract.js';
+import { dailyCron, declaredScheduleCadence, SCHEDULES, scheduleId, type ScheduleDeclaration } from '../../workflows/schedules.js';
 import type { DomainDeps } from '../deps.js';
+import { listTasks } from '../tasks/catalogue.js';
+import { drivingCadences, isTaskDue, taskCadence } from '../tasks/due.js';
+import type { Cadence, TaskEntry } from '../tasks/types.js';
 import { latestTaskRuns } from './task-runs.js';
 
-/** What the overview needs to know of a declared schedule (the contract lives in workflows/). */
-export type ScheduleEntry = { key: string; title: string; scheduleId: string; declaredCadence: string | null };
+export type ScheduleStateName = 'active' | 'paused' | 'missing' | 'unavailable';
 
 export type ScheduleState = {
   effectiveCadence: string | null;
-  paused: boolean;
+  /** Live interval in minutes (interval schedules only). */
+  everyMinutes: number | null;
   nextRunAt: Date | null;
-  state: 'active' | 'paused' | 'missing' | 'unavailable';
+  state: ScheduleStateName;
 };
 
-async function describe(client: Client | null, scheduleId: string): Promise<ScheduleState> {
-  if (!client) return { effectiveCadence: null, paused: false, nextRunAt: null, state: 'unavailable' };
+const MISSING: ScheduleState = { effectiveCadence: null, everyMinutes: null, nextRunAt: null, state: 'missing' };
+const UNAVAILABLE: ScheduleState = { effectiveCadence: null, everyMinutes: null, nextRunAt: null, state: 'unavailable' };
+
+async function describe(client: Client | null, id: string): Promise<ScheduleState> {
+  if (!client) return UNAVAILABLE;
   try {
-    const d = await client.schedule.getHandle(scheduleId).describe();
+    const d = await client.schedule.getHandle(id).describe();
     const interval = d.spec.intervals?.[0];
-    const everyMs = interval ? Number(interval.every) : null;
+    const calendar = d.spec.calendars?.[0];
+    const everyMinutes = interval ? Math.round(Number(interval.every) / 60_000) : null;
+    let effectiveCadence: string | null = everyMinutes ? `${everyMinutes}m` : null;
+    if (!effectiveCadence && calendar) {
+      effectiveCadence = dailyCron({ hour: calendar.hour[0]?.start ?? 0, minute: calendar.minute[0]?.start ?? 0 });
+    }
     return {
-      effectiveCadence: everyMs ? `${Math.round(everyMs / 60_000)}m` : null,
-      paused: d.state.paused,
-      nextRunAt: d.info.nextActionTimes[0] ?? null,
+      effectiveCadence,
+      everyMinutes,
+      nextRunAt: d.state.paused ? null : (d.info.nextActionTimes[0] ?? null),
       state: d.state.paused ? 'paused' : 'active',
     };
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return { effectiveCadence: null, paused: false, nextRunAt: null, state: 'missing' };
-    return { effectiveCadence: null, paused: false, nextRunAt: null, state: 'unavailable' };
+    return err instanceof ScheduleNotFoundError ? MISSING : UNAVAILABLE;
   }
 }
 
+export type OverviewItem = {
+  kind: 'schedule' | 'task';
+  key: string;
+  title: string;
+  source: 'system' | 'builtin' | 'plugin';
+  pluginSlug: string | null;
+  category: string;
+  queue: string;
+  scheduleId: string | null;
+  declaredCadence: string | null;
+  effectiveCadence: string;
+  /** Tasks: the state of the schedule that drives them; `on_demand` when none does. */
+  state: ScheduleStateName | 'on_demand';
+  nextRunAt: Date | null;
+  manualTriggerable: boolean;
+  lastRun: TaskRunRow | null;
+};
+
+/** The value of `effective_cadence` for a task no schedule drives (automation-config only). */
+export const ON_DEMAND = 'on_demand';
+
+const YEAR_OF_SLOTS = 366 * 96;
+
+/** The first heartbeat slot from `from` on at which the task is due (looks one year ahead). */
+function nextHeartbeatDue(task: TaskEntry, from: Date): Date | null {
+  const first = Math.ceil(from.getTime() / HEARTBEAT_SLOT_MS);
+  for (let i = 0; i < YEAR_OF_SLOTS; i++) {
+    const slot = new Date((first + i) * HEARTBEAT_SLOT_MS);
+    if (isTaskDue(task.triggers, 'heartbeat', slot)) return slot;
+  }
+  return null;
+}
+
+function taskItem(task: TaskEntry, states: Map<Cadence, ScheduleState>, declared: Record<Cadence, string>, now: Date): Omit<OverviewItem, 'lastRun'> {
+  const heartbeat = states.get('heartbeat');
+  const live = (c: Cadence) => states.get(c)?.effectiveCadence ?? declared[c];
+  const declaredFigures = { heartbeatMinutes: 15, hourly: declared.hourly, daily: declared.daily };
+  const liveFigures = { heartbeatMinutes: heartbeat?.everyMinutes ?? 15, hourly: live('hourly'), daily: live('daily') };
+  const drivers = drivingCadences(task.triggers);
+  const driverStates = drivers.map((c) => states.get(c)?.state ?? 'unavailable');
+  const nextRuns = drivers
+    .map((c) => {
+      const s = states.get(c);
+      if (!s || s.state !== 'active') return null;
+      return c === 'heartbeat' ? nextHeartbeatDue(task, s.nextRunAt ?? now) : s.nextRunAt;
+    })
+    .filter((d): d is Date => d !== null)
+    .sort((a, b) => a.getTime() - b.getTime());
+  return {
+    kind: 'task',
+    key: task.key,
+    title: task.title,
+    source: task.source,
+    pluginSlug: task.pluginSlug,
+    category: task.category,
+    queue: task.queue,
+    scheduleId: null,
+    declaredCadence: taskCadence(task.triggers, declaredFigures),
+    effectiveCadence: taskCadence(task.triggers, liveFigures) ?? ON_DEMAND,
+    state: drivers.length === 0 ? 'on_demand' : driverStates.includes('active') ? 'active' : (driverStates[0] ?? 'unavailable'),
+    nextRunAt: nextRuns[0] ?? null,
+    manualTriggerable: task.manualTriggerable,
+  };
+}
+
 /**
- * Declared cadence from our declarations, effective cadence from the live Temporal Schedule
- * (falling back to the declaration while Temporal is unreachable), and the last recorded run.
+ * The three schedules (declared cadence from our declarations, effective cadence and state
+ * from the live Temporal Schedules, falling back to the declaration while Temporal is
+ * unreachable) and every task, built-in and of enabled plugins, with the cadence its triggers
+ * declare and the one they get from the live schedules, plus each key's last recorded run.
  */
-export async function scheduleOverview(deps: DomainDeps, temporal: TemporalGateway, entries: ScheduleEntry[]) {
+export async function scheduleOverview(deps: DomainDeps, temporal: TemporalGateway): Promise<OverviewItem[]> {
   const client = await temporal.client().catch(() => null);
-  const [states, lastRuns] = await Promise.all([
-    Promise.all(entries.map((e) => describe(client, e.scheduleId))),
-    latestTaskRuns(deps, entries.map((e) => e.key)),
+  const prefix = deps.config.temporal.schedulePrefix;
+  const dailyAt = deps.config.schedules.dailyAt;
+  const [described, tasks] = await Promise.all([
+    Promise.all(SCHEDULES.map((s) => describe(client, scheduleId(prefix, s.key)))),
+    listTasks(deps),
   ]);
-  return entries.map((entry, i) => {
-    const state = states[i] as ScheduleState;
-    return {
-      entry,
-      state: { ...state, effectiveCadence: state.effectiveCadence ?? entry.declaredCadence },
-      lastRun: lastRuns.get(entry.key) ?? null,
-    };
-  });
+  const states = new Map<Cadence, ScheduleState>();
+  SCHEDULES.forEach((s, i) => states.set(s.key as Cadence, described[i] as ScheduleState));
+  const declared = Object.fromEntries(SCHEDULES.map((s) => [s.key, declaredScheduleCadence(s.timing, dailyAt)])) as Record<Cadence, string>;
+  const now = new Date();
+  const items: Omit<OverviewItem, 'lastRun'>[] = [
+    ...SCHEDULES.map((s: ScheduleDeclaration, i) => {
+      const state = described[i] as ScheduleState;
+      return {
+        kind: 'schedule' as const,
+        key: s.key,
+        title: s.title,
+        source: 'system' as const,
+        pluginSlug: null,
+        category: 'schedule',
+        queue: s.queue,
+        scheduleId: scheduleId(prefix, s.key),
+        declaredCadence: declaredScheduleCadence(s.timing, dailyAt),
+        effectiveCadence: state.effectiveCadence ?? declaredScheduleCadence(s.timing, dailyAt),
+        state: state.state,
+        nextRunAt: state.nextRunAt,
+        manualTriggerable: true,
+      };
+    }),
+    ...tasks.map((t) => taskItem(t, states, declared, now)),
+  ];
+  const lastRuns = await latestTaskRuns(deps, items.map((i) => i.key));
+  return items.map((item) => ({ ...item, lastRun: lastRuns.get(item.key) ?? null }));
 }
 
 function unavailable(): AppError {
   return new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '调度服务暂时不可用，请稍后再试');
 }
 
-async function scheduleHandle(temporal: TemporalGateway, scheduleId: string) {
+async function scheduleHandle(temporal: TemporalGateway, id: string) {
   const client = await temporal.client().catch(() => {
     throw unavailable();
   });
-  return client.schedule.getHandle(scheduleId);
+  return client.schedule.getHandle(id);
 }
 
-async function withSchedule<T>(temporal: TemporalGateway, scheduleId: string, action: (h: Awaited<ReturnType<typeof scheduleHandle>>) => Promise<T>) {
-  const handle = await scheduleHandle(temporal, scheduleId);
+async function withSchedule<T>(temporal: TemporalGateway, id: string, action: (h: Awaited<ReturnType<typeof scheduleHandle>>) => Promise<T>) {
+  const handle = await scheduleHandle(temporal, id);
   try {
     return await action(handle);
   } catch (err) {
@@ -74,14 +175,14 @@ async function withSchedule<T>(temporal: TemporalGateway, scheduleId: string, ac
 }
 
 /** Runs a schedule now; an overlapping run is skipped, as for scheduled slots. */
-export async function triggerSchedule(temporal: TemporalGateway, scheduleId: string): Promise<void> {
-  await withSchedule(temporal, scheduleId, (h) => h.trigger(ScheduleOverlapPolicy.SKIP));
+export async function triggerSchedule(temporal: TemporalGateway, id: string): Promise<void> {
+  await withSchedule(temporal, id, (h) => h.trigger(ScheduleOverlapPolicy.SKIP));
 }
 
-export async function pauseSchedule(temporal: TemporalGateway, scheduleId: string, note: string): Promise<void> {
-  await withSchedule(temporal, scheduleId, (h) => h.pause(note));
+export async function pauseSchedule(temporal: TemporalGateway, id: string, note: string): Promise<void> {
+  await withSchedule(temporal, id, (h) => h.pause(note));
 }
 
-export async function resumeSchedule(temporal: TemporalGateway, scheduleId: string, note: string): Promise<void> {
-  await withSchedule(temporal, scheduleId, (h) => h.unpause(note));
+export async function resumeSchedule(temporal: TemporalGateway, id: string, note: string): Promise<void> {
+  await withSchedule(temporal, id, (h) => h.unpause(note));
 }

@@ -133,6 +133,17 @@ export type PluginContext = {
   signal: AbortSignal;
   /** Absolute URLs the platform exposes to third parties (e.g. the payment notify URL). */
   urls: { publicBaseUrl: string };
+  /** Custom hooks (spec: Events 3): `fire('plugins.<own slug>.<action>', payload)`. */
+  hooks?: PluginHooks;
+};
+
+/**
+ * Fires a custom hook to the listeners enabled plugins declared under that name; resolves with
+ * how many listeners ran and failed and their array items. Throws for a name outside the
+ * plugin's own `plugins.<slug>.` namespace.
+ */
+export type PluginHooks = {
+  fire(name: string, payload?: Record<string, unknown>): Promise<{ listeners: number; failed: number; entries: unknown[] }>;
 };
 
 export type PluginExecuteInput = {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { PluginRow } from '../../db/models/plugin.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import type { PluginDomain, ScheduledTaskDeclaration } from './contract.js';
 import { loadPluginEntry } from './entry.js';
@@ -15,7 +16,12 @@ export async function listEnabledPluginTasks(deps: DomainDeps): Promise<EnabledP
   );
 }
 
-export type EnabledHookListener = { pluginId: number; slug: string; call: HookListenerFn };
+export type EnabledHookListener = {
+  plugin: PluginRow;
+  /** The listener as declared, for logs. */
+  listener: string;
+  call: HookListenerFn;
+};
 
 /**
  * The listeners enabled plugins declared for one hook, resolved against their entry modules.
@@ -35,7 +41,7 @@ export async function enabledHookListeners(deps: DomainDeps, hook: string): Prom
     }
     for (const listener of listeners) {
       const resolved = resolveHookListener(entry.module, listener);
-      if (resolved.ok) found.push({ pluginId: plugin.id, slug: plugin.slug, call: resolved.call });
+      if (resolved.ok) found.push({ plugin, listener: typeof listener === 'string' ? listener : JSON.stringify(listener), call: resolved.call });
       else deps.logger.warn({ plugin: plugin.slug, hook, reason: resolved.reason }, 'plugin hook listener skipped');
     }
   }

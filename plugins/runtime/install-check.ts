@@ -15,6 +15,8 @@ export type InstallCheckInput = {
   slug: string;
   /** Keys already taken in the domain by other plugins (installed or scanned), key → slug. */
   takenKeys: Map<string, string>;
+  /** Task keys in use by built-in tasks and enabled plugins, key → Chinese owner description. */
+  takenTaskKeys?: ReadonlyMap<string, string>;
   /** Raw load errors of the entry go here (to the redacted log), never to the client. */
   onLoadError?: (error: unknown) => void;
 };
@@ -56,7 +58,7 @@ export async function checkPluginForInstall(input: InstallCheckInput): Promise<P
   const owner = input.takenKeys.get(info.key);
   if (owner !== undefined && owner !== slug) add('info.key', `插件 key（${info.key}）已被同领域的插件 ${owner} 使用`);
   merge(errors, checkConfigFields(manifest.config as Record<string, unknown>));
-  merge(errors, checkScheduledTasks(info.extra?.scheduled_tasks));
+  merge(errors, checkScheduledTasks(info.extra?.scheduled_tasks, input.takenTaskKeys));
   const entry = await loadPluginEntry(dir, info.entry);
   if (!entry.ok) {
     if (entry.error !== undefined) input.onLoadError?.(entry.error);

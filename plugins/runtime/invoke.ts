@@ -5,6 +5,7 @@ import type { DomainDeps } from '../../domain/deps.js';
 import type { PluginActor, PluginDomain, PluginExecuteResult } from './contract.js';
 import { openConfig } from './config-open.js';
 import { loadPluginEntry } from './entry.js';
+import { fireCustomHook } from './fire-hook.js';
 import { normaliseResult } from './normalise-result.js';
 import { pluginsRoot } from './plugins-root.js';
 import { redactSummary } from './redact.js';
@@ -88,7 +89,13 @@ export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): 
             action: input.action,
             payload,
             config,
-            context: { traceId, actor: input.actor, signal, urls: { publicBaseUrl: deps.config.publicBaseUrl } },
+            context: {
+              traceId,
+              actor: input.actor,
+              signal,
+              urls: { publicBaseUrl: deps.config.publicBaseUrl },
+              hooks: { fire: (name, hookPayload) => fireCustomHook(deps, plugin.slug, name, hookPayload) },
+            },
           }),
         input.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,
       );

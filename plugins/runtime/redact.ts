@@ -52,3 +52,29 @@ export function redactSummary(value: unknown, secretValues: readonly string[], m
   }
   return text.length > maxLength ? `${text.slice(0, maxLength)}…(已截断)` : text;
 }
+
+function flatten(value: unknown, depth: number, maxDepth: number): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? String(value) : value;
+  if (depth >= maxDepth) return JSON.stringify(walk(value, depth)) ?? '';
+  if (Array.isArray(value)) return value.slice(0, 100).map((v) => flatten(v, depth + 1, maxDepth));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = isSensitiveKey(k) ? REDACTED : flatten(v, depth + 1, maxDepth);
+  return out;
+}
+
+/**
+ * A stored, structured summary (a task's summary array or object): sensitive keys censored,
+ * known secret values replaced, containers deeper than `maxDepth` turned into JSON text so the
+ * admin detail stays within the nesting limit, and anything too large cut to an excerpt.
+ */
+export function redactJson(value: unknown, secretValues: readonly string[], maxDepth = 2, maxLength = 8000): Record<string, unknown> | unknown[] {
+  const shaped = flatten(value, 0, maxDepth);
+  const container = shaped !== null && typeof shaped === 'object' ? shaped : { value: shaped };
+  const text = redactSummary(container, secretValues, Number.MAX_SAFE_INTEGER);
+  if (text.length > maxLength) return { truncated: true, excerpt: text.slice(0, 2000) };
+  try {
+    return JSON.parse(text) as Record<string, unknown> | unknown[];
+  } catch {
+    return { excerpt: text.slice(0, 2000) };
+  }
+}

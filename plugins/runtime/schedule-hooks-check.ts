@@ -20,6 +20,10 @@ export const SCHEDULE_HOOK_NAMES = [
 
 const CUSTOM_HOOK = /^plugins\.[a-z0-9][a-z0-9_-]*\.[A-Za-z0-9_.-]+$/;
 
+export function isCustomHookName(name: string): boolean {
+  return CUSTOM_HOOK.test(name);
+}
+
 export function isKnownHookName(name: string): boolean {
   return (SCHEDULE_HOOK_NAMES as readonly string[]).includes(name) || CUSTOM_HOOK.test(name);
 }

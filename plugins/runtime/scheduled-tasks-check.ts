@@ -1,8 +1,11 @@
 import type { FieldErrors } from '../../lib/errors.js';
+import { parseCron } from '../../lib/cron.js';
 import type { ScheduledTaskDeclaration } from './contract.js';
 
 export const DEFAULT_TASK_QUEUE = 'automation';
 const ALLOWED_MINUTES = new Set(['0', '15', '30', '45']);
+/** Task keys go into workflow ids (`task:<key>`) and URLs: a plain, unpadded word. */
+export const TASK_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -12,14 +15,12 @@ function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-/** A five-field cron whose minute field lists only 0, 15, 30 and 45 (the heartbeat slots). */
+/** A five-field cron (Asia/Shanghai) whose minutes are only 0, 15, 30 and 45 (the heartbeat slots). */
 export function cronProblem(expression: unknown): string | null {
   if (typeof expression !== 'string') return '必须是 cron 表达式文本';
-  const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5) return 'cron 表达式必须有 5 个字段';
-  if (!fields.slice(1).every((f) => /^[A-Za-z0-9*,/?-]+$/.test(f))) return 'cron 表达式包含无效字符';
-  const minutes = (fields[0] ?? '').split(',');
-  if (!minutes.every((m) => ALLOWED_MINUTES.has(m))) return 'cron 表达式的分钟字段只能使用 0、15、30、45';
+  const parsed = parseCron(expression);
+  if (!parsed.ok) return parsed.reason;
+  if (![...parsed.schedule.minute].every((m) => ALLOWED_MINUTES.has(String(m)))) return 'cron 表达式的分钟字段只能使用 0、15、30、45';
   return null;
 }
 
@@ -42,6 +43,7 @@ function checkTask(path: string, task: Record<string, unknown>, add: (path: stri
   const { key, handle, timeout, lockTtlSeconds } = task;
   if (!nonEmptyString(key)) add(`${path}.key`, `${path}.key 不能为空`);
   else if (key !== key.trim()) add(`${path}.key`, `${path}.key 不能包含首尾空格`);
+  else if (!TASK_KEY_PATTERN.test(key)) add(`${path}.key`, `${path}.key 只能使用字母、数字、点、下划线和短横线，最长 100 个字符`);
   if (!nonEmptyString(task.title)) add(`${path}.title`, `${path}.title 不能为空`);
   for (const name of ['description', 'category'] as const) {
     if (task[name] !== undefined && typeof task[name] !== 'string') add(`${path}.${name}`, `${path}.${name} 必须是文本`);
@@ -62,8 +64,12 @@ function checkTask(path: string, task: Record<string, unknown>, add: (path: stri
   }
 }
 
-/** `info.extra.scheduled_tasks` against the task contract (spec: Events 4, Limits). */
-export function checkScheduledTasks(tasks: unknown): FieldErrors {
+/**
+ * `info.extra.scheduled_tasks` against the task contract (spec: Events 4, Limits). `takenKeys`
+ * maps task keys already in use (built-in tasks, enabled plugins, schedule keys) to a Chinese
+ * description of their owner.
+ */
+export function checkScheduledTasks(tasks: unknown, takenKeys: ReadonlyMap<string, string> = new Map()): FieldErrors {
   const errors: FieldErrors = {};
   const add = (path: string, reason: string) => (errors[path] ??= []).push(reason);
   if (tasks === undefined) return errors;
@@ -78,6 +84,8 @@ export function checkScheduledTasks(tasks: unknown): FieldErrors {
     checkTask(path, task, add);
     if (typeof task.key === 'string') {
       if (seen.has(task.key)) add(`${path}.key`, `${path}.key（${task.key}）与其他任务重复`);
+      const owner = takenKeys.get(task.key);
+      if (owner !== undefined) add(`${path}.key`, `任务 key（${task.key}）已被${owner}使用`);
       seen.add(task.key);
     }
   });

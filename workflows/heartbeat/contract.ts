@@ -1,15 +1,13 @@
+import type { CadenceInput, CadenceResult } from '../cadence/contract.js';
+
 export const HEARTBEAT_WORKFLOW_TYPE = 'heartbeatWorkflow';
 export const HEARTBEAT_TASK_KEY = 'heartbeat';
+export const HEARTBEAT_FAILED = 'HeartbeatFailed';
 
-export type HeartbeatInput = {
-  /** `schedule` for runs started by the Temporal Schedule, `manual` for admin triggers. */
-  trigger: 'schedule' | 'manual';
-};
+/** `trigger` and an optional `slotAt` (see CadenceInput). */
+export type HeartbeatInput = CadenceInput;
 
-export type HeartbeatResult = {
-  taskRunId: number;
-  summary: Record<string, number>;
-};
+export type HeartbeatResult = CadenceResult;
 
 /** Manual runs get their own id; scheduled runs get `schedule:<id>-<timestamp>` from Temporal. */
 export function heartbeatManualWorkflowId(requestedAt: Date): string {

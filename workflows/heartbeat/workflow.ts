@@ -1,42 +1,23 @@
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../../activities/index.js';
-import { ScheduledStartTime } from '../search-attributes.js';
-import { HEARTBEAT_TASK_KEY, type HeartbeatInput, type HeartbeatResult } from './contract.js';
-
-const { startTaskRun, finishTaskRun, runHeartbeatHousekeeping } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
-});
-
-/** An ActivityFailure says only "Activity task failed"; the reason is at the end of the cause chain. */
-function rootCauseMessage(err: unknown): string {
-  let current: unknown = err;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
-}
+import { slotMinute } from '../cadence/contract.js';
+import { type CadencePlan, runCadence } from '../cadence/run-cadence.js';
+import { HEARTBEAT_FAILED, HEARTBEAT_TASK_KEY, type HeartbeatInput, type HeartbeatResult } from './contract.js';
 
 /**
- * The 15-minute heartbeat: records a task run, does the heartbeat's housekeeping, and closes
- * the run as succeeded or failed. A failure is recorded first, then rethrown, so it is both
- * in the task-run table and red in the Temporal UI: never silent.
+ * The 15-minute heartbeat. The legacy minute hooks fire on it (the spec: 1- and 5-minute names
+ * run at 15-minute granularity): `tick.every_minute` and `tick.every_five_minutes` before the
+ * due tasks start, `after_five_minute_cron` after them on every slot, and
+ * `after_half_hour_minute_cron` after them on the :00 and :30 slots.
  */
+const plan: CadencePlan = {
+  kind: 'heartbeat',
+  taskKey: HEARTBEAT_TASK_KEY,
+  title: '15 分钟心跳',
+  failureType: HEARTBEAT_FAILED,
+  housekeeping: true,
+  before: ['tick.every_minute', 'tick.every_five_minutes'],
+  after: (slot) => (slotMinute(slot) % 30 === 0 ? ['after_five_minute_cron', 'after_half_hour_minute_cron'] : ['after_five_minute_cron']),
+};
+
 export async function heartbeatWorkflow(input: HeartbeatInput): Promise<HeartbeatResult> {
-  const info = workflowInfo();
-  const scheduledAt = info.typedSearchAttributes.get(ScheduledStartTime);
-  const taskRunId = await startTaskRun({
-    taskKey: HEARTBEAT_TASK_KEY,
-    trigger: input.trigger,
-    workflowId: info.workflowId,
-    runId: info.runId,
-    scheduledAt: scheduledAt ? scheduledAt.toISOString() : null,
-  });
-  try {
-    const summary = await runHeartbeatHousekeeping();
-    await finishTaskRun({ id: taskRunId, status: 'succeeded', summary, error: null });
-    return { taskRunId, summary };
-  } catch (err) {
-    const message = rootCauseMessage(err);
-    await finishTaskRun({ id: taskRunId, status: 'failed', summary: null, error: message });
-    throw ApplicationFailure.nonRetryable(`heartbeat failed: ${message}`, 'HeartbeatFailed');
-  }
+  return runCadence(plan, input);
 }

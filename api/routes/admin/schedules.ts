@@ -1,85 +1,36 @@
 import { z } from '@hono/zod-openapi';
-import { notFound } from '../../../lib/errors.js';
-import { formatDateTime } from '../../../lib/time.js';
-import type { TaskRunRow } from '../../../db/models/task-run.js';
-import {
-  pauseSchedule,
-  resumeSchedule,
-  scheduleOverview,
-  type ScheduleEntry,
-  triggerSchedule,
-} from '../../../domain/schedules/overview.js';
-import { listTaskRuns } from '../../../domain/schedules/task-runs.js';
-import { SCHEDULES, scheduleId } from '../../../workflows/schedules.js';
+import { ErrorCode, notFound, validationError } from '../../../lib/errors.js';
 import type { AppConfig } from '../../../lib/config.js';
-import { ErrorCode } from '../../../lib/errors.js';
+import type { DomainDeps } from '../../../domain/deps.js';
+import { pauseSchedule, resumeSchedule, scheduleOverview, triggerSchedule } from '../../../domain/schedules/overview.js';
+import { getTaskRun, listTaskRuns } from '../../../domain/schedules/task-runs.js';
+import { findTask } from '../../../domain/tasks/catalogue.js';
+import { startTask } from '../../../domain/tasks/start-task.js';
+import { SCHEDULES, scheduleId } from '../../../workflows/schedules.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { dateTimeString, listQuery } from '../../schemas.js';
+import { overviewItem, overviewItemSchema } from '../../resources/schedule-overview.js';
+import { taskRunDetail, taskRunDetailSchema, taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';
+import { idParam, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：计划任务'];
 
-function entries(config: AppConfig): ScheduleEntry[] {
-  return SCHEDULES.map((s) => ({
-    key: s.key,
-    title: s.title,
-    scheduleId: scheduleId(config.temporal.schedulePrefix, s.key),
-    declaredCadence: s.declaredCadence,
-  }));
+function scheduleIdFor(config: AppConfig, key: string): string | null {
+  const declaration = SCHEDULES.find((s) => s.key === key);
+  return declaration ? scheduleId(config.temporal.schedulePrefix, declaration.key) : null;
 }
 
-function entryFor(config: AppConfig, key: string): ScheduleEntry {
-  const entry = entries(config).find((e) => e.key === key);
-  if (!entry) throw notFound('计划任务不存在');
-  return entry;
+function uiBase(config: AppConfig): string {
+  return `${config.temporal.uiUrl}/namespaces/${encodeURIComponent(config.temporal.namespace)}`;
 }
-
-const runSummarySchema = z.object({
-  id: z.number().int(),
-  status: z.enum(['running', 'succeeded', 'failed']),
-  started_at: dateTimeString.nullable(),
-  finished_at: dateTimeString.nullable(),
-});
-
-const taskRunSchema = runSummarySchema
-  .extend({
-    task_key: z.string(),
-    trigger: z.enum(['schedule', 'manual']),
-    workflow_id: z.string(),
-    scheduled_at: dateTimeString.nullable(),
-    summary: z.record(z.string(), z.unknown()).nullable(),
-    error: z.string().nullable(),
-  })
-  .openapi('TaskRun');
-
-function runSummary(run: TaskRunRow) {
-  return {
-    id: run.id,
-    status: run.status,
-    started_at: formatDateTime(run.started_at),
-    finished_at: formatDateTime(run.finished_at),
-  };
-}
-
-const overviewItemSchema = z
-  .object({
-    key: z.string(),
-    title: z.string(),
-    schedule_id: z.string(),
-    declared_cadence: z.string().nullable().openapi({ description: '声明的周期，如 15m；未声明时为 null' }),
-    effective_cadence: z.string().openapi({ description: '实际生效的周期，如 15m、60m 或 cron 表达式' }),
-    state: z.enum(['active', 'paused', 'missing', 'unavailable']),
-    next_run_at: dateTimeString.nullable(),
-    last_run: runSummarySchema.nullable(),
-    temporal_ui_url: z.string(),
-  })
-  .openapi('ScheduleOverviewItem');
 
 const overview = defineRoute({
   method: 'get',
   path: '/api/v2/admin/schedules/overview',
   tags,
-  summary: '计划任务总览',
+  summary: '计划任务总览（计划与任务）',
+  description:
+    '先列出三个计划（heartbeat 15 分钟心跳、hourly 每小时、daily 每日 DAILY_SCHEDULE_TIME，Asia/Shanghai），再列出内置任务和已启用插件的任务。declared_cadence 来自声明，effective_cadence 来自 Temporal 中实际生效的计划。',
   access: { surface: 'admin', permission: 'schedule.view' },
   data: z.object({ list: z.array(overviewItemSchema) }),
 });
@@ -93,73 +44,103 @@ const runs = defineRoute({
   request: {
     query: listQuery({
       task_key: z.string().max(128).optional(),
-      status: z.enum(['running', 'succeeded', 'failed']).optional(),
+      status: taskRunStatus.optional(),
+      trigger: taskRunTrigger.optional(),
+      plugin_slug: z.string().max(64).optional(),
     }),
   },
-  data: pageSchema(taskRunSchema),
+  data: pageSchema(taskRunItemSchema),
+});
+
+const runDetail = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/schedules/task-runs/{id}',
+  tags,
+  summary: '任务运行详情',
+  access: { surface: 'admin', permission: 'schedule.view' },
+  request: { params: idParam('id') },
+  data: taskRunDetailSchema,
 });
 
 const keyParam = z.object({ key: z.string().min(1).max(128).openapi({ param: { name: 'key', in: 'path' } }) });
 
-const actionRoute = (action: 'trigger' | 'pause' | 'resume', summary: string) =>
+const trigger = defineRoute({
+  method: 'post',
+  path: '/api/v2/admin/schedules/{key}/trigger',
+  tags,
+  summary: '立即运行一次计划或任务',
+  description:
+    'key 为计划（heartbeat、hourly、daily）时通过 Temporal 计划触发，与正在运行的实例重叠时跳过；key 为任务时启动该任务的工作流 task:<key>：只允许 manualTriggerable 的任务（否则 42200），同一任务仍在运行时记录一条 skipped 运行并返回 40900。',
+  access: { surface: 'admin', permission: 'schedule.manage' },
+  request: { params: keyParam },
+  data: z.object({
+    key: z.string(),
+    kind: z.enum(['schedule', 'task']),
+    workflow_id: z.string().nullable().openapi({ description: '任务运行的工作流 id；计划触发时由 Temporal 生成，此处为 null' }),
+  }),
+  errors: [ErrorCode.CONFLICT, ErrorCode.VALIDATION, ErrorCode.DEPENDENCY_UNAVAILABLE],
+});
+
+const pauseRoute = (action: 'pause' | 'resume', summary: string) =>
   defineRoute({
     method: 'post',
     path: `/api/v2/admin/schedules/{key}/${action}`,
     tags,
     summary,
+    description: '只适用于计划（heartbeat、hourly、daily）；任务随驱动它的计划暂停，不能单独暂停（42200）。',
     access: { surface: 'admin', permission: 'schedule.manage' },
     request: { params: keyParam },
     data: z.null(),
-    errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
+    errors: [ErrorCode.VALIDATION, ErrorCode.DEPENDENCY_UNAVAILABLE],
   });
 
-const trigger = actionRoute('trigger', '立即运行一次（与正在运行的实例重叠时跳过）');
-const pause = actionRoute('pause', '暂停计划任务');
-const resume = actionRoute('resume', '恢复计划任务');
+const pause = pauseRoute('pause', '暂停计划');
+const resume = pauseRoute('resume', '恢复计划');
+
+/** Pause and resume act on schedules; a task key gets a clear refusal, anything else 40400. */
+async function scheduleForPause(deps: DomainDeps, key: string): Promise<string> {
+  const id = scheduleIdFor(deps.config, key);
+  if (id) return id;
+  if (await findTask(deps, key)) {
+    throw validationError({ key: ['任务不能单独暂停或恢复，请操作驱动它的计划'] }, '任务不能单独暂停或恢复，请操作驱动它的计划（heartbeat、hourly 或 daily）');
+  }
+  throw notFound('计划任务不存在');
+}
 
 export const adminScheduleRoutes = createRouter()
   .openapi(overview, async (c) => {
     const { deps } = c.var;
-    const rows = await scheduleOverview(deps, deps.temporal, entries(deps.config));
-    const uiBase = `${deps.config.temporal.uiUrl}/namespaces/${encodeURIComponent(deps.config.temporal.namespace)}`;
-    const list = rows.map(({ entry, state, lastRun }) => ({
-      key: entry.key,
-      title: entry.title,
-      schedule_id: entry.scheduleId,
-      declared_cadence: entry.declaredCadence,
-      effective_cadence: state.effectiveCadence ?? '',
-      state: state.state,
-      next_run_at: formatDateTime(state.nextRunAt),
-      last_run: lastRun ? runSummary(lastRun) : null,
-      temporal_ui_url: `${uiBase}/schedules/${encodeURIComponent(entry.scheduleId)}`,
-    }));
-    return ok(c, { list });
+    const items = await scheduleOverview(deps, deps.temporal);
+    const base = uiBase(deps.config);
+    return ok(c, { list: items.map((item) => overviewItem(item, base)) });
   })
   .openapi(runs, async (c) => {
     const query = c.req.valid('query');
     const { rows, total } = await listTaskRuns(c.var.deps, query);
-    const list = rows.map((r) => ({
-      ...runSummary(r),
-      task_key: r.task_key,
-      trigger: r.trigger,
-      workflow_id: r.workflow_id,
-      scheduled_at: formatDateTime(r.scheduled_at),
-      summary: r.summary ?? null,
-      error: r.error ?? null,
-    }));
-    return ok(c, page(list, total, query));
+    return ok(c, page(rows.map(taskRunItem), total, query));
+  })
+  .openapi(runDetail, async (c) => {
+    const run = await getTaskRun(c.var.deps, c.req.valid('param').id);
+    return ok(c, taskRunDetail(run, uiBase(c.var.deps.config)));
   })
   .openapi(trigger, async (c) => {
-    await triggerSchedule(c.var.deps.temporal, entryFor(c.var.deps.config, c.req.valid('param').key).scheduleId);
-    return ok(c, null, '已触发运行');
+    const { deps } = c.var;
+    const { key } = c.req.valid('param');
+    const id = scheduleIdFor(deps.config, key);
+    if (id) {
+      await triggerSchedule(deps.temporal, id);
+      return ok(c, { key, kind: 'schedule' as const, workflow_id: null }, '已触发运行');
+    }
+    const started = await startTask(deps, deps.temporal, { key, trigger: 'manual' });
+    return ok(c, { key: started.key, kind: 'task' as const, workflow_id: started.workflowId }, '任务已开始运行');
   })
   .openapi(pause, async (c) => {
-    const entry = entryFor(c.var.deps.config, c.req.valid('param').key);
-    await pauseSchedule(c.var.deps.temporal, entry.scheduleId, `由管理员 ${c.var.admin.username} 暂停`);
+    const id = await scheduleForPause(c.var.deps, c.req.valid('param').key);
+    await pauseSchedule(c.var.deps.temporal, id, `由管理员 ${c.var.admin.username} 暂停`);
     return ok(c, null, '计划任务已暂停');
   })
   .openapi(resume, async (c) => {
-    const entry = entryFor(c.var.deps.config, c.req.valid('param').key);
-    await resumeSchedule(c.var.deps.temporal, entry.scheduleId, `由管理员 ${c.var.admin.username} 恢复`);
+    const id = await scheduleForPause(c.var.deps, c.req.valid('param').key);
+    await resumeSchedule(c.var.deps.temporal, id, `由管理员 ${c.var.admin.username} 恢复`);
     return ok(c, null, '计划任务已恢复');
   });

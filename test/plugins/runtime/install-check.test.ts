@@ -102,6 +102,13 @@ describe('install validation', () => {
     await refusedWith({ info: { extra: { scheduled_tasks: tasks } } }, 'info.extra.scheduled_tasks[0].lockTtlSeconds', /至少为 timeout \+ 60（160 秒）/);
   });
 
+  it('refuses a cron expression with a field out of range and a task key with spaces or slashes', async () => {
+    const tasks = [validTask({ triggers: [{ type: 'cron', expression: '0 24 * * *' }] }), validTask({ key: 'has space/slash' })];
+    await refusedWith({ info: { extra: { scheduled_tasks: tasks } } }, 'info.extra.scheduled_tasks[0].triggers[0].expression', /小时字段超出范围 0-23：24/);
+    const res = await refusal(() => install(`p${counter}`));
+    expect(res.errors['info.extra.scheduled_tasks[1].key']?.[0]).toMatch(/只能使用字母、数字、点、下划线和短横线/);
+  });
+
   it('refuses a duplicate task key, a padded key, an empty handle and a zero timeout', async () => {
     const tasks = [validTask(), validTask(), validTask({ key: ' padded ', handle: '', timeout: 0 })];
     await refusedWith({ info: { extra: { scheduled_tasks: tasks } } }, 'info.extra.scheduled_tasks[1].key', /重复/);

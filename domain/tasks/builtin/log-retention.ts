@@ -1,0 +1,68 @@
+import { QueryTypes } from 'sequelize';
+import type { AppConfig } from '../../../lib/config.js';
+import type { DomainDeps } from '../../deps.js';
+import type { BuiltinTask } from '../types.js';
+
+/**
+ * A log table the retention task trims. Other log tables join by adding a line here; names are
+ * constants of this file, never input.
+ */
+export type RetentionTarget = {
+  table: string;
+  column: string;
+  summaryKey: string;
+  days: (config: AppConfig) => number;
+  /** Extra SQL condition on rows that must survive regardless of age. */
+  keep?: string;
+};
+
+export const RETENTION_TARGETS: RetentionTarget[] = [
+  { table: 'task_runs', column: 'started_at', summaryKey: 'task_runs_deleted', days: (c) => c.retention.taskRunDays, keep: "status = 'running'" },
+  { table: 'plugin_runtime_logs', column: 'created_at', summaryKey: 'plugin_runtime_logs_deleted', days: (c) => c.retention.pluginLogDays },
+  { table: 'login_logs', column: 'created_at', summaryKey: 'login_logs_deleted', days: (c) => c.retention.loginLogDays },
+];
+
+/** Deleted in batches so a large backlog never holds one long lock. */
+const BATCH = 5000;
+
+async function trim(deps: DomainDeps, target: RetentionTarget, cutoff: Date): Promise<number> {
+  const keep = target.keep ? ` AND NOT (${target.keep})` : '';
+  const sql = `WITH doomed AS (
+      SELECT id FROM ${target.table} WHERE ${target.column} < :cutoff${keep} ORDER BY id LIMIT ${BATCH}
+    ), deleted AS (
+      DELETE FROM ${target.table} WHERE id IN (SELECT id FROM doomed) RETURNING 1
+    ) SELECT count(*)::int AS n FROM deleted`;
+  let total = 0;
+  for (;;) {
+    const [row] = await deps.db.sequelize.query<{ n: number }>(sql, { replacements: { cutoff }, type: QueryTypes.SELECT });
+    const n = row?.n ?? 0;
+    total += n;
+    if (n < BATCH) return total;
+  }
+}
+
+/** Deletes log rows older than each table's retention (days from the environment). */
+export async function cleanUpLogs(deps: DomainDeps, now = new Date()): Promise<Record<string, number>> {
+  const summary: Record<string, number> = {};
+  for (const target of RETENTION_TARGETS) {
+    const days = target.days(deps.config);
+    summary[target.summaryKey] = await trim(deps, target, new Date(now.getTime() - days * 86_400_000));
+    summary[`${target.table}_retention_days`] = days;
+  }
+  return summary;
+}
+
+export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
+
+export const logRetentionTask: BuiltinTask = {
+  key: LOG_RETENTION_TASK_KEY,
+  title: '日志保留期清理',
+  description: '每天删除超过保留天数的任务运行记录、插件运行日志和登录日志（天数由环境变量配置）。',
+  category: 'maintenance',
+  triggers: [{ type: 'cadence', cadence: 'daily' }],
+  queue: 'automation',
+  timeout: 600,
+  lockTtlSeconds: 900,
+  manualTriggerable: true,
+  handler: (deps) => cleanUpLogs(deps),
+};

@@ -1,0 +1,15 @@
+import { logRetentionTask } from './builtin/log-retention.js';
+import type { BuiltinTask } from './types.js';
+
+/**
+ * The built-in tasks (docs/CONVENTIONS.md "A built-in job"). Keys are unique across built-in
+ * and plugin tasks and never change once released: task runs and workflow ids carry them.
+ */
+export const BUILTIN_TASKS: readonly BuiltinTask[] = [logRetentionTask];
+
+/** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */
+export const RESERVED_TASK_KEYS: readonly string[] = ['heartbeat', 'hourly', 'daily'];
+
+export function findBuiltinTask(key: string): BuiltinTask | undefined {
+  return BUILTIN_TASKS.find((t) => t.key === key);
+}
