@@ -115,4 +115,30 @@ describe('upstream finance failures', () => {
     expect(statusFailure(405, 'raw').reason).toBe('token_rejected');
     expect(statusFailure(999, 'raw').reason).toBe('unknown_status');
   });
+
+  it('tells business and validation answers apart by the upstream wording', () => {
+    const reasons = [
+      [400, '余额不足，请先充值'],
+      [400, '商品库存不足'],
+      [400, '该商品已售罄'],
+      [400, '购物车为空'],
+      [400, '主机当前状态不支持该操作'],
+      [406, '商品不存在或已下架'],
+      [406, '产品已下架'],
+      [406, '主机不存在'],
+      [406, '参数错误'],
+    ].map(([status, msg]) => statusFailure(Number(status), String(msg)).reason);
+    expect(reasons).toEqual([
+      'supplier_balance_insufficient',
+      'out_of_stock',
+      'out_of_stock',
+      'cart_empty',
+      'business_error',
+      'product_gone',
+      'product_gone',
+      'not_found',
+      'validation_failed',
+    ]);
+    expect(statusFailure(400, '余额不足')).toMatchObject({ kind: 'permanent', message: '上游供应商账户余额不足，请充值后重试', upstreamMessage: '余额不足' });
+  });
 });
