@@ -1,11 +1,20 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { readRequestBody, formString } from './body.js';
 import type { FaultMode, UpstreamFinanceSandboxControl } from './types.js';
 
-const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout'];
+const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected'];
 
 function isFaultMode(value: string | undefined): value is FaultMode {
   return FAULT_MODES.some((mode) => mode === value);
+}
+
+function refuse(c: Context, error: string, status: 400 | 404 = 400) {
+  return c.json({ ok: false, error }, status);
+}
+
+function intField(value: string | undefined): number | null {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
 /** The same controls over HTTP under `/__control/*` (for `npm run dev` and other processes). */
@@ -17,18 +26,24 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
   });
   routes.post('/latency', async (c) => {
     const ms = Number(formString(await readRequestBody(c.req.raw), 'ms'));
-    if (!Number.isFinite(ms) || ms < 0) return c.json({ ok: false, error: 'ms must be a non-negative number' }, 400);
+    if (!Number.isFinite(ms) || ms < 0) return refuse(c, 'ms must be a non-negative number');
     control.setLatency(ms);
     return c.json({ ok: true });
   });
   routes.post('/fail-next', async (c) => {
     const body = await readRequestBody(c.req.raw);
-    const count = Number(formString(body, 'count') ?? '1');
+    const count = intField(formString(body, 'count') ?? '1');
     const mode = formString(body, 'mode');
-    if (!Number.isInteger(count) || count < 0 || !isFaultMode(mode)) {
-      return c.json({ ok: false, error: `count must be a non-negative integer, mode one of ${FAULT_MODES.join(', ')}` }, 400);
+    const path = formString(body, 'path');
+    const after = formString(body, 'after_commit') ?? 'false';
+    if (count === null || !isFaultMode(mode) || (path !== undefined && !path.startsWith('/')) || !['true', 'false', '1', '0'].includes(after)) {
+      return refuse(c, `count must be a non-negative integer, mode one of ${FAULT_MODES.join(', ')}, path absolute, after_commit true or false`);
     }
-    control.failNext(count, mode);
+    control.failNext(count, mode, { path, afterCommit: after === 'true' || after === '1' });
+    return c.json({ ok: true });
+  });
+  routes.post('/clear-faults', (c) => {
+    control.clearFaults();
     return c.json({ ok: true });
   });
   routes.get('/counters', (c) => c.json(control.counters()));
@@ -37,14 +52,15 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     return c.json({ ok: true });
   });
   routes.get('/purchases', (c) => c.json(control.purchases()));
+  routes.get('/ledger', (c) => c.json(control.ledger()));
   routes.post('/seed-hosts', async (c) => {
     const body = await readRequestBody(c.req.raw);
-    const count = Number(formString(body, 'count'));
-    if (!Number.isInteger(count) || count < 0) return c.json({ ok: false, error: 'count must be a non-negative integer' }, 400);
+    const count = intField(formString(body, 'count'));
+    if (count === null) return refuse(c, 'count must be a non-negative integer');
     try {
       control.seedHosts(count, formString(body, 'username'));
     } catch (err) {
-      return c.json({ ok: false, error: (err as Error).message }, 404);
+      return refuse(c, (err as Error).message, 404);
     }
     return c.json({ ok: true });
   });
@@ -53,9 +69,44 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     try {
       control.setCredit(formString(body, 'amount') ?? '', formString(body, 'username'));
     } catch (err) {
-      return c.json({ ok: false, error: (err as Error).message }, 400);
+      return refuse(c, (err as Error).message);
     }
     return c.json({ ok: true });
+  });
+  routes.post('/stock', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const pid = intField(formString(body, 'pid'));
+    const raw = formString(body, 'qty');
+    const qty = raw === undefined || raw === '' ? null : intField(raw);
+    if (pid === null || (raw !== undefined && raw !== '' && qty === null)) return refuse(c, 'pid must be a product id, qty a non-negative integer or empty');
+    try {
+      control.setStock(pid, qty);
+    } catch (err) {
+      return refuse(c, (err as Error).message, 404);
+    }
+    return c.json({ ok: true });
+  });
+  routes.post('/provisioning-delay', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const polls = intField(formString(body, 'polls') ?? '0');
+    const ms = intField(formString(body, 'ms') ?? '0');
+    if (polls === null || ms === null) return refuse(c, 'polls and ms must be non-negative integers');
+    control.setProvisioningDelay({ polls, ms });
+    return c.json({ ok: true });
+  });
+  routes.post('/partial-payments', async (c) => {
+    const count = intField(formString(await readRequestBody(c.req.raw), 'count') ?? '1');
+    if (count === null) return refuse(c, 'count must be a non-negative integer');
+    control.partialPayments(count);
+    return c.json({ ok: true });
+  });
+  routes.get('/hosts/:id', (c) => {
+    const host = control.host(Number(c.req.param('id')));
+    return host ? c.json(host) : refuse(c, 'no such host', 404);
+  });
+  routes.get('/invoices/:id', (c) => {
+    const invoice = control.invoice(Number(c.req.param('id')));
+    return invoice ? c.json(invoice) : refuse(c, 'no such invoice', 404);
   });
   return routes;
 }

@@ -1,6 +1,13 @@
 import { formatMoney, parseMoney } from '../../lib/money.js';
-import { emptyCounters, findAccount, generateHosts, type SandboxState } from './state.js';
-import type { FaultMode, UpstreamFinanceSandboxControl } from './types.js';
+import { findSandboxProduct } from './catalogue-data.js';
+import { setFaultRule } from './faults.js';
+import { refreshHost } from './provisioning.js';
+import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxState } from './state.js';
+import type { FaultMode, FaultOptions, ProvisioningDelay, UpstreamFinanceSandboxControl } from './types.js';
+
+function nonNegativeInt(value: number | undefined, fallback: number): number {
+  return value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value));
+}
 
 export function createSandboxControl(state: SandboxState): UpstreamFinanceSandboxControl {
   return {
@@ -10,8 +17,11 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     setLatency(ms: number) {
       state.latencyMs = Math.max(0, Math.floor(ms));
     },
-    failNext(count: number, mode: FaultMode) {
-      state.faults = { remaining: Math.max(0, Math.floor(count)), mode };
+    failNext(count: number, mode: FaultMode, options?: FaultOptions) {
+      setFaultRule(state, count, mode, options);
+    },
+    clearFaults() {
+      state.faults = [];
     },
     counters() {
       return structuredClone(state.counters);
@@ -20,7 +30,10 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       state.counters = emptyCounters();
     },
     purchases() {
-      return Object.fromEntries(state.purchases);
+      return { ...state.ledger.purchases };
+    },
+    ledger() {
+      return structuredClone(state.ledger);
     },
     seedHosts(count: number, username?: string) {
       findAccount(state, username).hosts = generateHosts(state, count);
@@ -29,6 +42,42 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       const value = parseMoney(amount);
       if (!value) throw new Error(`invalid amount: ${amount}`);
       findAccount(state, username).credit = formatMoney(value);
+    },
+    credit(username?: string) {
+      return findAccount(state, username).credit;
+    },
+    setStock(productId: number, qty: number | null) {
+      const product = findSandboxProduct(productId);
+      if (!product) throw new Error(`no such product: ${productId}`);
+      state.stock.set(productId, qty === null ? { ...product.stock } : { control: true, qty: nonNegativeInt(qty, 0) });
+    },
+    setProvisioningDelay(delay: Partial<ProvisioningDelay>) {
+      state.provisioningDelay = { polls: nonNegativeInt(delay.polls, 0), ms: nonNegativeInt(delay.ms, 0) };
+    },
+    partialPayments(count: number) {
+      state.partialPayments = nonNegativeInt(count, 0);
+    },
+    host(hostId: number) {
+      const host = findHostAnywhere(state, hostId);
+      if (!host) return null;
+      refreshHost(host, false);
+      return {
+        id: host.id,
+        status: host.status,
+        productId: host.productId,
+        billingCycle: host.billingCycle,
+        nextDueDate: host.nextDueDate,
+        bwLimitGb: host.bwLimitGb,
+        extraTrafficGb: host.extraTrafficGb,
+        power: host.power,
+        os: host.os,
+        hostname: host.hostname,
+      };
+    },
+    invoice(invoiceId: number) {
+      const invoice = state.invoices.get(invoiceId);
+      if (!invoice) return null;
+      return { id: invoice.id, type: invoice.type, status: invoice.status, total: invoice.total, credit: invoice.credit, hostIds: [...invoice.hostIds] };
     },
   };
 }

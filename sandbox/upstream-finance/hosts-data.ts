@@ -17,6 +17,13 @@ export type SandboxHost = {
   amount: string;
   bwLimitGb: number;
   bwUsageGb: string;
+  /** Traffic added by paid traffic packages, on top of `bwLimitGb`. */
+  extraTrafficGb: number;
+  power: 'on' | 'off' | 'rescue';
+  /** Config chosen at purchase (option id → sub-option id or quantity); empty for seeded hosts. */
+  config: Record<string, string>;
+  /** Set while a paid host waits to become active (slow provisioning). */
+  provisioning: { pollsLeft: number; readyAt: number } | null;
 };
 
 const PRODUCTS = [
@@ -53,5 +60,9 @@ export function buildSandboxHost(id: number, index: number): SandboxHost {
     amount: product.amount,
     bwLimitGb: 1000,
     bwUsageGb: `${(index * 3.5).toFixed(2)}`,
+    extraTrafficGb: 0,
+    power: 'on',
+    config: {},
+    provisioning: null,
   };
 }

@@ -1,21 +1,32 @@
+import { cartAddRoute, cartClearRoute, cartSettleRoute } from './handlers/cart.js';
+import { checkOrderRoute, payRoute } from './handlers/billing.js';
 import { catalogueRoute } from './handlers/catalogue.js';
+import { hostActionRoute } from './handlers/host-actions.js';
+import { flowPacketBuyRoute, hostRenewRoute } from './handlers/host-billing.js';
 import { hostHeaderRoute, hostListRoute } from './handlers/hosts.js';
 import { loginRoute } from './handlers/login.js';
+import { moduleActionRoute, modulePageRoute } from './handlers/module.js';
 import { productConfigRoute } from './handlers/product-config.js';
 import { creditRoute, userRoute } from './handlers/user.js';
 import type { SandboxRoute } from './route-types.js';
 
-/**
- * The route table. The buying endpoints (`/cart/clear`, `/cart/add_to_shop`, `/cart/settle`,
- * `/pay`, `/check_order`, `/host/renew`) of a later issue are added here, with their state in
- * `state.ts` (`purchases` already counts orders per downstream reference).
- */
+/** The route table (paths as in `README.md` of this folder). */
 export const UPSTREAM_FINANCE_ROUTES: SandboxRoute[] = [
   loginRoute,
   userRoute,
   creditRoute,
   catalogueRoute,
   productConfigRoute,
+  cartClearRoute,
+  cartAddRoute,
+  cartSettleRoute,
+  payRoute,
+  checkOrderRoute,
   hostHeaderRoute,
   hostListRoute,
+  hostRenewRoute,
+  flowPacketBuyRoute,
+  hostActionRoute,
+  modulePageRoute,
+  moduleActionRoute,
 ];

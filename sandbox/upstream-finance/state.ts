@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { SANDBOX_CATALOGUE } from './catalogue-data.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
-import type { FaultMode, SandboxAccountInput, SandboxCounters, UpstreamFinanceSandboxOptions } from './types.js';
+import type { FaultMode, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
 
 export type AccountState = {
   uid: number;
@@ -12,7 +13,52 @@ export type AccountState = {
   hosts: SandboxHost[];
 };
 
-/** Everything the sandbox remembers; the buying endpoints of a later issue add their own maps here. */
+export type FaultRule = { remaining: number; mode: FaultMode; path: string | null; afterCommit: boolean };
+
+export type StockState = { control: boolean; qty: number };
+
+/** One line of a cart: a product with its cycle and config, priced when it was added. */
+export type CartItem = { productId: number; cycle: string; config: Record<string, string>; hostname: string; password: string; amount: string };
+
+/** An order, created by `/cart/settle` once per downstream token. */
+export type SandboxOrder = {
+  id: number;
+  username: string;
+  token: string;
+  downstreamUrl: string;
+  downstreamId: string;
+  invoiceId: number;
+  hostIds: number[];
+  status: 'Pending' | 'Active' | 'Cancelled';
+  createdAt: number;
+};
+
+export type InvoiceType = 'product' | 'renew' | 'flow_packet';
+
+export type SandboxInvoice = {
+  id: number;
+  username: string;
+  type: InvoiceType;
+  status: 'Unpaid' | 'Paid' | 'Cancelled';
+  total: string;
+  /** Credit applied so far (partial payments add up until the total is reached). */
+  credit: string;
+  hostIds: number[];
+  orderId: number | null;
+  /** Renewals: the cycle bought. */
+  cycle: string | null;
+  /** Traffic packages: the package bought. */
+  packageId: number | null;
+  createdAt: number;
+  paidAt: number | null;
+};
+
+export type ModuleRecord = { id: number } & Record<string, string | number>;
+
+/** What the custom module of a host holds (NAT rules, security group rules, snapshots). */
+export type ModuleData = { natRules: ModuleRecord[]; securityRules: ModuleRecord[]; snapshots: ModuleRecord[]; nextId: number };
+
+/** Everything the sandbox remembers. */
 export type SandboxState = {
   accounts: Map<string, AccountState>;
   tokenTtlSeconds: number;
@@ -20,11 +66,23 @@ export type SandboxState = {
   /** Bumped by "expire all tokens": a token of an older generation is refused. */
   tokenGeneration: number;
   latencyMs: number;
-  faults: { remaining: number; mode: FaultMode };
+  faults: FaultRule[];
   counters: SandboxCounters;
-  /** Orders per downstream reference, so tests can prove nothing was bought twice. */
-  purchases: Map<string, number>;
+  /** Proof counters (purchases per downstream token, pays per invoice, …); see `SandboxLedger`. */
+  ledger: SandboxLedger;
+  /** Cart lines per `<username>\n<downstream token>`. */
+  carts: Map<string, CartItem[]>;
+  /** Orders per downstream token. */
+  orders: Map<string, SandboxOrder>;
+  invoices: Map<number, SandboxInvoice>;
+  stock: Map<number, StockState>;
+  provisioningDelay: ProvisioningDelay;
+  /** Pay calls still to answer with a partial payment. */
+  partialPayments: number;
+  moduleData: Map<number, ModuleData>;
   nextHostId: number;
+  nextOrderId: number;
+  nextInvoiceId: number;
   /** Aborted on stop, releasing hanging requests. */
   stopped: AbortController;
 };
@@ -33,6 +91,20 @@ export const DEFAULT_SANDBOX_ACCOUNT: SandboxAccountInput = { username: 'reselle
 
 export function emptyCounters(): SandboxCounters {
   return { paths: {}, logins: 0, rejectedTokens: 0, anonymousCatalogueReads: 0 };
+}
+
+export function emptyLedger(): SandboxLedger {
+  return { purchases: {}, settleAttempts: {}, pays: {}, renewals: {}, trafficPurchases: {}, hostActions: {}, moduleActions: {}, moduleCalls: [] };
+}
+
+export function bump(counter: Record<string, number>, key: string | number): void {
+  counter[String(key)] = (counter[String(key)] ?? 0) + 1;
+}
+
+export function catalogueStock(): Map<number, StockState> {
+  const stock = new Map<number, StockState>();
+  for (const group of SANDBOX_CATALOGUE) for (const product of group.products) stock.set(product.id, { ...product.stock });
+  return stock;
 }
 
 export function generateHosts(state: SandboxState, count: number): SandboxHost[] {
@@ -51,10 +123,19 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     tokenSecret: randomBytes(32),
     tokenGeneration: 1,
     latencyMs: 0,
-    faults: { remaining: 0, mode: 'html500' },
+    faults: [],
     counters: emptyCounters(),
-    purchases: new Map(),
+    ledger: emptyLedger(),
+    carts: new Map(),
+    orders: new Map(),
+    invoices: new Map(),
+    stock: catalogueStock(),
+    provisioningDelay: { polls: 0, ms: 0 },
+    partialPayments: 0,
+    moduleData: new Map(),
     nextHostId: 5001,
+    nextOrderId: 7001,
+    nextInvoiceId: 90001,
     stopped: new AbortController(),
   };
   const accounts = options.accounts && options.accounts.length > 0 ? options.accounts : [DEFAULT_SANDBOX_ACCOUNT];
@@ -70,6 +151,20 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     });
   });
   return state;
+}
+
+/** A host of the account, or undefined (another account's host is as good as none). */
+export function findHost(account: AccountState, hostId: unknown): SandboxHost | undefined {
+  const id = Number(hostId);
+  return Number.isInteger(id) ? account.hosts.find((h) => h.id === id) : undefined;
+}
+
+export function findHostAnywhere(state: SandboxState, hostId: number): SandboxHost | undefined {
+  for (const account of state.accounts.values()) {
+    const host = account.hosts.find((h) => h.id === hostId);
+    if (host) return host;
+  }
+  return undefined;
 }
 
 export function findAccount(state: SandboxState, username?: string): AccountState {

@@ -10,32 +10,115 @@ export type UpstreamFinanceSandboxOptions = {
   tokenTtlSeconds?: number;
 };
 
-export type FaultMode = 'html500' | 'maintenance' | 'timeout';
+/**
+ * html500: an HTML error page with HTTP 500. maintenance: status 503 in the JSON envelope.
+ * timeout: the request hangs (until the client gives up or the sandbox stops).
+ * token_rejected: status 405 as if the token had expired (never applied to the login itself).
+ */
+export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected';
+
+export type FaultOptions = {
+  /** Only requests to this exact path (e.g. `/cart/settle`); every path when absent. */
+  path?: string;
+  /**
+   * Run the handler first (the order, payment or renewal is committed), then answer with the
+   * fault instead of the real answer: the caller cannot know whether it worked.
+   */
+  afterCommit?: boolean;
+};
 
 export type SandboxCounters = {
   /** Calls per request path (control calls excluded), including failed and rejected ones. */
   paths: Record<string, number>;
   /** Successful logins. */
   logins: number;
-  /** Data calls answered with status 405 (token missing, invalid, expired or revoked). */
+  /** Data calls answered with status 405 (token missing, invalid, expired, revoked or injected). */
   rejectedTokens: number;
   /** Catalogue reads answered as an anonymous visitor (no valid token). */
   anonymousCatalogueReads: number;
 };
 
+/** One request to the custom module surface, as the sandbox saw it. */
+export type ModuleCallRecord = {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The scheme of the `Authorization` header (`JWT` expected). */
+  scheme: string;
+  hostId: number | null;
+  /** Page requests: the `id` and `key` query parameters and whether `jwt` equals the header token. */
+  query: { id: string | null; key: string | null; jwtMatchesHeader: boolean } | null;
+  func: string | null;
+};
+
+/**
+ * The proof counters. Keys are the downstream token, the invoice id, the host id,
+ * `<host id>:<package id>` and `<host id>:<func>`. Never reset by `resetCounters`.
+ */
+export type SandboxLedger = {
+  /** Orders created per downstream token (a repeated settle creates none). */
+  purchases: Record<string, number>;
+  /** Every `/cart/settle` call per downstream token, repeats included. */
+  settleAttempts: Record<string, number>;
+  /** Pay calls that took money from the account credit, per invoice (partial payments count). */
+  pays: Record<string, number>;
+  /** Renewals applied (renewal invoice paid, due date moved) per host. */
+  renewals: Record<string, number>;
+  /** Traffic packages applied (invoice paid, traffic added) per `<host id>:<package id>`. */
+  trafficPurchases: Record<string, number>;
+  /** Successful host actions per `<host id>:<func>`. */
+  hostActions: Record<string, number>;
+  /** Successful custom module actions per `<host id>:<func>`. */
+  moduleActions: Record<string, number>;
+  /** Every custom module request (page or action), in order. */
+  moduleCalls: ModuleCallRecord[];
+};
+
+/** How long a paid host stays `Pending`: host-detail polls and/or milliseconds after payment. */
+export type ProvisioningDelay = { polls: number; ms: number };
+
+/** A host as tests may inspect it (read-only snapshot). */
+export type SandboxHostView = {
+  id: number;
+  status: string;
+  productId: number;
+  billingCycle: string;
+  nextDueDate: number;
+  bwLimitGb: number;
+  extraTrafficGb: number;
+  power: string;
+  os: string;
+  hostname: string;
+};
+
+export type SandboxInvoiceView = { id: number; type: string; status: string; total: string; credit: string; hostIds: number[] };
+
 export type UpstreamFinanceSandboxControl = {
   /** Every token issued so far becomes invalid (as if it had expired). */
   expireTokens(): void;
   setLatency(ms: number): void;
-  /** The next `count` calls (control calls excluded) fail in the given way. */
-  failNext(count: number, mode: FaultMode): void;
+  /**
+   * The next `count` calls (control calls excluded; only `options.path` when given) fail in
+   * the given way. Replaces the earlier rule of the same path and phase; `count` 0 removes it.
+   */
+  failNext(count: number, mode: FaultMode, options?: FaultOptions): void;
+  clearFaults(): void;
   counters(): SandboxCounters;
+  /** Resets the request counters (`counters()`), not the ledger. */
   resetCounters(): void;
-  /** Orders placed per downstream reference (filled by the buying endpoints of a later issue). */
+  /** Orders placed per downstream token (same as `ledger().purchases`). */
   purchases(): Record<string, number>;
+  ledger(): SandboxLedger;
   /** Replaces the hosts of an account with `count` generated hosts. */
   seedHosts(count: number, username?: string): void;
   setCredit(amount: string, username?: string): void;
+  credit(username?: string): string;
+  /** Stock of a product: a number turns stock control on with that quantity; null restores the catalogue's stock. */
+  setStock(productId: number, qty: number | null): void;
+  setProvisioningDelay(delay: Partial<ProvisioningDelay>): void;
+  /** The next `count` pay calls apply only half of what is due and answer a plain 200. */
+  partialPayments(count: number): void;
+  host(hostId: number): SandboxHostView | null;
+  invoice(invoiceId: number): SandboxInvoiceView | null;
 };
 
 export type UpstreamFinanceSandbox = {
@@ -55,4 +138,9 @@ export type SandboxAnswer = {
 export type SandboxRequestInput = {
   query: Record<string, string>;
   body: Record<string, FormValue>;
+  params: Record<string, string>;
+  /** `Authorization` header as sent. */
+  authorization: string;
+  /** `http://127.0.0.1:<port>` of this sandbox, for URLs it hands out (VNC). */
+  origin: string;
 };

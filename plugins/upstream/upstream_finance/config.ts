@@ -16,7 +16,7 @@ export type FinanceSettings = {
 const DEFAULT_TIMEOUT_MS = 15_000;
 
 function configError(message: string): UpstreamError {
-  return new UpstreamError({ reason: 'config', kind: 'permanent', message });
+  return new UpstreamError({ reason: 'config_invalid', kind: 'permanent', message });
 }
 
 function readTimeout(value: unknown): number {

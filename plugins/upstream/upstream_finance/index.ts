@@ -2,14 +2,17 @@ import type { PluginExecuteInput, PluginExecuteResult } from '../../runtime/cont
 import { createFinanceSession } from './client/session.js';
 import { UpstreamError } from './client/upstream-error.js';
 import { readFinanceSettings, type FinanceSettings } from './config.js';
-import { FINANCE_ACTIONS } from './actions/registry.js';
+import { COMMITTING_ACTIONS, FINANCE_ACTIONS } from './actions/registry.js';
 import { fail, succeed } from './result.js';
 
-/** Entry of the finance-style upstream plugin (catalogue side; buying comes later). */
+/**
+ * Entry of the finance-style upstream plugin: catalogue, buying (probe, cart, checkout, pay),
+ * order checks, hosts, renewals, traffic packages, host and custom module actions.
+ */
 export async function execute(input: PluginExecuteInput): Promise<PluginExecuteResult> {
   const action = FINANCE_ACTIONS[input.action];
   if (!action) {
-    return fail(input.action, new UpstreamError({ reason: 'invalid_input', kind: 'permanent', message: '上游插件不支持该操作' }));
+    return fail(input.action, new UpstreamError({ reason: 'unsupported_action', kind: 'permanent', message: '上游插件不支持该操作' }));
   }
   let settings: FinanceSettings;
   try {
@@ -24,6 +27,8 @@ export async function execute(input: PluginExecuteInput): Promise<PluginExecuteR
   } catch (err) {
     const failure = fail(input.action, err, { session: { ...session.trace } });
     if (input.action === 'health_check') failure.data['healthy'] = false;
+    // A bug after a committing call was sent must not pass for "nothing happened".
+    if (failure.data['error_code'] === 'internal' && COMMITTING_ACTIONS.has(input.action)) failure.data['error_kind'] = 'ambiguous';
     return failure;
   }
 }

@@ -5,7 +5,7 @@ export function succeed(action: string, message: string, data: Record<string, un
   return diagnostics ? { success: true, action, message, data, diagnostics } : { success: true, action, message, data };
 }
 
-/** A failure: Chinese message, `data.error_kind` (retryable | permanent); raw upstream text only in diagnostics. */
+/** A failure: Chinese message, `data.error_kind` (transient | permanent | ambiguous) and `data.error_code`; raw upstream text only in diagnostics. */
 export function fail(action: string, err: unknown, diagnostics: Record<string, unknown> = {}): PluginExecuteResult {
   if (err instanceof UpstreamError) {
     const data: Record<string, unknown> = { error_kind: err.kind, error_code: err.reason };

@@ -8,7 +8,7 @@ export const catalogueRoute: SandboxRoute = {
   method: 'GET',
   path: '/cart/all',
   auth: 'optional',
-  handle({ account }) {
+  handle({ state, account }) {
     const audience = account ? 'member' : 'visitor';
     const groups = SANDBOX_CATALOGUE.map((group) => ({
       id: group.id,
@@ -21,8 +21,8 @@ export const catalogueRoute: SandboxRoute = {
           type: product.type,
           name: product.name,
           description: product.description,
-          stock_control: product.stock.control ? 1 : 0,
-          qty: product.stock.qty,
+          stock_control: (state.stock.get(product.id) ?? product.stock).control ? 1 : 0,
+          qty: Math.max(0, (state.stock.get(product.id) ?? product.stock).qty),
           sale_price: from?.price ?? '0.00',
           billingcycle: from?.cycle ?? 'free',
         };

@@ -1,6 +1,9 @@
+import { flowPacketsFor } from '../flow-packets.js';
 import type { SandboxHost } from '../hosts-data.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
+import { refreshHost } from '../provisioning.js';
 import type { SandboxRoute } from '../route-types.js';
+import { findHost } from '../state.js';
 
 function hostData(host: SandboxHost) {
   return {
@@ -19,21 +22,27 @@ function hostData(host: SandboxHost) {
     nextduedate: host.nextDueDate,
     billingcycle: host.billingCycle,
     amount: host.amount,
-    bwlimit: host.bwLimitGb,
+    bwlimit: host.bwLimitGb + host.extraTrafficGb,
     bwusage: host.bwUsageGb,
+    flow_packet_total: host.extraTrafficGb,
+    power_status: host.power,
   };
 }
 
-/** `GET /host/header?host_id=N&source=API`. */
+/**
+ * `GET /host/header?host_id=N&source=API`: the host (`data.host_data`) and the traffic
+ * packages on sale for it (`data.flow_packet`). Each read is a poll a provisioning host waits for.
+ */
 export const hostHeaderRoute: SandboxRoute = {
   method: 'GET',
   path: '/host/header',
   auth: 'required',
   handle({ account, query }) {
-    if (!account) return { status: 405, msg: SANDBOX_MESSAGES.tokenInvalid, data: {} };
-    const host = account.hosts.find((h) => h.id === Number(query['host_id']));
+    const host = findHost(account, query['host_id']);
     if (!host) return { status: 406, msg: SANDBOX_MESSAGES.notFound, data: {} };
-    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { host_data: hostData(host), flow_packet: [] } };
+    refreshHost(host, true);
+    const packets = flowPacketsFor(host).map((p) => ({ id: p.id, name: p.name, capacity: p.capacity, price: p.price, status: 1 }));
+    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { host_data: hostData(host), flow_packet: packets } };
   },
 };
 
@@ -48,11 +57,12 @@ export const hostListRoute: SandboxRoute = {
   path: '/host/list',
   auth: 'required',
   handle({ account, query }) {
-    if (!account) return { status: 405, msg: SANDBOX_MESSAGES.tokenInvalid, data: {} };
     const page = positiveInt(query['page'], 1);
     const limit = Math.min(positiveInt(query['limit'], 10), 100);
     const slice = account.hosts.slice((page - 1) * limit, page * limit);
-    const list = slice.map((host) => ({
+    const list = slice.map((host) => {
+      refreshHost(host, false);
+      return {
       id: host.id,
       productid: host.productId,
       productname: host.productName,
@@ -62,7 +72,8 @@ export const hostListRoute: SandboxRoute = {
       nextduedate: host.nextDueDate,
       billingcycle: host.billingCycle,
       amount: host.amount,
-    }));
+      };
+    });
     return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { list, total: account.hosts.length, page, limit } };
   },
 };

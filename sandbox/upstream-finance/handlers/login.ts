@@ -1,12 +1,12 @@
 import { formString } from '../body.js';
-import { SANDBOX_MESSAGES } from '../messages.js';
+import { FINANCE_SANDBOX_LOGIN_PATH, SANDBOX_MESSAGES } from '../messages.js';
 import type { SandboxRoute } from '../route-types.js';
 import { issueToken } from '../tokens.js';
 
 /** `POST /finance_api_login`: `username` plus the API key as `password` (`api_key` accepted too). */
 export const loginRoute: SandboxRoute = {
   method: 'POST',
-  path: '/finance_api_login',
+  path: FINANCE_SANDBOX_LOGIN_PATH,
   auth: 'none',
   async handle({ state, body }) {
     const username = formString(body, 'username') ?? '';

@@ -8,9 +8,9 @@ export const productConfigRoute: SandboxRoute = {
   method: 'GET',
   path: '/cart/get_product_config',
   auth: 'optional',
-  handle({ account, query }) {
+  handle({ state, account, query }) {
     const product = findSandboxProduct(Number(query['pid']));
-    if (!product) return { status: 406, msg: SANDBOX_MESSAGES.notFound, data: {} };
+    if (!product) return { status: 406, msg: SANDBOX_MESSAGES.productGone, data: {} };
     const audience = account ? 'member' : 'visitor';
     const cycle = (Object.entries(product.cycles) as [SandboxCycle, string][]).map(([name, amount]) => ({
       billingcycle: name,
@@ -48,8 +48,8 @@ export const productConfigRoute: SandboxRoute = {
           type: product.type,
           name: product.name,
           description: product.description,
-          stock_control: product.stock.control ? 1 : 0,
-          qty: product.stock.qty,
+          stock_control: (state.stock.get(product.id) ?? product.stock).control ? 1 : 0,
+          qty: Math.max(0, (state.stock.get(product.id) ?? product.stock).qty),
           cycle,
         },
         config_groups: configGroups,

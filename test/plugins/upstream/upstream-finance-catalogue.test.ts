@@ -119,8 +119,8 @@ describe('upstream finance catalogue and product config', () => {
     expect(sandbox.control.counters().paths).toEqual({});
   });
 
-  it('an unknown product is a permanent validation failure', async () => {
+  it('an unknown product is a permanent failure: product gone', async () => {
     const result = await runFinance(sandbox, 'upstream.product_config', { payload: { pid: 999 } });
-    expect(result).toMatchObject({ success: false, message: '上游参数校验失败或数据不存在', data: { error_kind: 'permanent', error_code: 'validation', upstream_status: 406 } });
+    expect(result).toMatchObject({ success: false, message: '上游商品不存在或已下架', data: { error_kind: 'permanent', error_code: 'product_gone', upstream_status: 406 } });
   });
 });

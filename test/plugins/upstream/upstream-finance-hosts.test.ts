@@ -37,7 +37,7 @@ describe('upstream finance hosts', () => {
       next_due_at: '2024-01-31 08:00:00',
       billing_cycle: 'monthly',
       amount: '59.00',
-      bandwidth: { limit_gb: 1000, used_gb: '0.00' },
+      bandwidth: { limit_gb: 1000, used_gb: '0.00', extra_gb: 0 },
       has_password: true,
     });
     expect(JSON.stringify(result)).not.toContain('Pw-5001-sandbox!');

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../client/upstream-error.js';
+import { unexpectedResponse } from '../client/upstream-error.js';
 import { normaliseAmount } from '../normalise/pricing.js';
 import { asRecord, asString } from '../read.js';
 import type { FinanceAction } from './action-types.js';
@@ -8,6 +8,6 @@ export const readCredit: FinanceAction = async ({ session }) => {
   const envelope = await session.call({ method: 'GET', path: '/cart/credit' });
   const data = asRecord(envelope.data) ?? {};
   const balance = normaliseAmount(data['credit']);
-  if (balance === null) throw new UpstreamError({ reason: 'invalid_response', kind: 'permanent', message: '上游余额数据格式不正确' });
+  if (balance === null) throw unexpectedResponse('上游余额数据格式不正确');
   return { message: '已获取上游账户余额', data: { balance, currency: asString(data['currency_code']) ?? 'CNY' } };
 };

@@ -1,5 +1,5 @@
 import { HOST_LIST_MAX_PAGES, HOST_LIST_PAGE_SIZE } from '../constants.js';
-import { UpstreamError } from '../client/upstream-error.js';
+import { unexpectedResponse } from '../client/upstream-error.js';
 import { normaliseHostSummary, type HostSummary } from '../normalise/host.js';
 import { asArray, asInt, asRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
@@ -16,7 +16,7 @@ export const readHostList: FinanceAction = async ({ session }) => {
       total = Math.max(0, asInt(data['total']) ?? 0);
       pages = Math.ceil(total / HOST_LIST_PAGE_SIZE);
       if (pages > HOST_LIST_MAX_PAGES) {
-        throw new UpstreamError({ reason: 'invalid_response', kind: 'permanent', message: '上游主机数量超出单次同步上限' });
+        throw unexpectedResponse('上游主机数量超出单次同步上限');
       }
     }
     for (const raw of asArray(data['list'])) {

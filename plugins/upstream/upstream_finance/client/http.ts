@@ -8,6 +8,16 @@ export type UpstreamRequest = {
   query?: Record<string, string | number>;
   form?: FormInput;
   headers?: Record<string, string>;
+  /**
+   * `bearer` (data plane, the default); `module`: custom module actions, `Authorization: JWT`;
+   * `module_page`: custom module pages, the JWT scheme plus the token as `jwt` query parameter.
+   */
+  auth?: 'bearer' | 'module' | 'module_page';
+  /**
+   * The call buys, pays or renews: once it may have reached the upstream, a timeout or a
+   * broken answer leaves its outcome unknown (`ambiguous`), not merely transient.
+   */
+  commits?: boolean;
 };
 
 export type UpstreamEnvelope = { status: number; msg: string; data: unknown; top: UnknownRecord };
@@ -23,21 +33,21 @@ export function buildUpstreamUrl(baseUrl: string, path: string, query: Record<st
 }
 
 function transportFailure(err: unknown, timedOut: boolean): UpstreamError {
-  if (timedOut) return new UpstreamError({ reason: 'timeout', kind: 'retryable', message: '上游请求超时，请稍后重试' });
+  if (timedOut) return new UpstreamError({ reason: 'timeout', kind: 'transient', message: '上游请求超时，请稍后重试' });
   return new UpstreamError({
-    reason: 'network',
-    kind: 'retryable',
+    reason: 'network_error',
+    kind: 'transient',
     message: '无法连接上游服务，请稍后重试',
     upstreamMessage: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
   });
 }
 
 function httpFailure(httpStatus: number, body: string): UpstreamError {
-  const retryable = httpStatus >= 500 || httpStatus === 429 || httpStatus === 408;
+  const transient = httpStatus >= 500 || httpStatus === 429 || httpStatus === 408;
   return new UpstreamError({
-    reason: 'http_error',
-    kind: retryable ? 'retryable' : 'permanent',
-    message: retryable ? '上游服务异常，请稍后重试' : '上游接口返回了错误页面',
+    reason: transient ? 'upstream_unavailable' : 'upstream_http_error',
+    kind: transient ? 'transient' : 'permanent',
+    message: transient ? '上游服务异常，请稍后重试' : '上游接口返回了错误页面',
     httpStatus,
     bodySnippet: body.slice(0, SNIPPET_LENGTH),
   });
@@ -81,7 +91,7 @@ export async function sendUpstreamRequest(settings: TransportSettings, request: 
   if (status !== 200) throw httpFailure(status, text);
   const envelope = parseEnvelope(text);
   if (!envelope) {
-    throw new UpstreamError({ reason: 'invalid_response', kind: 'retryable', message: '上游返回了无法解析的内容，请稍后重试', httpStatus: status, bodySnippet: text.slice(0, SNIPPET_LENGTH) });
+    throw new UpstreamError({ reason: 'invalid_response', kind: 'transient', message: '上游返回了无法解析的内容，请稍后重试', httpStatus: status, bodySnippet: text.slice(0, SNIPPET_LENGTH) });
   }
   return envelope;
 }

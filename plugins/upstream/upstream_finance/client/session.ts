@@ -3,14 +3,18 @@ import { FINANCE_LOGIN_PATH } from '../constants.js';
 import { asRecord, asString } from '../read.js';
 import { sendUpstreamRequest, type UpstreamEnvelope, type UpstreamRequest } from './http.js';
 import { readJwtExpiry } from './jwt-expiry.js';
-import { isSuccessStatus, statusFailure } from './status-map.js';
+import { isKnownStatus, isSuccessStatus, statusFailure } from './status-map.js';
 import { FALLBACK_LIFETIME_MS, clearToken, readUsableToken, shareLogin, storeToken, tokenCacheKey, type CachedToken } from './token-cache.js';
 import { UpstreamError } from './upstream-error.js';
 
 export type SessionTrace = { logins: number; reloginsAfterRejection: number };
 
 export type FinanceSession = {
-  /** An authenticated data-plane call (`Authorization: Bearer`); throws `UpstreamError` on failure. */
+  /**
+   * An authenticated call (`Authorization: Bearer`, or the JWT scheme for custom module
+   * requests); a 401/405 clears the cached token, logs in again and retries once. Throws
+   * `UpstreamError` on failure.
+   */
   call(request: UpstreamRequest): Promise<UpstreamEnvelope>;
   /** Forces a fresh login and caches the token. */
   login(): Promise<CachedToken>;
@@ -21,6 +25,18 @@ export type FinanceSession = {
   ensureVerifiedSession(): Promise<void>;
   trace: SessionTrace;
 };
+
+const UNKNOWN_OUTCOME_REASONS = new Set(['timeout', 'network_error', 'upstream_unavailable', 'invalid_response', 'unknown_status']);
+
+/**
+ * A committing call that failed after it may have reached the upstream: its outcome is
+ * unknown. Failures the upstream answered clearly (maintenance, business errors) stay as they are.
+ */
+function outcomeUnknown(err: unknown): unknown {
+  if (!(err instanceof UpstreamError) || !UNKNOWN_OUTCOME_REASONS.has(err.reason)) return err;
+  const message = err.reason === 'timeout' ? '上游请求超时，处理结果未知，请先核对订单再重试' : '上游未返回明确结果，处理结果未知，请先核对订单再重试';
+  return err.reclassify('ambiguous', message);
+}
 
 function readJwt(envelope: UpstreamEnvelope): string | null {
   return asString(envelope.top['jwt']) ?? asString(asRecord(envelope.data)?.['jwt']);
@@ -58,15 +74,25 @@ export function createFinanceSession(settings: FinanceSettings, signal: AbortSig
     return token;
   }
 
+  function authorise(request: UpstreamRequest, jwt: string): UpstreamRequest {
+    const auth = request.auth ?? 'bearer';
+    const scheme = auth === 'bearer' ? 'Bearer' : 'JWT';
+    const query = auth === 'module_page' ? { ...request.query, jwt } : request.query;
+    return { ...request, query, headers: { ...request.headers, Authorization: `${scheme} ${jwt}` } };
+  }
+
   async function attempt(request: UpstreamRequest, jwt: string): Promise<UpstreamEnvelope | 'rejected'> {
+    let envelope: UpstreamEnvelope;
     try {
-      const envelope = await sendUpstreamRequest(transport, { ...request, headers: { ...request.headers, Authorization: `Bearer ${jwt}` } });
-      return envelope.status === 405 ? 'rejected' : envelope;
+      envelope = await sendUpstreamRequest(transport, authorise(request, jwt));
     } catch (err) {
       if (err instanceof UpstreamError && err.httpStatus === 401) return 'rejected';
       clearToken(key);
-      throw err;
+      throw request.commits ? outcomeUnknown(err) : err;
     }
+    if (envelope.status === 405) return 'rejected';
+    if (request.commits && !isKnownStatus(envelope.status)) throw outcomeUnknown(statusFailure(envelope.status, envelope.msg));
+    return envelope;
   }
 
   async function call(request: UpstreamRequest): Promise<UpstreamEnvelope> {

@@ -27,3 +27,18 @@ const CYCLE_ALIASES: Record<string, BillingPeriod> = {
 export function toBillingPeriod(cycle: string): BillingPeriod | null {
   return CYCLE_ALIASES[cycle.trim().toLowerCase()] ?? null;
 }
+
+/** The upstream cycle name for each of our billing periods (this upstream family uses the same words). */
+const UPSTREAM_CYCLES: Record<BillingPeriod, string> = {
+  monthly: 'monthly',
+  quarterly: 'quarterly',
+  semiannually: 'semiannually',
+  annually: 'annually',
+  biennially: 'biennially',
+  triennially: 'triennially',
+  onetime: 'onetime',
+};
+
+export function toUpstreamCycle(period: BillingPeriod): string {
+  return UPSTREAM_CYCLES[period];
+}

@@ -31,7 +31,8 @@ export type HostDetail = HostSummary & {
   port: number | null;
   os: string;
   registered_at: string | null;
-  bandwidth: { limit_gb: number | null; used_gb: string | null };
+  /** Traffic in GB; `limit_gb` includes `extra_gb` bought as traffic packages. */
+  bandwidth: { limit_gb: number | null; used_gb: string | null; extra_gb: number };
   has_password: boolean;
 };
 
@@ -75,7 +76,7 @@ export function normaliseHostDetail(hostData: unknown): HostDetail | null {
     port: asInt(raw['port']),
     os: asString(raw['os']) ?? '',
     registered_at: readTime(raw['regdate']),
-    bandwidth: { limit_gb: asInt(raw['bwlimit']), used_gb: normaliseAmount(raw['bwusage']) },
+    bandwidth: { limit_gb: asInt(raw['bwlimit']), used_gb: normaliseAmount(raw['bwusage']), extra_gb: Math.max(0, asInt(raw['flow_packet_total']) ?? 0) },
     has_password: (asString(raw['password']) ?? '') !== '',
   };
 }

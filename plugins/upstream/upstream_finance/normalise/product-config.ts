@@ -1,4 +1,4 @@
-import { UpstreamError } from '../client/upstream-error.js';
+import { unexpectedResponse } from '../client/upstream-error.js';
 import { asArray, asInt, asRecord, asString } from '../read.js';
 import { normaliseConfigOption, type ConfigOptionItem, type SkippedOption } from './config-option.js';
 import { normalisePricing, type PricingMap } from './pricing.js';
@@ -34,7 +34,7 @@ export function normaliseProductConfig(data: unknown): ProductConfig {
   const product = asRecord(root?.['products']);
   const id = product ? asInt(product['id']) : null;
   if (!root || !product || id === null) {
-    throw new UpstreamError({ reason: 'invalid_response', kind: 'permanent', message: '上游商品配置缺少商品信息' });
+    throw unexpectedResponse('上游商品配置缺少商品信息');
   }
   const configOptions: ConfigOptionItem[] = [];
   const skipped: SkippedOption[] = [];

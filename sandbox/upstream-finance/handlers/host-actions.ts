@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { formString, type FormValue } from '../body.js';
+import { generateHostPassword, isValidHostPassword } from '../cart-item.js';
+import { findSandboxProduct } from '../catalogue-data.js';
+import { productOsLabel } from '../host-factory.js';
+import type { SandboxHost } from '../hosts-data.js';
+import { SANDBOX_MESSAGES } from '../messages.js';
+import type { SandboxRoute } from '../route-types.js';
+import { bump, findHost } from '../state.js';
+import type { SandboxAnswer } from '../types.js';
+
+type ActionInput = { host: SandboxHost; body: Record<string, FormValue>; origin: string };
+
+const POWER_LABELS: Record<SandboxHost['power'], string> = { on: '运行中', off: '已关机', rescue: '救援模式' };
+
+function done(msg: string, data: Record<string, unknown> = {}): SandboxAnswer {
+  return { status: 200, msg, data };
+}
+
+function power(state: SandboxHost['power'], msg: string) {
+  return ({ host }: ActionInput): SandboxAnswer => {
+    host.power = state;
+    return done(msg);
+  };
+}
+
+const FUNCTIONS: Record<string, (input: ActionInput) => SandboxAnswer> = {
+  on: power('on', '开机成功'),
+  off: power('off', '关机成功'),
+  reboot: power('on', '重启成功'),
+  hard_off: power('off', '强制关机成功'),
+  hard_reboot: power('on', '强制重启成功'),
+  status: ({ host }) => done(SANDBOX_MESSAGES.ok, { status: host.power, des: POWER_LABELS[host.power] }),
+  vnc: ({ host, origin }) =>
+    done('获取控制台成功', { url: `${origin}/vnc/console?host=${host.id}&token=${randomBytes(12).toString('hex')}`, pass: randomBytes(4).toString('hex') }),
+  reinstall: ({ host, body }) => {
+    const product = findSandboxProduct(host.productId);
+    const os = product ? productOsLabel(product, formString(body, 'os') ?? '') : null;
+    if (!os) return { status: 406, msg: SANDBOX_MESSAGES.osInvalid, data: {} };
+    const password = formString(body, 'password') ?? '';
+    if (password !== '' && !isValidHostPassword(password)) return { status: 406, msg: SANDBOX_MESSAGES.passwordInvalid, data: {} };
+    host.os = os;
+    host.username = os.startsWith('Windows') ? 'administrator' : 'root';
+    host.port = os.startsWith('Windows') ? 3389 : 22;
+    host.password = password || generateHostPassword();
+    host.power = 'on';
+    return done('重装任务已提交');
+  },
+  crack_pass: ({ host, body }) => {
+    const password = formString(body, 'password') ?? '';
+    if (!isValidHostPassword(password)) return { status: 406, msg: SANDBOX_MESSAGES.passwordInvalid, data: {} };
+    host.password = password;
+    return done('重置密码成功');
+  },
+  rescue: ({ host, body }) => {
+    const system = formString(body, 'system') ?? '1';
+    if (system !== '1' && system !== '2') return { status: 406, msg: SANDBOX_MESSAGES.badParam, data: {} };
+    host.power = 'rescue';
+    return done('已进入救援模式', { password: generateHostPassword() });
+  },
+};
+
+/**
+ * `POST /provision/default` (`id` = host id, `func`): power, status, VNC (URL plus a password),
+ * reinstall (`os` = OS sub-option id, optional `password`), password reset (`crack_pass` with
+ * `password`), rescue (`system` 1 Linux, 2 Windows). Only an active host takes actions.
+ */
+export const hostActionRoute: SandboxRoute = {
+  method: 'POST',
+  path: '/provision/default',
+  auth: 'required',
+  handle({ state, account, body, origin }) {
+    const host = findHost(account, formString(body, 'id'));
+    if (!host) return { status: 406, msg: SANDBOX_MESSAGES.hostNotFound, data: {} };
+    const func = formString(body, 'func') ?? '';
+    const run = Object.hasOwn(FUNCTIONS, func) ? FUNCTIONS[func] : undefined;
+    if (!run) return { status: 406, msg: SANDBOX_MESSAGES.funcUnsupported, data: {} };
+    if (host.status !== 'Active') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
+    const answer = run({ host, body, origin });
+    if (answer.status === 200) bump(state.ledger.hostActions, `${host.id}:${func}`);
+    return answer;
+  },
+};

@@ -1,0 +1,58 @@
+import { formString } from '../body.js';
+import { createInvoice } from '../billing.js';
+import { findSandboxProduct } from '../catalogue-data.js';
+import { findFlowPacket } from '../flow-packets.js';
+import { SANDBOX_MESSAGES } from '../messages.js';
+import { isCycleOffered, priceOrder } from '../order-pricing.js';
+import type { SandboxRoute } from '../route-types.js';
+import { findHost, type AccountState, type SandboxInvoice, type SandboxState } from '../state.js';
+
+function unpaidInvoice(state: SandboxState, account: AccountState, match: (invoice: SandboxInvoice) => boolean): SandboxInvoice | undefined {
+  return [...state.invoices.values()].find((i) => i.username === account.username && i.status === 'Unpaid' && match(i));
+}
+
+/**
+ * `POST /host/renew` (`hostid`, `billingcycle`): a renewal invoice, settled with `/pay`.
+ * An unpaid renewal invoice of the host for the same cycle is answered again instead of a
+ * second one; one for another cycle is cancelled and replaced.
+ */
+export const hostRenewRoute: SandboxRoute = {
+  method: 'POST',
+  path: '/host/renew',
+  auth: 'required',
+  handle({ state, account, body }) {
+    const host = findHost(account, formString(body, 'hostid'));
+    if (!host) return { status: 406, msg: SANDBOX_MESSAGES.hostNotFound, data: {} };
+    if (host.status !== 'Active' && host.status !== 'Suspended') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
+    const product = findSandboxProduct(host.productId);
+    const cycle = formString(body, 'billingcycle') ?? host.billingCycle;
+    if (!product || !isCycleOffered(product, cycle) || cycle === 'onetime') return { status: 406, msg: SANDBOX_MESSAGES.cycleInvalid, data: {} };
+    const pending = unpaidInvoice(state, account, (i) => i.type === 'renew' && i.hostIds.includes(host.id));
+    if (pending && pending.cycle === cycle) return { status: 200, msg: SANDBOX_MESSAGES.renewCreated, data: { invoiceid: pending.id, total: pending.total, billingcycle: cycle } };
+    if (pending) pending.status = 'Cancelled';
+    const seeded = Object.keys(host.config).length === 0;
+    const total = seeded && cycle === host.billingCycle ? host.amount : priceOrder(product, cycle, host.config);
+    const invoice = createInvoice(state, account, { type: 'renew', total, hostIds: [host.id], orderId: null, cycle, packageId: null });
+    return { status: 200, msg: SANDBOX_MESSAGES.renewCreated, data: { invoiceid: invoice.id, total, billingcycle: cycle } };
+  },
+};
+
+/**
+ * `POST /host/flowpacket/buy` (`hostid`, `fid`): an invoice for a traffic package, settled with
+ * `/pay`; paying adds the traffic. An unpaid invoice for the same package is answered again.
+ */
+export const flowPacketBuyRoute: SandboxRoute = {
+  method: 'POST',
+  path: '/host/flowpacket/buy',
+  auth: 'required',
+  handle({ state, account, body }) {
+    const host = findHost(account, formString(body, 'hostid'));
+    if (!host) return { status: 406, msg: SANDBOX_MESSAGES.hostNotFound, data: {} };
+    if (host.status !== 'Active') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
+    const packet = findFlowPacket(host, Number(formString(body, 'fid')));
+    if (!packet) return { status: 406, msg: SANDBOX_MESSAGES.flowPacketNotFound, data: {} };
+    const pending = unpaidInvoice(state, account, (i) => i.type === 'flow_packet' && i.packageId === packet.id && i.hostIds.includes(host.id));
+    const invoice = pending ?? createInvoice(state, account, { type: 'flow_packet', total: packet.price, hostIds: [host.id], orderId: null, cycle: null, packageId: packet.id });
+    return { status: 200, msg: SANDBOX_MESSAGES.flowPacketCreated, data: { invoiceid: invoice.id, total: invoice.total, fid: packet.id } };
+  },
+};
