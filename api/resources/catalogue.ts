@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { formatDateTime } from '../../lib/time.js';
-import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS, AUDIT_ENTITY_LABELS, type AuditEntry, auditFieldLabel, auditValueText, summariseChanges } from '../../domain/catalogue/audit.js';
+import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS, AUDIT_ENTITY_LABELS, type AuditEntry, auditFieldLabel, auditValueText, orderedChanges, summariseChanges } from '../../domain/catalogue/audit.js';
 import type { CategoryView } from '../../domain/catalogue/categories.js';
 import type { DirectoryTree } from '../../domain/catalogue/directory-tree.js';
 import type { GroupView } from '../../domain/catalogue/groups.js';
@@ -182,7 +182,7 @@ export function auditSummaryResource(entry: AuditEntry) {
     entity_id: entry.entity_id,
     action: entry.action,
     action_label: AUDIT_ACTION_LABELS[entry.action] ?? entry.action,
-    changed_fields: Object.keys(entry.changes),
+    changed_fields: orderedChanges(entry.changes).map(([field]) => field),
     summary: summariseChanges(entry.changes),
     operator_id: entry.operator_id,
     operator_name: entry.operator_name,
@@ -201,7 +201,7 @@ export function auditDetailResource(entry: AuditEntry) {
   const { changed_fields: _fields, ...summary } = auditSummaryResource(entry);
   return {
     ...summary,
-    changes: Object.entries(entry.changes).map(([field, change]) => ({
+    changes: orderedChanges(entry.changes).map(([field, change]) => ({
       field,
       label: auditFieldLabel(field),
       old: auditValueText(change.old),

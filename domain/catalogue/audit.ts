@@ -30,13 +30,13 @@ const FIELD_LABELS: Record<string, string> = {
   display_name: '展示名称',
   description: '描述',
   icon: '图标',
+  first_product_group_id: '一级菜单',
+  second_product_group_id: '二级分组',
+  product_group_id: '三级分类',
   product_type: '商品类型',
   service_type_code: '服务类型',
   is_visible: '是否显示',
   sort_order: '排序',
-  first_product_group_id: '一级菜单',
-  second_product_group_id: '二级分组',
-  product_group_id: '三级分类',
   pricing: '价格',
   config_options: '配置项',
   purchase_template: '购买页模板',
@@ -49,6 +49,14 @@ const FIELD_LABELS: Record<string, string> = {
   config_template: '配置模板',
   provisioning_policy: '开通策略',
 };
+
+const FIELD_ORDER = new Map(Object.keys(FIELD_LABELS).map((field, i) => [field, i]));
+
+/** The changes in a stable, readable order (JSONB does not keep key order). */
+export function orderedChanges(changes: FieldChanges): Array<[string, FieldChange]> {
+  const rank = (field: string) => FIELD_ORDER.get(field) ?? FIELD_ORDER.size;
+  return Object.entries(changes).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
 
 export function auditFieldLabel(field: string): string {
   return FIELD_LABELS[field] ?? field;
@@ -87,7 +95,7 @@ function short(value: unknown): string {
 
 /** One line of Chinese for lists: "名称：入门型 → 标准型；价格已修改". */
 export function summariseChanges(changes: FieldChanges): string {
-  const parts = Object.entries(changes).map(([field, change]) => {
+  const parts = orderedChanges(changes).map(([field, change]) => {
     const label = auditFieldLabel(field);
     const complex = [change.old, change.new].some((v) => v !== null && typeof v === 'object');
     return complex ? `${label}已修改` : `${label}：${short(change.old)} → ${short(change.new)}`;

@@ -138,7 +138,7 @@ export async function deleteGroup(deps: DomainDeps, id: number, operator: Catalo
     ]);
     if (categories > 0 || products > 0) {
       const parts = [categories > 0 ? `${categories} 个三级分类` : '', products > 0 ? `${products} 个商品` : ''].filter(Boolean).join('、');
-      throw new AppError(ErrorCode.IN_USE, `二级分组“${group.name}”下仍有${parts}，请先移走或删除后再删除分组`, { categories, products });
+      throw new AppError(ErrorCode.IN_USE, `二级分组“${group.name}”下仍有 ${parts}，请先移走或删除后再删除分组`, { categories, products });
     }
     group.deleted_at = new Date();
     await group.save({ transaction });

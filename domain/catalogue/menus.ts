@@ -154,7 +154,7 @@ export async function deleteMenu(deps: DomainDeps, id: number, operator: Catalog
     ]);
     if (groups > 0 || products > 0) {
       const parts = [groups > 0 ? `${groups} 个二级分组` : '', products > 0 ? `${products} 个商品` : ''].filter(Boolean).join('、');
-      throw new AppError(ErrorCode.IN_USE, `一级菜单“${menu.name}”下仍有${parts}，请先移走或删除后再删除菜单`, { groups, products });
+      throw new AppError(ErrorCode.IN_USE, `一级菜单“${menu.name}”下仍有 ${parts}，请先移走或删除后再删除菜单`, { groups, products });
     }
     menu.deleted_at = new Date();
     await menu.save({ transaction });
