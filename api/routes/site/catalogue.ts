@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_PERIODS, billingPeriodLabel, billingPeriodMonths } from '../../../domain/catalogue/billing-periods.js';
-import { cachedRead } from '../../../domain/catalogue/catalogue-cache.js';
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { productTypeOptions } from '../../../domain/catalogue/product-types.js';
 import { HOME_FEATURED_PRODUCTS, HOME_MENUS, listSiteCategories, listSiteGroups, listSiteMenus, listSiteProducts } from '../../../domain/catalogue/site-catalogue.js';
 import { TIME_ZONE } from '../../../lib/time.js';
+import { cachedData, okCached, present } from '../../cached-envelope.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
@@ -77,29 +77,29 @@ const home = defineRoute({
 export const siteCatalogueRoutes = createRouter()
   .openapi(menus, async (c) => {
     const query = c.req.valid('query');
-    const data = await cachedRead(c.var.deps, `menus:${query.page}:${query.page_size}`, async () => {
+    const data = await cachedData(c.var.deps, `menus:${query.page}:${query.page_size}`, async () => {
       const { rows, total } = await listSiteMenus(c.var.deps, query);
       return page(rows.map(siteMenuResource), total, query);
     });
-    return ok(c, data);
+    return okCached(c, present(data));
   })
   .openapi(groups, async (c) => {
     const query = c.req.valid('query');
     const key = `groups:${query.page}:${query.page_size}:${query.first_product_group_id ?? ''}`;
-    const data = await cachedRead(c.var.deps, key, async () => {
+    const data = await cachedData(c.var.deps, key, async () => {
       const { rows, total } = await listSiteGroups(c.var.deps, query);
       return page(rows.map(siteGroupResource), total, query);
     });
-    return ok(c, data);
+    return okCached(c, present(data));
   })
   .openapi(categories, async (c) => {
     const query = c.req.valid('query');
     const key = `categories:${query.page}:${query.page_size}:${query.second_product_group_id ?? ''}:${query.first_product_group_id ?? ''}`;
-    const data = await cachedRead(c.var.deps, key, async () => {
+    const data = await cachedData(c.var.deps, key, async () => {
       const { rows, total } = await listSiteCategories(c.var.deps, query);
       return page(rows.map(siteCategoryResource), total, query);
     });
-    return ok(c, data);
+    return okCached(c, present(data));
   })
   .openapi(config, (c) =>
     ok(c, {
@@ -116,7 +116,7 @@ export const siteCatalogueRoutes = createRouter()
   )
   .openapi(home, async (c) => {
     const deps = c.var.deps;
-    const data = await cachedRead(deps, 'home', async () => {
+    const data = await cachedData(deps, 'home', async () => {
       const [menuPage, productPage] = await Promise.all([
         listSiteMenus(deps, { page: 1, page_size: HOME_MENUS }),
         listSiteProducts(deps, { page: 1, page_size: HOME_FEATURED_PRODUCTS }),
@@ -128,5 +128,5 @@ export const siteCatalogueRoutes = createRouter()
         featured_products: productPage.rows.map(siteProductItemResource),
       };
     });
-    return ok(c, data);
+    return okCached(c, present(data));
   });

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_PERIODS } from '../../../domain/catalogue/billing-periods.js';
-import { cachedRead } from '../../../domain/catalogue/catalogue-cache.js';
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
 import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
 import { findSiteProduct, listSiteProducts, SITE_PRODUCT_SORT_KEYS } from '../../../domain/catalogue/site-catalogue.js';
 import { loadListedProduct } from '../../../domain/catalogue/site-cache.js';
 import { ErrorCode, notFound } from '../../../lib/errors.js';
+import { cachedData, okCached, present } from '../../cached-envelope.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { siteProductDetailResource, siteProductDetailSchema, siteProductItemResource, siteProductItemSchema } from '../../resources/site-catalogue.js';
@@ -94,21 +94,20 @@ const quote = defineRoute({
 export const siteProductRoutes = createRouter()
   .openapi(list, async (c) => {
     const query = c.req.valid('query');
-    const key = `products:${JSON.stringify(query)}`;
-    const data = await cachedRead(c.var.deps, key, async () => {
+    const data = await cachedData(c.var.deps, `products:${JSON.stringify(query)}`, async () => {
       const { rows, total } = await listSiteProducts(c.var.deps, query);
       return page(rows.map(siteProductItemResource), total, query);
     });
-    return ok(c, data);
+    return okCached(c, present(data));
   })
   .openapi(detail, async (c) => {
     const id = c.req.valid('param').productId;
-    const data = await cachedRead(c.var.deps, `product:${id}`, async () => {
+    const data = await cachedData(c.var.deps, `product:${id}`, async () => {
       const row = await findSiteProduct(c.var.deps, id);
       return row ? siteProductDetailResource(row) : null;
     });
     if (!data) throw notFound(UNLISTED);
-    return ok(c, data);
+    return okCached(c, data);
   })
   .openapi(quote, async (c) => {
     const product = await loadListedProduct(c.var.deps, c.req.valid('param').productId);
