@@ -4,7 +4,8 @@ import { publishCatalogueChange } from './catalogue-events.js';
 /**
  * Product upstream bindings reference their plugin: uninstalling it is refused while products
  * are bound, and a forced uninstall leaves the bindings without a plugin (the products are
- * then not purchasable online until rebound). Registered when the catalogue's write code loads.
+ * then not purchasable online until rebound). Registered by the plugin lifecycle module, which
+ * every uninstall goes through.
  */
 registerPluginReference({
   name: 'product_upstream_bindings',

@@ -11,7 +11,6 @@ import { type PricingMap, parsePricingMap } from './pricing-map.js';
 import { hasPlacement, type Placement, type PlacementInput, resolvePlacement } from './product-placement.js';
 import { checkUpstreamPlugin, type FlatMap, parseFlatMap, providerKeyOf } from './product-upstream.js';
 import { assertUpstreamBound } from './upstream-check.js';
-import './plugin-references.js';
 
 /**
  * What an admin sends for a product. `product_type`/`service_type_code` are not part of it:

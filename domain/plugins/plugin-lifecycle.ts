@@ -5,6 +5,8 @@ import { detachPluginReferences, findPluginReferences, type PluginReference } fr
 import { missingRequired } from '../../plugins/runtime/required-check.js';
 import type { DomainDeps } from '../deps.js';
 import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
+// Registers the product upstream bindings as references that block an uninstall.
+import '../catalogue/plugin-references.js';
 import { takenTaskKeys } from '../tasks/catalogue.js';
 import { getPlugin } from './plugin-catalogue.js';
 
