@@ -9,7 +9,8 @@ export type CatalogueOperator = { id: number | null; name: string };
 export type FieldChange = { old: unknown; new: unknown };
 export type FieldChanges = Record<string, FieldChange>;
 
-export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'reorder', 'move', 'retype', 'bind_category'] as const;
+/** Ours, plus the supplier import's (`import`, `sync`, `bind_supplier`: domain/suppliers/product-import.ts). */
+export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'reorder', 'move', 'retype', 'bind_category', 'import', 'sync', 'bind_supplier'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
@@ -20,6 +21,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   move: '随上级移动',
   retype: '随一级菜单变更类型',
   bind_category: '批量绑定分类',
+  import: '从供应商导入',
+  sync: '与供应商同步',
+  bind_supplier: '绑定供应商商品',
 };
 
 export const AUDIT_ENTITY_LABELS: Record<CatalogueEntityType, string> = { menu: '一级菜单', group: '二级分组', category: '三级分类', product: '商品' };
@@ -48,14 +52,27 @@ const FIELD_LABELS: Record<string, string> = {
   upstream_product_id: '上游商品编号',
   config_template: '配置模板',
   provisioning_policy: '开通策略',
+  supplier_id: '供应商',
+  price_rule: '价格规则',
+  before: '同步前',
+  after: '同步后',
 };
 
 const FIELD_ORDER = new Map(Object.keys(FIELD_LABELS).map((field, i) => [field, i]));
 
-/** The changes in a stable, readable order (JSONB does not keep key order). */
-export function orderedChanges(changes: FieldChanges): Array<[string, FieldChange]> {
+function isFieldChange(value: unknown): value is FieldChange {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === 'new,old';
+}
+
+/**
+ * The changes in a stable, readable order (JSONB does not keep key order). Entries written as
+ * plain values (the supplier import records `{supplier_id: 3}`) read as set from nothing.
+ */
+export function orderedChanges(changes: Record<string, unknown>): Array<[string, FieldChange]> {
   const rank = (field: string) => FIELD_ORDER.get(field) ?? FIELD_ORDER.size;
-  return Object.entries(changes).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+  return Object.entries(changes)
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .map(([field, value]): [string, FieldChange] => [field, isFieldChange(value) ? value : { old: null, new: value }]);
 }
 
 export function auditFieldLabel(field: string): string {
@@ -94,7 +111,7 @@ function short(value: unknown): string {
 }
 
 /** One line of Chinese for lists: "名称：入门型 → 标准型；价格已修改". */
-export function summariseChanges(changes: FieldChanges): string {
+export function summariseChanges(changes: Record<string, unknown>): string {
   const parts = orderedChanges(changes).map(([field, change]) => {
     const label = auditFieldLabel(field);
     const complex = [change.old, change.new].some((v) => v !== null && typeof v === 'object');
@@ -120,7 +137,8 @@ export type AuditEntry = {
   entity_type: CatalogueEntityType;
   entity_id: number;
   action: AuditAction;
-  changes: FieldChanges;
+  /** `{field: {old, new}}` from the catalogue; other writers may record plain values (see `orderedChanges`). */
+  changes: Record<string, unknown>;
   operator_id: number | null;
   operator_name: string;
   created_at: Date;
