@@ -16,6 +16,13 @@ import { adminSupplierRoutes } from './routes/admin/suppliers.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
 import { siteProductTypeRoutes } from './routes/site/product-types.js';
+import { adminProductMenuRoutes } from './routes/admin/product-menus.js';
+import { adminProductGroupRoutes } from './routes/admin/product-groups.js';
+import { adminProductCategoryRoutes } from './routes/admin/product-categories.js';
+import { adminProductRoutes } from './routes/admin/products.js';
+import { adminCatalogueAuditRoutes } from './routes/admin/catalogue-audit.js';
+import { siteCatalogueRoutes } from './routes/site/catalogue.js';
+import { siteProductRoutes } from './routes/site/products.js';
 import { healthRoutes } from './routes/health.js';
 
 export const API_TITLE = '主机转售平台 API';
@@ -49,6 +56,13 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminProductTypeRoutes);
   app.route('/', adminSupplierRoutes);
   app.route('/', siteProductTypeRoutes);
+  app.route('/', adminProductMenuRoutes);
+  app.route('/', adminProductGroupRoutes);
+  app.route('/', adminProductCategoryRoutes);
+  app.route('/', adminProductRoutes);
+  app.route('/', adminCatalogueAuditRoutes);
+  app.route('/', siteCatalogueRoutes);
+  app.route('/', siteProductRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/api/openapi.json', {

@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import { createPrincipalCache } from '../domain/auth/principal-cache.js';
+import { createCatalogueCache } from '../domain/catalogue/catalogue-cache.js';
 import type { AppDeps } from './context.js';
 
 /** Everything an API process holds open, built from its configuration. */
@@ -15,10 +16,11 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
     secretBox: createSecretBox(config.secretKey),
     temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
     authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
+    catalogueCache: createCatalogueCache({ databaseUrl: config.databaseUrl, ttlMs: config.catalogueCacheTtlMs, logger }),
   };
 }
 
 export async function closeAppDeps(deps: AppDeps): Promise<void> {
-  await Promise.all([deps.temporal.close(), deps.authCache?.close()]);
+  await Promise.all([deps.temporal.close(), deps.authCache?.close(), deps.catalogueCache?.close()]);
   await deps.db.close();
 }

@@ -1,5 +1,6 @@
 // Baseline for the bench: the same database work as the API's routes with nothing around it
 // (no framework, no auth, no validation, no ORM). Run as its own process by bench/run.ts.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { USERS_COUNT_SQL, USERS_PAGE_SQL } from './lib/bare-sql.js';
@@ -27,7 +28,25 @@ function envelope(data: unknown) {
   return { code: 0, message: '成功', data, timestamp: Math.floor(Date.now() / 1000) };
 }
 
+/**
+ * The catalogue baseline answers from memory: `BARE_FIXTURES` names a JSON file mapping a path
+ * to the `data` the API answered for the same request (written by bench/run.ts), served in a
+ * fresh envelope per request. A POST body is read and parsed, as any JSON server must.
+ */
+function readFixtures(): Map<string, unknown> {
+  const file = process.env.BARE_FIXTURES;
+  if (!file) return new Map();
+  return new Map(Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>));
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
+}
+
 function startBareServer() {
+  const fixtures = readFixtures();
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   pool.on('error', (err) => console.error(`pool error: ${err.message}`));
 
@@ -56,6 +75,10 @@ function startBareServer() {
         created_at: u.created_at,
       }));
       return send(res, 200, envelope({ list, total: Number(count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
+    }
+    if (fixtures.has(path ?? '')) {
+      if (req.method === 'POST') await readJsonBody(req);
+      return send(res, 200, envelope(fixtures.get(path ?? '')));
     }
     send(res, 404, { code: 40400, message: 'not found', data: null, timestamp: Math.floor(Date.now() / 1000) });
   }

@@ -4,13 +4,17 @@
 // is reported, not failed), non-zero on failed requests or when the bench cannot run.
 //
 // Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
-// BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), DATABASE_POOL_MAX (both servers,
-// 10); DATABASE_URL / TEMPORAL_ADDRESS to use existing servers instead of throwaway ones.
+// BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_CATALOGUE_CONNECTIONS (public
+// catalogue pairs, 64), BENCH_CATALOGUE_COPIES (demo catalogue copies, 10), DATABASE_POOL_MAX
+// (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it), BENCH_CPU_PROF
+// (directory for a CPU profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing
+// servers instead of throwaway ones.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startEphemeralInfra } from '../scripts/lib/infra.js';
 import { createBenchDatabase } from './lib/bench-database.js';
+import { CATALOGUE_LIST_QUERY, type CatalogueBench, prepareCatalogueBench } from './lib/catalogue-fixtures.js';
 import { createCleanup } from './lib/cleanup.js';
 import { expectEnvelopeOk } from './lib/expect-envelope-ok.js';
 import { expectPage } from './lib/expect-page.js';
@@ -27,8 +31,10 @@ const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.
 const log = (m: string) => console.log(`[bench] ${m}`);
 
 /** The comparisons, in run order. Add a pair here (and a route to bare-server.ts) to bench more. */
-function definePairs(ctx: { api: string; bare: string; token: string; users: number }): PairSpec[] {
+function definePairs(ctx: { api: string; bare: string; token: string; users: number; catalogue: CatalogueBench; catalogueConnections: number }): PairSpec[] {
   const usersPage = expectPage({ size: 20, total: ctx.users });
+  const productsPage = expectPage({ size: 20, total: ctx.catalogue.listTotal });
+  const p99 = 25;
   return [
     {
       name: 'health',
@@ -45,6 +51,33 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
       },
       bare: { name: 'bare GET /users', url: `${ctx.bare}/users`, expect: usersPage },
       goal: { label: 'authenticated read ≥ 60% of bare', minRatio: 0.6 },
+    },
+    {
+      name: 'site product list',
+      connections: ctx.catalogueConnections,
+      ours: { name: 'api  GET /api/v2/site/products', url: `${ctx.api}/api/v2/site/products?${CATALOGUE_LIST_QUERY}`, expect: productsPage },
+      bare: { name: 'bare GET /site/products (memory)', url: `${ctx.bare}/site/products`, expect: productsPage },
+      goal: { label: `site product list p99 < ${p99} ms`, minRatio: 0, maxP99Ms: p99 },
+    },
+    {
+      name: 'site product detail',
+      connections: ctx.catalogueConnections,
+      ours: { name: 'api  GET /api/v2/site/products/{id}', url: `${ctx.api}/api/v2/site/products/${ctx.catalogue.productId}`, expect: expectEnvelopeOk },
+      bare: { name: 'bare GET /site/product (memory)', url: `${ctx.bare}/site/product`, expect: expectEnvelopeOk },
+      goal: { label: `product detail ≥ 70% of bare, p99 < ${p99} ms`, minRatio: 0.7, maxP99Ms: p99 },
+    },
+    {
+      name: 'site quote',
+      connections: ctx.catalogueConnections,
+      ours: {
+        name: 'api  POST /api/v2/site/products/{id}/quote',
+        url: `${ctx.api}/api/v2/site/products/${ctx.catalogue.productId}/quote`,
+        method: 'POST',
+        body: ctx.catalogue.quoteBody,
+        expect: expectEnvelopeOk,
+      },
+      bare: { name: 'bare POST /site/quote (memory)', url: `${ctx.bare}/site/quote`, method: 'POST', body: ctx.catalogue.quoteBody, expect: expectEnvelopeOk },
+      goal: { label: `quote p99 < ${p99} ms`, minRatio: 0, maxP99Ms: p99 },
     },
   ];
 }
@@ -63,12 +96,13 @@ async function main(signal: AbortSignal): Promise<number> {
     // An embedded server is deleted with its data directory; only an external one keeps databases.
     if (process.env.DATABASE_URL) cleanup.add('database', () => database.drop());
     const secretKey = randomBytes(32).toString('base64url');
-    log(`database ${database.name}: migrating, super admin, ${settings.users} users…`);
+    log(`database ${database.name}: migrating, super admin, ${settings.users} users, demo catalogue ×${settings.catalogueCopies}…`);
     const admin = await seedBenchData({
       databaseUrl: database.url,
       temporalAddress: infra.temporalAddress,
       secretKey,
       users: settings.users,
+      catalogueCopies: settings.catalogueCopies,
     });
     signal.throwIfAborted();
 
@@ -78,17 +112,24 @@ async function main(signal: AbortSignal): Promise<number> {
       { signal, log },
     );
     cleanup.add('api', () => api.stop());
-    const bare = await startBare({ databaseUrl: database.url, poolMax: settings.poolMax }, { signal, log });
+    const catalogue = await prepareCatalogueBench(api.baseUrl);
+    const bare = await startBare({ databaseUrl: database.url, poolMax: settings.poolMax, fixturesPath: catalogue.fixturesPath }, { signal, log });
     cleanup.add('bare', () => bare.stop());
     const token = await loginAdmin(api.baseUrl, admin);
 
     const results: PairResult[] = [];
-    for (const spec of definePairs({ api: api.baseUrl, bare: bare.baseUrl, token, users: settings.users })) {
+    const pairs = definePairs({ api: api.baseUrl, bare: bare.baseUrl, token, users: settings.users, catalogue, catalogueConnections: settings.catalogueConnections });
+    // BENCH_ONLY=<text> runs only the pairs whose name contains it (while working on one path).
+    const only = process.env.BENCH_ONLY;
+    for (const spec of only ? pairs.filter((p) => p.name.includes(only)) : pairs) {
       signal.throwIfAborted();
       results.push(await runPair(spec, { ...settings, signal, log }));
     }
 
     printTable(results);
+    const firstScreenLimit = 50 * 1024;
+    log('首屏响应大小 / first-screen response sizes (target < 50 KB):');
+    for (const { path, bytes } of catalogue.sizes) log(`  ${(bytes / 1024).toFixed(1).padStart(6)} KB  ${bytes < firstScreenLimit ? 'ok  ' : 'OVER'}  ${path}`);
     const failed = results.reduce((n, r) => n + r.failures, 0);
     writeResults(RESULTS_PATH, {
       startedAt: startedAt.toISOString(),
@@ -98,6 +139,7 @@ async function main(signal: AbortSignal): Promise<number> {
       ok: failed === 0,
       failedRequests: failed,
       pairs: results,
+      responseSizes: catalogue.sizes,
     });
     log(`results → ${RESULTS_PATH}`);
     if (failed > 0) {

@@ -3,6 +3,7 @@ import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 import type { Database } from '../db/sequelize.js';
 import type { PrincipalCache } from './auth/principal-cache.js';
+import type { CatalogueCache } from './catalogue/catalogue-cache.js';
 
 /** What domain operations need; routes and activities pass the same object. */
 export type DomainDeps = {
@@ -12,4 +13,6 @@ export type DomainDeps = {
   secretBox: SecretBox;
   /** API processes: resolved principals cached per session, invalidated across processes. */
   authCache?: PrincipalCache;
+  /** API processes: public catalogue reads, invalidated across processes. */
+  catalogueCache?: CatalogueCache;
 };

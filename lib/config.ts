@@ -17,6 +17,8 @@ const envSchema = z.object({
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
   APP_SECRET_KEY: z.string().min(32).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  CATALOGUE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  SITE_NAME: z.string().trim().min(1).max(64).default('主机转售平台'),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7200),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
@@ -55,6 +57,10 @@ export type AppConfig = {
   secretKey: string;
   accessTokenTtlSeconds: number;
   authCacheTtlMs: number;
+  /** Public catalogue read cache lifetime; invalidated at once by catalogue writes (0 disables). */
+  catalogueCacheTtlMs: number;
+  /** Shown by `GET /api/v2/site/config` and the home page. */
+  siteName: string;
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
   trustProxy: boolean;
   logLevel: string;
@@ -102,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     secretKey: e.APP_SECRET_KEY as string,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+    catalogueCacheTtlMs: e.CATALOGUE_CACHE_TTL_MS,
+    siteName: e.SITE_NAME,
     loginThrottle: {
       maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,

@@ -6,6 +6,7 @@ import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from '../db/seeders/demo.js';
 import { configureBuiltInPlugins } from '../db/seeders/plugins.js';
+import { seedDemoCatalogue } from '../db/seeders/catalogue.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -116,6 +117,9 @@ async function main() {
   if (seeded.created.length) log(`演示数据 / demo data: ${seeded.created.join(', ')}`);
   const plugins = await configureBuiltInPlugins(deps, sandboxes, sandboxSecrets);
   log(`内置插件已配置并启用 / built-in plugins enabled against the sandboxes: ${plugins.join(', ')}`);
+  // After the plugins: the demo product of type `other` binds to the enabled upstream plugin.
+  const catalogue = await seedDemoCatalogue(deps);
+  if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);

@@ -5,6 +5,9 @@ export type MeasureOptions = {
   /** Label in the table and the JSON. */
   name: string;
   headers?: Record<string, string>;
+  /** GET by default; a POST sends `body` as JSON on every request. */
+  method?: 'GET' | 'POST';
+  body?: string;
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
@@ -32,8 +35,9 @@ export type Measurement = {
 function load(url: string, options: MeasureOptions, seconds: number): Promise<Result> {
   const run = autocannon({
     url,
-    method: 'GET',
-    headers: options.headers ?? {},
+    method: options.method ?? 'GET',
+    headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    ...(options.body === undefined ? {} : { body: options.body }),
     connections: options.connections,
     duration: seconds,
     title: options.name,
@@ -43,7 +47,7 @@ function load(url: string, options: MeasureOptions, seconds: number): Promise<Re
   return Promise.resolve(run).finally(() => options.signal.removeEventListener('abort', stop));
 }
 
-/** Warm-up then a measured run of GET `url` with autocannon, from this process over loopback. */
+/** Warm-up then a measured run of `url` (GET, or POST with a JSON body) with autocannon, from this process over loopback. */
 export async function measure(url: string, options: MeasureOptions): Promise<Measurement> {
   if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(url)) throw new Error(`bench targets must be on 127.0.0.1: ${url}`);
   options.signal.throwIfAborted();

@@ -6,8 +6,8 @@ import type { Child } from '../../scripts/lib/children.js';
  * but output can be muted: after an interrupt, PostgreSQL stops under the load and the
  * children's error logs would only bury the bench's own messages.
  */
-export function startMutableNodeChild(name: string, entry: string, env: NodeJS.ProcessEnv, muted: () => boolean): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startMutableNodeChild(name: string, entry: string, env: NodeJS.ProcessEnv, muted: () => boolean, nodeArgs: string[] = []): Child {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
     if (muted()) return;
     for (const line of chunk.toString().split('\n')) if (line.trim()) stream.write(`[${name}] ${line}\n`);

@@ -6,9 +6,13 @@ export type PairSpec = {
   name: string;
   ours: Target;
   bare: Target;
-  /** Optional target: ours must reach at least `minRatio` (0..1) of bare's requests/s. */
-  goal?: { label: string; minRatio: number };
+  /** Connections for this pair (default: the run's setting). */
+  connections?: number;
+  /** Optional target: ours must reach at least `minRatio` (0..1) of bare's requests/s, and a p99 under `maxP99Ms`. */
+  goal?: Goal;
 };
+
+export type Goal = { label: string; minRatio: number; maxP99Ms?: number };
 
 export type PairResult = {
   name: string;
@@ -16,7 +20,7 @@ export type PairResult = {
   bare: Measurement;
   /** ours / bare requests per second. */
   ratio: number;
-  goal: { label: string; minRatio: number; pass: boolean } | null;
+  goal: (Goal & { pass: boolean }) | null;
   /** Failed measured requests on either side; a pair with failures has no valid figures. */
   failures: number;
 };
@@ -29,8 +33,15 @@ export async function runPair(spec: PairSpec, load: LoadSettings & { signal: Abo
   await verifyTarget(spec.bare);
   const results: Measurement[] = [];
   for (const target of [spec.ours, spec.bare]) {
-    load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${load.connections} connections → ${target.url}`);
-    const m = await measure(target.url, { name: target.name, headers: target.headers ?? {}, ...load });
+    load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${spec.connections ?? load.connections} connections → ${target.url}`);
+    const m = await measure(target.url, {
+      name: target.name,
+      headers: target.headers ?? {},
+      ...(target.method ? { method: target.method } : {}),
+      ...(target.body === undefined ? {} : { body: target.body }),
+      ...load,
+      connections: spec.connections ?? load.connections,
+    });
     if (m.warmup.non2xx + m.warmup.errors > 0) {
       load.log(`  warning: warm-up had ${m.warmup.non2xx} non-2xx and ${m.warmup.errors} errors`);
     }
@@ -45,7 +56,9 @@ export async function runPair(spec: PairSpec, load: LoadSettings & { signal: Abo
     bare,
     ratio,
     // Figures from a run with failed requests are not comparable: such a goal never passes.
-    goal: spec.goal ? { ...spec.goal, pass: failed === 0 && ratio >= spec.goal.minRatio } : null,
+    goal: spec.goal
+      ? { ...spec.goal, pass: failed === 0 && ratio >= spec.goal.minRatio && (spec.goal.maxP99Ms === undefined || ours.latencyMs.p99 < spec.goal.maxP99Ms) }
+      : null,
     failures: failed,
   };
 }

@@ -1,7 +1,7 @@
 import type { PairResult } from './pair.js';
 
-const HEADERS = ['name', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare'] as const;
-const RIGHT_ALIGNED = new Set<string>(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare']);
+const HEADERS = ['name', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare'] as const;
+const RIGHT_ALIGNED = new Set<string>(['conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare']);
 
 function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1)}%`;
@@ -17,6 +17,7 @@ export function formatTable(pairs: PairResult[]): string {
     ] as const) {
       rows.push([
         m.name,
+        String(m.connections),
         m.requestsPerSecond.toFixed(0),
         m.latencyMs.p50.toFixed(1),
         m.latencyMs.p99.toFixed(1),
@@ -31,7 +32,11 @@ export function formatTable(pairs: PairResult[]): string {
     cells.map((c, i) => (RIGHT_ALIGNED.has(HEADERS[i] ?? '') ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
   const out = [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   const goals = pairs.flatMap((p) =>
-    p.goal ? [`目标 / target: ${p.goal.label} — ${percent(p.ratio)} → ${p.goal.pass ? 'PASS' : 'FAIL'}${p.failures ? ' (run had failed requests)' : ''}`] : [],
+    p.goal
+      ? [
+          `目标 / target: ${p.goal.label} — ${percent(p.ratio)}${p.goal.maxP99Ms === undefined ? '' : `, p99 ${p.ours.latencyMs.p99.toFixed(1)} ms`} → ${p.goal.pass ? 'PASS' : 'FAIL'}${p.failures ? ' (run had failed requests)' : ''}`,
+        ]
+      : [],
   );
   if (goals.length) out.push('', ...goals);
   return out.join('\n');

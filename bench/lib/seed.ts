@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runMigrations } from '../../db/migrate.js';
+import { seedDemoCatalogue } from '../../db/seeders/catalogue.js';
 import { createDatabase } from '../../db/sequelize.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
 import { loadConfig } from '../../lib/config.js';
@@ -9,14 +10,16 @@ import { createLogger } from '../../lib/logger.js';
 export type AdminCredentials = { username: string; password: string };
 
 /**
- * Migrates the bench database, creates the super admin and bulk-inserts `users` client
- * accounts (their password hash is a placeholder: nobody logs in as them).
+ * Migrates the bench database, creates the super admin, bulk-inserts `users` client accounts
+ * (their password hash is a placeholder: nobody logs in as them) and seeds the demo catalogue
+ * `catalogueCopies` times (independent copies, as the admin tree size test does).
  */
 export async function seedBenchData(options: {
   databaseUrl: string;
   temporalAddress: string;
   secretKey: string;
   users: number;
+  catalogueCopies: number;
 }): Promise<AdminCredentials> {
   const config = loadConfig({
     NODE_ENV: 'development',
@@ -39,6 +42,7 @@ export async function seedBenchData(options: {
         status: i % 10 === 9 ? ('disabled' as const) : ('active' as const),
       })),
     );
+    for (let copy = 0; copy < options.catalogueCopies; copy += 1) await seedDemoCatalogue(deps, { copy });
     return credentials;
   } finally {
     await db.close();

@@ -23,13 +23,15 @@ export async function startServerChild(options: {
   signal: AbortSignal;
   log: (m: string) => void;
   startTimeoutMs?: number;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
 }): Promise<RunningServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let stopping = false;
   // Once the run is interrupted, the child's logs are noise (see node-child.ts).
   const muted = () => options.signal.aborted;
-  const child = startMutableNodeChild(options.name, options.entry, { ...options.env, PORT: String(port), HOST: '127.0.0.1' }, muted);
+  const child = startMutableNodeChild(options.name, options.entry, { ...options.env, PORT: String(port), HOST: '127.0.0.1' }, muted, options.nodeArgs);
   void child.exited.then((code) => {
     if (!stopping && !muted()) options.log(`${options.name} exited unexpectedly (code ${code ?? child.process.signalCode})`);
   });

@@ -9,6 +9,10 @@ export type BenchSettings = {
   poolMax: number;
   /** Users seeded into the database. */
   users: number;
+  /** Connections of the public catalogue pairs (their p99 target is stated at 64). */
+  catalogueConnections: number;
+  /** Copies of the demo catalogue seeded. */
+  catalogueCopies: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -28,5 +32,7 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     connections: positive(env, 'BENCH_CONNECTIONS', 32, true),
     poolMax: positive(env, 'DATABASE_POOL_MAX', 10, true),
     users: positive(env, 'BENCH_USERS', 200, true),
+    catalogueConnections: positive(env, 'BENCH_CATALOGUE_CONNECTIONS', 64, true),
+    catalogueCopies: positive(env, 'BENCH_CATALOGUE_COPIES', 10, true),
   };
 }

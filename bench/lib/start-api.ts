@@ -23,6 +23,8 @@ export function startApi(env: ApiEnv, options: { signal: AbortSignal; log: (m: s
       LOG_LEVEL: 'warn',
     },
     readyPath: '/api/health',
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the API, written when it stops.
+    ...(process.env.BENCH_CPU_PROF ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] } : {}),
     ...options,
   });
 }

@@ -1,15 +1,21 @@
 import { fileURLToPath } from 'node:url';
 import { type RunningServer, startServerChild } from './server-child.js';
 
-/** The baseline (`bench/bare-server.ts`): node:http and a pg Pool, nothing else. */
+/** The baseline (`bench/bare-server.ts`): node:http and a pg Pool, nothing else; `fixturesPath` adds the in-memory catalogue answers. */
 export function startBare(
-  env: { databaseUrl: string; poolMax: number },
+  env: { databaseUrl: string; poolMax: number; fixturesPath?: string },
   options: { signal: AbortSignal; log: (m: string) => void },
 ): Promise<RunningServer> {
   return startServerChild({
     name: 'bare',
     entry: fileURLToPath(new URL('../bare-server.ts', import.meta.url)),
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: env.databaseUrl, DATABASE_POOL_MAX: String(env.poolMax) },
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_POOL_MAX: String(env.poolMax),
+      ...(env.fixturesPath ? { BARE_FIXTURES: env.fixturesPath } : {}),
+    },
     readyPath: '/health',
     ...options,
   });

@@ -20,6 +20,7 @@ export interface ProductMenuRow extends Model<InferAttributes<ProductMenuRow>, I
   sort_order: CreationOptional<number>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
+  deleted_at: CreationOptional<Date | null>;
 }
 
 export interface ProductGroupRow extends Model<InferAttributes<ProductGroupRow>, InferCreationAttributes<ProductGroupRow>> {
@@ -31,6 +32,7 @@ export interface ProductGroupRow extends Model<InferAttributes<ProductGroupRow>,
   sort_order: CreationOptional<number>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
+  deleted_at: CreationOptional<Date | null>;
 }
 
 export interface ProductCategoryRow extends Model<InferAttributes<ProductCategoryRow>, InferCreationAttributes<ProductCategoryRow>> {
@@ -42,6 +44,7 @@ export interface ProductCategoryRow extends Model<InferAttributes<ProductCategor
   sort_order: CreationOptional<number>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
+  deleted_at: CreationOptional<Date | null>;
 }
 
 export type ProductStatus = 'active' | 'hidden';
@@ -112,6 +115,7 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
       sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       ...timestamps,
+      deleted_at: { type: DataTypes.DATE, allowNull: true },
     },
     { tableName: 'product_menus' },
   );
@@ -125,6 +129,7 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
       sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       ...timestamps,
+      deleted_at: { type: DataTypes.DATE, allowNull: true },
     },
     { tableName: 'product_groups' },
   );
@@ -138,6 +143,7 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       is_visible: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 1 },
       sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       ...timestamps,
+      deleted_at: { type: DataTypes.DATE, allowNull: true },
     },
     { tableName: 'product_categories' },
   );

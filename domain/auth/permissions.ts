@@ -20,6 +20,8 @@ export const PERMISSIONS = {
   'supplier.view': '查看供应商与上游余额',
   'supplier.manage': '管理供应商（创建、修改、导入与绑定商品）',
   'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',
+  'product.view': '查看商品目录（菜单、分组、分类、商品与变更记录）',
+  'product.manage': '管理商品目录（菜单、分组、分类、商品的增删改与排序）',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

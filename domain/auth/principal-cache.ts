@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { listenForNotifications } from '../../lib/pg-listener.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AdminPrincipal, ClientPrincipal } from './principals.js';
 
@@ -54,10 +54,6 @@ export type PrincipalCache = {
  */
 export function createPrincipalCache(options: { databaseUrl: string; ttlMs: number; logger: Logger }): PrincipalCache {
   const entries = new Map<string, Entry>();
-  let listening = false;
-  let closed = false;
-  let client: pg.Client | null = null;
-  let retryDelay = 500;
   // Bumped by every invalidation, so a read that raced it is never stored (see `ticket`).
   let generation = 0;
   const clear = () => {
@@ -74,42 +70,22 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     }
   };
 
-  const connect = async () => {
-    if (closed || options.ttlMs <= 0) return;
-    const c = new pg.Client({ connectionString: options.databaseUrl });
-    client = c;
-    const lost = (err?: unknown) => {
-      if (!listening && client !== c) return;
-      listening = false;
-      clear();
-      client = null;
-      c.removeAllListeners();
-      // A late 'error' from the dying client must not become an unhandled event.
-      c.on('error', () => {});
-      c.end().catch(() => {});
-      if (closed) return;
-      options.logger.warn({ err }, 'auth cache listener lost; cache bypassed until it reconnects');
-      setTimeout(() => void connect(), retryDelay).unref();
-      retryDelay = Math.min(retryDelay * 2, 30_000);
-    };
-    c.on('error', lost);
-    c.on('end', () => lost());
-    c.on('notification', (msg) => invalidate(parseAuthInvalidation(msg.payload)));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${AUTH_CHANNEL}`);
-      clear();
-      listening = true;
-      retryDelay = 500;
-    } catch (err) {
-      lost(err);
-    }
-  };
-  void connect();
+  const listener =
+    options.ttlMs > 0
+      ? listenForNotifications({
+          databaseUrl: options.databaseUrl,
+          channel: AUTH_CHANNEL,
+          logger: options.logger,
+          name: 'auth cache',
+          onNotification: (payload) => invalidate(parseAuthInvalidation(payload)),
+          onReset: clear,
+        })
+      : null;
+  const listening = () => listener?.isListening() ?? false;
 
   return {
     get(sessionId) {
-      if (!listening) return null;
+      if (!listening()) return null;
       const entry = entries.get(sessionId);
       if (!entry) return null;
       const now = Date.now();
@@ -121,22 +97,14 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     },
     ticket: () => generation,
     set(ticket, principal, sessionExpiresAt) {
-      if (!listening || ticket !== generation) return;
+      if (!listening() || ticket !== generation) return;
       if (entries.size > 50_000) entries.clear();
       entries.set(principal.sessionId, { principal, sessionExpiresAt: sessionExpiresAt.getTime(), cachedUntil: Date.now() + options.ttlMs });
     },
     invalidate,
     async close() {
-      closed = true;
-      listening = false;
+      await listener?.close();
       clear();
-      const c = client;
-      client = null;
-      if (c) {
-        c.removeAllListeners();
-        c.on('error', () => {});
-        await c.end().catch(() => {});
-      }
     },
   };
 }

@@ -57,3 +57,8 @@ export function primaryPrice(pricing: PricingMap): { billing_period: BillingPeri
   }
   return null;
 }
+
+/** SQL for the primary price of a pricing map column (same order as `primaryPrice`), for sorting. */
+export function primaryPriceSql(column: string): string {
+  return `COALESCE(${BILLING_PERIODS.map((p) => `(${column}->>'${p}')::numeric`).join(', ')})`;
+}

@@ -65,7 +65,8 @@ function priceOption(option: ConfigOptionItem, raw: unknown, period: BillingPeri
  * Base price of the period, plus each chosen sub-option's price for the period (per unit for
  * quantity options, priced by the tier containing the quantity), all times the number of
  * instances; every amount exact (decimal.js, two digits). Options not in `config` take their
- * default (first sub-option, or the minimum quantity). Bad input → 42200 naming the field.
+ * default (first sub-option, or the minimum quantity); hidden options always do, and choosing
+ * one is refused. Bad input → 42200 naming the field.
  */
 export function priceSelection(product: PricedProduct, selection: Selection): PricedSelection {
   const errors: FieldErrors = {};
@@ -85,13 +86,16 @@ export function priceSelection(product: PricedProduct, selection: Selection): Pr
   }
   const chosen = config as Record<string, unknown>;
   for (const key of Object.keys(chosen)) {
-    if (!isConfigOptionField(key) || !product.config_options.some((o) => o.field === key)) add(`config.${key}`, `商品没有配置项 ${key}`);
+    const option = isConfigOptionField(key) ? product.config_options.find((o) => o.field === key) : undefined;
+    if (!option) add(`config.${key}`, `商品没有配置项 ${key}`);
+    else if (option.hidden) add(`config.${key}`, `配置项 ${option.name} 不可选择`);
   }
   // Options are checked even when the period is bad, so one answer names every bad field.
   const pricedPeriod: BillingPeriod = isBillingPeriod(period) ? period : 'monthly';
   const options = product.config_options.map((option) => ({
     option,
-    priced: priceOption(option, chosen[option.field], pricedPeriod, (m) => add(`config.${option.field}`, m)),
+    // A hidden option is not offered to the buyer: it always takes its default.
+    priced: priceOption(option, option.hidden ? undefined : chosen[option.field], pricedPeriod, (m) => add(`config.${option.field}`, m)),
   }));
   if (Object.keys(errors).length > 0 || !isBillingPeriod(period) || base === undefined || quantity === null) throw validationError(errors);
 

@@ -6,6 +6,7 @@ import type { BillingPeriod } from './billing-periods.js';
 import type { ConfigOptionItem } from './config-options.js';
 import type { PricingMap } from './pricing-map.js';
 import { priceSelection, type QuoteLine, type SelectedConfig } from './pricing.js';
+import { readPurchaseSchema } from './plugin-schemas.js';
 import { type ProductType, resolveTemplates } from './product-types.js';
 
 export type { QuoteLine } from './pricing.js';
@@ -52,13 +53,13 @@ export async function findListedProduct(deps: DomainDeps, productId: number, tra
        LEFT JOIN product_groups g ON g.id = p.second_product_group_id
        LEFT JOIN product_categories c ON c.id = p.product_group_id
        LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
-       LEFT JOIN plugins pl ON pl.id = b.plugin_id AND pl.status = 'enabled'
+       LEFT JOIN plugins pl ON pl.id = b.plugin_id AND pl.status = 'enabled' AND pl.domain = 'upstream'
       WHERE p.id = :id AND p.deleted_at IS NULL AND p.status = 'active'
         AND m.is_visible = 1 AND COALESCE(g.is_visible, 1) = 1 AND COALESCE(c.is_visible, 1) = 1`,
     { replacements: { id: productId }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
   );
   if (!row) throw notFound('商品不存在或已下架');
-  return row;
+  return { ...row, plugin_purchase_schema: readPurchaseSchema(row.plugin_purchase_schema) };
 }
 
 /**

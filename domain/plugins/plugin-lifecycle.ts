@@ -4,6 +4,9 @@ import { applyConfig } from '../../plugins/runtime/config-apply.js';
 import { detachPluginReferences, findPluginReferences, type PluginReference } from '../../plugins/runtime/references.js';
 import { missingRequired } from '../../plugins/runtime/required-check.js';
 import type { DomainDeps } from '../deps.js';
+import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
+// Registers the product upstream bindings as references that block an uninstall.
+import '../catalogue/plugin-references.js';
 import { takenTaskKeys } from '../tasks/catalogue.js';
 import { getPlugin } from './plugin-catalogue.js';
 
@@ -57,6 +60,8 @@ export async function enablePlugin(deps: DomainDeps, id: number): Promise<Plugin
     plugin.status = 'enabled';
     plugin.enabled_at = new Date();
     await plugin.save({ transaction });
+    // Upstream plugins drive the purchase page and purchasability of the products bound to them.
+    if (plugin.domain === 'upstream') await publishCatalogueChange(deps, transaction);
     return plugin;
   });
 }
@@ -68,6 +73,7 @@ export async function disablePlugin(deps: DomainDeps, id: number): Promise<Plugi
   plugin.status = 'disabled';
   plugin.disabled_at = new Date();
   await plugin.save();
+  if (plugin.domain === 'upstream') await publishCatalogueChange(deps);
   return plugin;
 }
 

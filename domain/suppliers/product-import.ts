@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { AppError, validationError } from '../../lib/errors.js';
 import type { ProductRow } from '../../db/models/catalogue.js';
 import type { SupplierRow } from '../../db/models/supplier.js';
+import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
 import { parseConfigOptions } from '../catalogue/config-options.js';
 import { parsePricingMap } from '../catalogue/pricing-map.js';
 import type { DomainDeps } from '../deps.js';
@@ -134,6 +135,8 @@ export async function pullSupplierProducts(deps: DomainDeps, supplierId: number,
         },
         { transaction },
       );
+      // Storefront caches of every API process drop what they hold once this commits.
+      await publishCatalogueChange(deps, transaction);
       return created;
     });
     outcome.imported.push({ upstream_product_id: upstreamId, product_id: product.id, name: product.name });
@@ -169,6 +172,7 @@ export async function syncSupplierProduct(deps: DomainDeps, supplierId: number, 
       },
       { transaction },
     );
+    await publishCatalogueChange(deps, transaction);
     return product;
   });
 }
@@ -215,6 +219,7 @@ export async function bindProductsToSupplier(
         { transaction },
       );
     }
+    await publishCatalogueChange(deps, transaction);
   });
   return { bound: ids };
 }

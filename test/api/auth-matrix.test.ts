@@ -22,10 +22,18 @@ describe('auth matrix', () => {
     const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual([
       'GET /api/health',
+      'GET /api/v2/site/config',
+      'GET /api/v2/site/home',
+      'GET /api/v2/site/product-categories',
+      'GET /api/v2/site/product-groups',
+      'GET /api/v2/site/product-menus',
       'GET /api/v2/site/product-types',
+      'GET /api/v2/site/products',
+      'GET /api/v2/site/products/{productId}',
       'POST /api/v2/admin/login',
       'POST /api/v2/client/login',
       'POST /api/v2/client/register',
+      'POST /api/v2/site/products/{productId}/quote',
     ]);
   });
 });

@@ -68,3 +68,24 @@ export function createPluginsRoot() {
     },
   };
 }
+
+/**
+ * An upstream plugin for products of type `other`: its manifest offers a purchase schema, a
+ * console schema and a status mapping (`info.extra`), and a real provider key. Without
+ * `schemas` it offers none (products bound to it are not purchasable online).
+ */
+export function upstreamFixtureManifest(slug: string, options: { schemas?: boolean } = {}): FixtureManifest {
+  const extra: Record<string, unknown> = { provider_key: `${slug}_api` };
+  if (options.schemas !== false) {
+    extra.purchase_schema = {
+      template: 'vps_form',
+      fields: [
+        { key: 'hostname', label: '主机名', type: 'text', required: true },
+        { key: 'region', label: '区域', type: 'select', options: { hk: '香港', sg: '新加坡' }, rules: { nested: { deep: true } } },
+      ],
+    };
+    extra.console_schema = { template: 'vps_console', sections: [{ key: 'overview', title: '概览' }], actions: [{ key: 'reboot', label: '重启', capability: 'power' }] };
+    extra.status_mapping = { Active: '运行中', Suspended: '已暂停', Terminated: '已销毁' };
+  }
+  return fixtureManifest('upstream', slug, { info: { extra } });
+}

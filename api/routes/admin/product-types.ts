@@ -12,7 +12,7 @@ const options = defineRoute({
   path: '/api/v2/admin/product-type-options',
   tags: ['管理端：商品目录'],
   summary: '商品类型选项（8 种固定类型，不可新增）',
-  access: { surface: 'admin' },
+  access: { surface: 'admin', permission: 'product.view' },
   data: z.object({ list: z.array(productTypeOptionSchema) }),
 });
 

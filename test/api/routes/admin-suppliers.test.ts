@@ -77,6 +77,8 @@ describe('admin suppliers', () => {
 
   it('imports upstream products into a category with the markup, the menu type and the real provider key', async () => {
     const { menu, category } = await createCategory(platform, 'cloud_server');
+    // Warm the storefront cache with the empty category: the import must clear it.
+    expect((await platform.api.get('/api/v2/site/products', { query: { product_group_id: category.id } })).body.data.total).toBe(0);
     const res = await platform.api.post(`${base}/${supplierId}/product-pulls`, {
       token,
       body: { upstream_product_ids: [101, 999], product_group_id: category.id, price_rule: { type: 'percent', value: '20' }, status: 'active' },
@@ -93,6 +95,11 @@ describe('admin suppliers', () => {
     expect(windows?.pricing.monthly).toBe('24.00'); // 20.00 × 1.2
     const binding = await platform.deps.db.models.ProductUpstreamBinding.findByPk(productId);
     expect(binding).toMatchObject({ supplier_id: supplierId, provider_key: 'upstream_finance_api', upstream_product_id: '101' });
+    const listed = await platform.api.get('/api/v2/site/products', { query: { product_group_id: category.id } });
+    expect(listed.body.data.list.map((p: { id: number }) => p.id)).toEqual([productId]);
+    const audit = await platform.api.get('/api/v2/admin/catalogue-audit-logs', { token, query: { entity_type: 'product', entity_id: productId } });
+    expect(audit.body.data.list[0]).toMatchObject({ action: 'import', action_label: '从供应商导入' });
+    expect(audit.body.data.list[0].summary).toContain('上游商品编号：空 → 101');
 
     const again = await platform.api.post(`${base}/${supplierId}/product-pulls`, { token, body: { upstream_product_ids: [101], product_group_id: category.id } });
     expect(again.body.data.imported).toEqual([]);

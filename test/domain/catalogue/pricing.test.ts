@@ -86,6 +86,17 @@ describe('priceSelection', () => {
     expect(Object.keys(errorsOf(() => priceSelection(product, { billingPeriod: 'monthly', config: [1], quantity: 1 })))).toContain('config');
   });
 
+  it('prices a hidden option at its default and refuses choosing it', () => {
+    const hidden: PricedProduct = {
+      ...product,
+      config_options: product.config_options.map((o) => (o.field === 'os' ? { ...o, hidden: true, sub: [...o.sub].reverse() } : o)),
+    };
+    const quote = priceSelection(hidden, { billingPeriod: 'monthly', config: {}, quantity: 1 });
+    expect(quote.config.os).toEqual({ value: 11, label: '操作系统：Ubuntu 22.04' });
+    expect(quote.total_amount).toBe('0.34');
+    expect(errorsOf(() => priceSelection(hidden, { billingPeriod: 'monthly', config: { os: 10 }, quantity: 1 }))).toEqual({ 'config.os': ['配置项 操作系统 不可选择'] });
+  });
+
   it('totals any number of cent-valued items exactly (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 99_999 }), { minLength: 1, maxLength: 7 }), fc.integer({ min: 1, max: 20 }), (cents, quantity) => {

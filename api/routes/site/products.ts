@@ -1,0 +1,117 @@
+import { z } from '@hono/zod-openapi';
+import { BILLING_PERIODS } from '../../../domain/catalogue/billing-periods.js';
+import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
+import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
+import { findSiteProduct, listSiteProducts, SITE_PRODUCT_SORT_KEYS } from '../../../domain/catalogue/site-catalogue.js';
+import { loadListedProduct } from '../../../domain/catalogue/site-cache.js';
+import { ErrorCode, notFound } from '../../../lib/errors.js';
+import { cachedData, okCached, present } from '../../cached-envelope.js';
+import { ok, page, pageSchema } from '../../envelope.js';
+import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { siteProductDetailResource, siteProductDetailSchema, siteProductItemResource, siteProductItemSchema } from '../../resources/site-catalogue.js';
+import { idParam, jsonBody, listQuery, moneyString, sortQuery } from '../../schemas.js';
+
+const tags = ['站点：商品'];
+const open = { surface: 'public' } as const;
+const optionalId = z.coerce.number().int().positive().optional();
+const UNLISTED = '商品不存在或已下架';
+
+const list = defineRoute({
+  method: 'get',
+  path: '/api/v2/site/products',
+  tags,
+  summary: '在售商品列表',
+  description: '只含在售商品（上架，且所属菜单、分组、分类均显示）。筛选：一级菜单、二级分组、三级分类、类型、关键字。sort 可选 sort_order（默认）、price（主价格）、name、id、created_at，前缀 - 倒序。',
+  access: open,
+  request: {
+    query: listQuery({
+      first_product_group_id: optionalId,
+      second_product_group_id: optionalId,
+      product_group_id: optionalId,
+      product_type: z.enum(PRODUCT_TYPES).optional(),
+      keyword: z.string().max(100).optional(),
+      sort: sortQuery(SITE_PRODUCT_SORT_KEYS).optional(),
+    }),
+  },
+  data: pageSchema(siteProductItemSchema),
+});
+
+const detail = defineRoute({
+  method: 'get',
+  path: '/api/v2/site/products/{productId}',
+  tags,
+  summary: '商品详情（模板、能力、价格与配置项）',
+  description: '不存在、已删除、已下架或所属菜单/分组/分类隐藏时 40400。',
+  access: open,
+  request: { params: idParam('productId') },
+  data: siteProductDetailSchema,
+});
+
+const quoteSchema = z
+  .object({
+    product_id: z.number().int(),
+    product_name: z.string(),
+    product_type: z.enum(PRODUCT_TYPES),
+    billing_period: z.enum(BILLING_PERIODS),
+    quantity: z.number().int(),
+    config: z.record(z.string(), z.object({ value: z.number().int(), label: z.string() })).openapi({ description: '每个配置项最终使用的值（含默认值与隐藏项）' }),
+    lines: z.array(
+      z.object({
+        key: z.string().openapi({ description: 'base 或 config.<field>' }),
+        label: z.string(),
+        unit_amount: moneyString.openapi({ description: '单个实例的金额' }),
+        quantity: z.number().int(),
+        amount: moneyString,
+      }),
+    ),
+    total_amount: moneyString,
+    currency: z.literal('CNY'),
+  })
+  .openapi('ProductQuote');
+
+const quote = defineRoute({
+  method: 'post',
+  path: '/api/v2/site/products/{productId}/quote',
+  tags,
+  summary: '商品报价',
+  description: `total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 ${MAX_QUOTE_QUANTITY}（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902。开账单使用同一个计价函数，报价与账单一致。`,
+  access: open,
+  request: {
+    params: idParam('productId'),
+    ...jsonBody(
+      z.object({
+        billing_period: z.unknown().openapi({ type: 'string', enum: [...BILLING_PERIODS], description: '计费周期' }),
+        config: z.unknown().optional().openapi({ type: 'object', description: '字段 → 子选项编号或数量', example: { cpu: 2, os: 11, ip_num: 2 } }),
+        quantity: z.unknown().optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_QUOTE_QUANTITY, default: 1 }),
+      }),
+    ),
+  },
+  data: quoteSchema,
+  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
+});
+
+export const siteProductRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const data = await cachedData(c.var.deps, `products:${JSON.stringify(query)}`, async () => {
+      const { rows, total } = await listSiteProducts(c.var.deps, query);
+      return page(rows.map(siteProductItemResource), total, query);
+    });
+    return okCached(c, present(data));
+  })
+  .openapi(detail, async (c) => {
+    const id = c.req.valid('param').productId;
+    const data = await cachedData(c.var.deps, `product:${id}`, async () => {
+      const row = await findSiteProduct(c.var.deps, id);
+      return row ? siteProductDetailResource(row) : null;
+    });
+    if (!data) throw notFound(UNLISTED);
+    return okCached(c, data);
+  })
+  .openapi(quote, async (c) => {
+    const product = await loadListedProduct(c.var.deps, c.req.valid('param').productId);
+    if (!product) throw notFound(UNLISTED);
+    const body = c.req.valid('json');
+    return ok(c, quoteListedProduct(product, { billingPeriod: body.billing_period, config: body.config, quantity: body.quantity }), '报价成功');
+  });

@@ -1,0 +1,90 @@
+import type { Logger } from '../../lib/logger.js';
+import { listenForNotifications } from '../../lib/pg-listener.js';
+import type { DomainDeps } from '../deps.js';
+
+export const CATALOGUE_CHANNEL = 'catalogue_invalidate';
+
+/** Distinct keys kept at most; past it the cache starts over (keys come from bounded queries). */
+const MAX_ENTRIES = 5_000;
+
+type Entry = { value: unknown; until: number };
+
+export type CatalogueCache = {
+  /** `{ value }` on a hit (the value may be null: "absent" is cached too), undefined otherwise. */
+  get(key: string): { value: unknown } | undefined;
+  /** Taken before loading from the database and handed back to `set` (see principal-cache). */
+  ticket(): number;
+  set(ticket: number, key: string, value: unknown): void;
+  /** Drops everything: catalogue writes are rare, reads are many. */
+  invalidate(): void;
+  isListening(): boolean;
+  close(): Promise<void>;
+};
+
+/**
+ * The public catalogue's read cache (site menus, lists, details, home, the quote's product
+ * load), per API process. Any catalogue write calls `publishCatalogueChange` in its transaction:
+ * it clears the local cache and `pg_notify`s `catalogue_invalidate`, which every other process
+ * LISTENs to. While the listener is down the cache is bypassed; entries also expire after
+ * `ttlMs` as a safety net for writers outside this code (0 disables the cache).
+ */
+export function createCatalogueCache(options: { databaseUrl: string; ttlMs: number; logger: Logger }): CatalogueCache {
+  const entries = new Map<string, Entry>();
+  let generation = 0;
+  const invalidate = () => {
+    generation += 1;
+    entries.clear();
+  };
+  const listener =
+    options.ttlMs > 0
+      ? listenForNotifications({
+          databaseUrl: options.databaseUrl,
+          channel: CATALOGUE_CHANNEL,
+          logger: options.logger,
+          name: 'catalogue cache',
+          onNotification: invalidate,
+          onReset: invalidate,
+        })
+      : null;
+  const listening = () => listener?.isListening() ?? false;
+
+  return {
+    get(key) {
+      if (!listening()) return undefined;
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (entry.until <= Date.now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      return { value: entry.value };
+    },
+    ticket: () => generation,
+    set(ticket, key, value) {
+      if (!listening() || ticket !== generation) return;
+      if (entries.size >= MAX_ENTRIES) entries.clear();
+      entries.set(key, { value, until: Date.now() + options.ttlMs });
+    },
+    invalidate,
+    isListening: listening,
+    async close() {
+      await listener?.close();
+      invalidate();
+    },
+  };
+}
+
+/**
+ * Read-through: the cached value of `key`, or `load()` stored under it. A load that raced an
+ * invalidation is answered but not stored. Without a cache (worker, scripts) it just loads.
+ */
+export async function cachedRead<T>(deps: DomainDeps, key: string, load: () => Promise<T>): Promise<T> {
+  const cache = deps.catalogueCache;
+  if (!cache) return load();
+  const hit = cache.get(key);
+  if (hit) return hit.value as T;
+  const ticket = cache.ticket();
+  const value = await load();
+  cache.set(ticket, key, value);
+  return value;
+}

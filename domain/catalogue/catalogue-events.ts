@@ -1,0 +1,14 @@
+import type { Transaction } from 'sequelize';
+import type { DomainDeps } from '../deps.js';
+import { CATALOGUE_CHANNEL } from './catalogue-cache.js';
+
+/**
+ * Announces a catalogue change to every API process (see `createCatalogueCache`). Call it in
+ * the transaction of the change: the notification is delivered only if it commits, and the
+ * local cache is cleared again after commit (a read racing the transaction may have re-cached).
+ */
+export async function publishCatalogueChange(deps: DomainDeps, transaction?: Transaction): Promise<void> {
+  deps.catalogueCache?.invalidate();
+  await deps.db.sequelize.query('SELECT pg_notify($1, $2)', { bind: [CATALOGUE_CHANNEL, '{}'], ...(transaction ? { transaction } : {}) });
+  if (transaction) transaction.afterCommit(() => deps.catalogueCache?.invalidate());
+}
