@@ -1,0 +1,48 @@
+import type { DomainDeps } from '../../deps.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
+import { sqlOne, sqlRows } from '../sql.js';
+import { FulfilmentNotImplementedError, fulfilmentDispatcher } from './dispatchers.js';
+import { startProvisioning } from './start-provisioning.js';
+
+export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
+
+/**
+ * Fulfilment of a paid invoice after its settlement committed; idempotent. A purchase starts
+ * `provision:<service_id>` for each of its services; a renewal or traffic package goes to its
+ * registered dispatcher (none yet: FulfilmentNotImplementedError); a recharge was fulfilled in
+ * the settlement itself. `dispatched_at` is set only after everything started, so a crash in
+ * between leaves the invoice for `redispatchPendingFulfilment`.
+ */
+export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): Promise<DispatchOutcome> {
+  const invoice = await sqlOne<InvoiceRecord>(deps, `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1`, [invoiceId]);
+  if (!invoice || invoice.paid_at === null) return { invoiceId, dispatched: false, reason: 'not_paid' };
+  if (invoice.dispatched_at !== null) return { invoiceId, dispatched: false, reason: 'already_dispatched' };
+  if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') return { invoiceId, dispatched: false, reason: 'nothing_to_do' };
+  switch (invoice.type) {
+    case 'purchase': {
+      const services = await sqlRows<{ id: number; user_id: number }>(deps, 'SELECT id, user_id FROM services WHERE invoice_id = $1 ORDER BY seq', [invoice.id]);
+      for (const service of services) await startProvisioning(deps, service);
+      break;
+    }
+    case 'renew':
+    case 'traffic_package': {
+      const dispatcher = fulfilmentDispatcher(invoice.type);
+      if (!dispatcher) throw new FulfilmentNotImplementedError(`no fulfilment dispatcher registered for ${invoice.type} invoices (${invoice.invoice_no})`);
+      await dispatcher(deps, invoice);
+      break;
+    }
+    default:
+      break;
+  }
+  await sqlRows(deps, 'UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id', [invoice.id]);
+  return { invoiceId, dispatched: true, reason: 'dispatched' };
+}
+
+/** After a payment committed: dispatch, but never fail the payment answer; the reconciler repeats it. */
+export async function dispatchFulfilmentQuietly(deps: DomainDeps, invoiceId: number): Promise<void> {
+  try {
+    await dispatchFulfilment(deps, invoiceId);
+  } catch (err) {
+    deps.logger.error({ err, invoiceId }, 'fulfilment dispatch failed; redispatchPendingFulfilment will retry');
+  }
+}
