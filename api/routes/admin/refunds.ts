@@ -125,7 +125,7 @@ export const adminRefundRoutes = createRouter()
     }
     const refund = await findDocument(c.var.deps.db.models.Refund, created.refund.id, '退款单');
     const documents = await refundDocuments(c.var.deps, refund.id);
-    const messages = { succeeded: '退款成功', processing: '退款处理中，网关确认后完成', failed: `退款失败：${refund.failure_reason}` } as const;
+    const messages = { succeeded: '退款成功', processing: '退款处理中，网关确认后完成', failed: refund.failure_reason || '退款失败' } as const;
     return ok(
       c,
       {
