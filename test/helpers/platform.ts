@@ -104,7 +104,8 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
           if (s.scheduleId.startsWith(config.temporal.schedulePrefix)) await temporal.schedule.getHandle(s.scheduleId).delete();
         }
       }
-      for (const w of workers) w.shutdown();
+      // A test may have stopped the workers itself (worker restart tests).
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await nativeConnection?.close();
       await clientConnection.close();

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { AppError, ErrorCode, validationError } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
@@ -34,6 +34,7 @@ const REFUNDABLE_TYPES = ['purchase', 'renew', 'traffic_package'];
  * the gateway refund it with one `out_request_no`; a balance part goes to the balance then.
  */
 export async function createRefund(deps: DomainDeps, request: RefundRequest, audit: Audit): Promise<CreatedRefund> {
+  if (request.amount !== null && request.amount.lte(0)) throw validationError({ amount: ['退款金额必须大于 0'] });
   return inTransaction(deps, async (transaction) => {
     const payment = await sqlOne<{ id: number; plugin_id: number | null }>(
       deps,
