@@ -200,3 +200,45 @@ describe('the payment window', () => {
     await expectBooksBalanced(platform);
   });
 });
+
+describe('duplicated gateway notifications and the payment plugin', () => {
+  it('settles once when the gateway delivers every notification three times', async () => {
+    platform.qrpay.control.setNotificationCopies(3);
+    try {
+      const product = await createProduct(platform, '21.00');
+      const client = await registerClient(platform);
+      const invoice = await purchase(platform, client, product.id);
+      const started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+      await buyerPays(started.body.data.qr_code_url);
+      await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).result();
+      await platform.qrpay.control.idle();
+      expect(platform.qrpay.control.stats().notifications.by_out_trade_no[started.body.data.payment_no]).toEqual({ sent: 3, acknowledged: 3 });
+      const m = platform.deps.db.models;
+      expect(await m.Payment.count({ where: { invoice_id: invoice.id, status: 'paid' } })).toBe(1);
+      expect(await m.RechargeRecord.count({ where: { invoice_id: invoice.id } })).toBe(1);
+      expect(await m.Service.count({ where: { invoice_id: invoice.id } })).toBe(1);
+    } finally {
+      platform.qrpay.control.setNotificationCopies(1);
+    }
+    await expectBooksBalanced(platform);
+  });
+
+  it('keeps its payments when the payment plugin is uninstalled: refused while referenced, detached with force=1', async () => {
+    const token = await platform.rootToken();
+    const payments = await platform.deps.db.models.Payment.count();
+    expect(payments).toBeGreaterThan(0);
+    const refused = await platform.api.del(`/api/v2/admin/integration-plugins/${platform.pluginId}`, { token });
+    expectError(refused, 40901, 409);
+    expect(refused.body.data.references).toContainEqual({ name: 'payments', label: '支付记录', count: payments });
+    const forced = await platform.api.del(`/api/v2/admin/integration-plugins/${platform.pluginId}`, { token, query: { force: 1 } });
+    expect(forced.body.code).toBe(0);
+    expect(await platform.deps.db.models.Payment.count()).toBe(payments);
+    expect(await platform.deps.db.models.Payment.count({ where: { plugin_id: null } })).toBe(payments);
+    const client = await registerClient(platform);
+    const invoice = await purchase(platform, client, (await createProduct(platform, '1.00')).id);
+    const noPlugin = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+    expectError(noPlugin, 42200, 422);
+    expect(noPlugin.body.message).toBe('未配置可用的支付插件');
+    await expectBooksBalanced(platform);
+  });
+});
