@@ -1,0 +1,29 @@
+/**
+ * The bare SQL a balance payment and a payment notification need (the same statements, in the
+ * same order and under the same locks as domain/billing), for the baseline server: no
+ * framework, no auth, no signature check, no Temporal.
+ */
+export const BARE_PAY_BALANCE = {
+  lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload FROM invoices WHERE id = $1 FOR UPDATE`,
+  pendingPayment: `SELECT payment_no FROM payments WHERE invoice_id = $1 AND status = 'pending'`,
+  lockAccount: 'SELECT user_id, balance, last_seq FROM user_accounts WHERE user_id = $1 FOR UPDATE',
+  insertTransaction: `INSERT INTO account_transactions (user_id, seq, type, amount, balance_before, balance_after, invoice_id, idempotency_key, remark, operator_type, operator_id)
+     VALUES ($1, $2, 'payment', $3, $4, $5, $6, $7, $8, 'user', $1) RETURNING id`,
+  settleInvoice: `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = 0, payment_channel = 'balance', paid_at = now(), updated_at = now()
+     WHERE id = $1 AND status = 'unpaid' RETURNING id`,
+  payOrder: `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
+  insertServices: `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price)
+     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8 FROM generate_series(1, $9::int) AS n RETURNING id`,
+};
+
+export const BARE_NOTIFY = {
+  lockPayment: `SELECT id, invoice_id, user_id, amount, balance_part, status FROM payments WHERE payment_no = $1 FOR UPDATE`,
+  payPayment: `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = 'notify', settlement = 'invoice', updated_at = now() WHERE id = $1`,
+  lockInvoice: BARE_PAY_BALANCE.lockInvoice,
+  settleInvoice: `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = 'qrpay', paid_at = now(), updated_at = now()
+     WHERE id = $1 AND status = 'unpaid' RETURNING id`,
+  payOrder: BARE_PAY_BALANCE.payOrder,
+  insertServices: BARE_PAY_BALANCE.insertServices,
+  insertRechargeRecord: `INSERT INTO recharge_records (user_id, order_id, invoice_id, payment_id, scene, direction, entry_type, amount, remark, operator_type)
+     VALUES ($1, $2, $3, $4, 'new_purchase', 'in', 'third_party', $5, 'bare', 'system') RETURNING id`,
+};
