@@ -1,5 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
