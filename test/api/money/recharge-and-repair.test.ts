@@ -5,6 +5,7 @@ import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
 import { registerFulfilmentDispatcher, unregisterFulfilmentDispatcher } from '../../../domain/billing/fulfilment/dispatchers.js';
 import { redispatchPendingFulfilment } from '../../../domain/billing/fulfilment/redispatch-pending.js';
+import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { settleQrPayment } from '../../../domain/billing/payments/settle-qr-payment.js';
@@ -172,5 +173,53 @@ describe('fulfilment dispatch', () => {
       unregisterFulfilmentDispatcher('renew');
     }
     await expectBooksBalanced(platform);
+  });
+});
+
+describe('the hourly backstops (built-in tasks)', () => {
+  async function runOf(workflowId: string) {
+    return eventually(async () => {
+      const row = await platform.deps.db.models.TaskRun.findOne({ where: { workflow_id: workflowId }, order: [['id', 'DESC']] });
+      return row && row.status !== 'running' ? row : null;
+    });
+  }
+
+  it('close a QR payment whose workflow is gone once its window is over, reversing its balance part', async () => {
+    const product = await createProduct(platform, '30.00');
+    const client = await registerClient(platform);
+    await adjustBalance(platform, client.id, '10.00');
+    const invoice = await purchase(platform, client, product.id);
+    const window = platform.deps.config.payments.qrWindowSeconds;
+    platform.deps.config.payments.qrWindowSeconds = 1;
+    let started;
+    try {
+      started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token, body: { use_balance: true } });
+    } finally {
+      platform.deps.config.payments.qrWindowSeconds = window;
+    }
+    await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).terminate('operator mistake');
+    const payment = await platform.deps.db.models.Payment.findOne({ where: { payment_no: started.body.data.payment_no } });
+    await eventually(async () => ((payment?.expires_at.getTime() ?? Infinity) < Date.now() ? true : null));
+    expect(await closeExpiredPayments(platform.deps, { graceSeconds: 0 })).toMatchObject({ closed: 1, failed: 0 });
+    expect((await platform.deps.db.models.Payment.findOne({ where: { payment_no: started.body.data.payment_no } }))?.status).toBe('closed');
+    expect(await balanceOf(platform, client)).toBe('10.00');
+    await expectBooksBalanced(platform);
+  });
+
+  it('are triggered by admins like any built-in task and record their runs', async () => {
+    const token = await platform.rootToken();
+    for (const key of ['billing.redispatch_fulfilment', 'billing.close_expired_payments']) {
+      const res = await platform.api.post(`/api/v2/admin/schedules/${key}/trigger`, { token });
+      expect(res.body.data).toMatchObject({ key, kind: 'task' });
+      const run = await runOf(res.body.data.workflow_id);
+      expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual' });
+      expect(run.summary).toMatchObject({ found: 0, failed: 0 });
+    }
+    const overview = await platform.api.get('/api/v2/admin/schedules/overview', { token });
+    const keys = overview.body.data.list.filter((i: { key: string }) => i.key.startsWith('billing.')).map((i: { key: string; effective_cadence: string }) => [i.key, i.effective_cadence]);
+    expect(keys).toEqual([
+      ['billing.redispatch_fulfilment', '60m'],
+      ['billing.close_expired_payments', '60m'],
+    ]);
   });
 });
