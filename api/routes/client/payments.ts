@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { userAudit } from '../../../domain/billing/audit.js';
 import { INVOICE_STATUSES } from '../../../domain/billing/constants.js';
-import { getInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
+import { withInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { getQrPaymentStatus } from '../../../domain/billing/payments/payment-status.js';
 import { startQrPayment } from '../../../domain/billing/payments/start-qr-payment.js';
@@ -58,7 +58,7 @@ export const clientPaymentRoutes = createRouter()
   .openapi(payBalance, async (c) => {
     const userId = c.var.client.id;
     const paid = await payInvoiceByBalance(c.var.deps, { userId, invoiceId: c.req.valid('param').id }, userAudit(userId, c.var.requestId));
-    const found = await getInvoiceDetail(c.var.deps, paid.id, userId);
+    const found = await withInvoiceDetail(c.var.deps, paid);
     return ok(c, invoiceDetailResource(found.invoice, found.items, found.order), '支付成功');
   })
   .openapi(payQr, async (c) => {

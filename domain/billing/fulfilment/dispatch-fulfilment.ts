@@ -1,6 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
 import { sqlOne, sqlRows } from '../sql.js';
+import { afterCommit } from './after-commit.js';
 import { FulfilmentNotImplementedError, fulfilmentDispatcher } from './dispatchers.js';
 import { startProvisioning } from './start-provisioning.js';
 
@@ -38,11 +39,7 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
   return { invoiceId, dispatched: true, reason: 'dispatched' };
 }
 
-/** After a payment committed: dispatch, but never fail the payment answer; the reconciler repeats it. */
-export async function dispatchFulfilmentQuietly(deps: DomainDeps, invoiceId: number): Promise<void> {
-  try {
-    await dispatchFulfilment(deps, invoiceId);
-  } catch (err) {
-    deps.logger.error({ err, invoiceId }, 'fulfilment dispatch failed; redispatchPendingFulfilment will retry');
-  }
+/** After a payment committed: dispatch without holding up (or ever failing) the payment's answer. */
+export function dispatchAfterCommit(deps: DomainDeps, invoiceId: number): void {
+  afterCommit(deps, `dispatch invoice ${invoiceId}`, () => dispatchFulfilment(deps, invoiceId));
 }

@@ -3,7 +3,7 @@ import { billingPeriodLabel } from '../../catalogue/billing-periods.js';
 import { quoteProduct } from '../../catalogue/quote.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { inTransaction } from '../sql.js';
+import { inSequelizeTransaction } from '../sql.js';
 import { insertInvoice, type InsertedInvoice } from './insert-invoice.js';
 
 export type PurchaseRequest = { userId: number; productId: number; billingPeriod: unknown; config: unknown; quantity: unknown };
@@ -16,7 +16,7 @@ export type PurchaseRequest = { userId: number; productId: number; billingPeriod
  * each priced at the quote's per-instance amount for renewals).
  */
 export async function createPurchaseInvoice(deps: DomainDeps, request: PurchaseRequest, audit: Audit): Promise<InsertedInvoice> {
-  return inTransaction(deps, async (transaction) => {
+  return inSequelizeTransaction(deps, async (transaction) => {
     const quote = await quoteProduct(
       deps,
       { productId: request.productId, billingPeriod: request.billingPeriod, config: request.config, quantity: request.quantity },

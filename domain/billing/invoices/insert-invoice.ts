@@ -1,9 +1,8 @@
-import type { Transaction } from 'sequelize';
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../constants.js';
-import { sqlOne, sqlRows } from '../sql.js';
+import { sqlOne, sqlRows, type Tx } from '../sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
 
 export type InvoiceItemInput = { key: string; description: string; unitAmount: string; quantity: number; amount: string };
@@ -44,7 +43,7 @@ export type InsertedInvoice = { invoice: InvoiceRecord; order: OrderRecord | nul
  * Writes an invoice with its items (and its order, for purchases, renewals and traffic
  * packages) in the caller's transaction; the invoice number comes from the database.
  */
-export async function insertInvoice(deps: DomainDeps, input: InsertInvoiceInput, transaction: Transaction): Promise<InsertedInvoice> {
+export async function insertInvoice(deps: DomainDeps, input: InsertInvoiceInput, transaction: Tx): Promise<InsertedInvoice> {
   const { operator, traceId } = input.audit;
   const invoice = await sqlOne<InvoiceRecord>(
     deps,

@@ -1,8 +1,7 @@
-import type { Transaction } from 'sequelize';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { RechargeEntryType, RechargeScene } from '../constants.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne, type Tx } from '../sql.js';
 
 export type RechargeRecordInput = {
   userId: number;
@@ -19,7 +18,7 @@ export type RechargeRecordInput = {
 };
 
 /** An incoming recharge record (direction `in`); offsets are written by `insertOffsetRecord`. */
-export async function insertRechargeRecord(deps: DomainDeps, input: RechargeRecordInput, transaction: Transaction): Promise<number> {
+export async function insertRechargeRecord(deps: DomainDeps, input: RechargeRecordInput, transaction: Tx): Promise<number> {
   const { operator, traceId } = input.audit;
   const row = await sqlOne<{ id: number }>(
     deps,

@@ -1,11 +1,10 @@
 import type { Decimal } from 'decimal.js';
-import type { Transaction } from 'sequelize';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { TransactionType } from '../constants.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne, type Tx } from '../sql.js';
 import { lockAccount } from './lock-account.js';
 
 export type PostTransactionInput = {
@@ -29,7 +28,7 @@ export type PostedTransaction = { id: number; balance_before: string; balance_af
  * caller's transaction. A debit that would take the balance below zero is refused (40911),
  * except an admin deduction. The database checks the rest (see migration 0004).
  */
-export async function postAccountTransaction(deps: DomainDeps, input: PostTransactionInput, transaction: Transaction): Promise<PostedTransaction> {
+export async function postAccountTransaction(deps: DomainDeps, input: PostTransactionInput, transaction: Tx): Promise<PostedTransaction> {
   const account = await lockAccount(deps, input.userId, transaction);
   const before = money(account.balance);
   const after = before.plus(input.amount);

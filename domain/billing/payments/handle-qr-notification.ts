@@ -2,6 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
+import { afterCommit } from '../fulfilment/after-commit.js';
 import { pluginActor } from './payment-record.js';
 import { settleQrPayment } from './settle-qr-payment.js';
 import { signalPaymentWorkflow } from './start-payment-workflow.js';
@@ -50,6 +51,7 @@ export async function handleQrNotification(deps: DomainDeps, fields: Record<stri
     audit,
   );
   if (!settled.changed) return 'repeated';
-  await signalPaymentWorkflow(deps, settled.invoiceNo);
+  // The workflow would find it at its next poll anyway; the signal only makes it look now.
+  afterCommit(deps, `signal ${settled.invoiceNo}`, () => signalPaymentWorkflow(deps, settled.invoiceNo));
   return 'settled';
 }

@@ -3,7 +3,7 @@ import { money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { BALANCE_PAYABLE_TYPES } from '../constants.js';
-import { dispatchFulfilmentQuietly } from '../fulfilment/dispatch-fulfilment.js';
+import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
 import type { InvoiceRecord } from '../invoices/invoice-record.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
@@ -16,7 +16,8 @@ import { settleInvoice } from './settle-invoice.js';
  * row lock, one negative `payment` transaction keyed by the invoice number, the invoice
  * settled, all in one transaction. Paying again answers 40910 (settled once); not enough
  * balance 40911; a QR payment still pending for the invoice 40913. Fulfilment is dispatched
- * after commit (a failure there is repaired by `redispatchPendingFulfilment`).
+ * after commit without holding up the answer (a failure there is repaired by
+ * `redispatchPendingFulfilment`).
  */
 export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: number; invoiceId: number }, audit: Audit): Promise<InvoiceRecord> {
   const settled = await inTransaction(deps, async (transaction) => {
@@ -57,6 +58,6 @@ export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: num
     );
     return result.invoice;
   });
-  await dispatchFulfilmentQuietly(deps, settled.id);
+  dispatchAfterCommit(deps, settled.id);
   return settled;
 }

@@ -1,10 +1,9 @@
-import type { Transaction } from 'sequelize';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne, type Tx } from '../sql.js';
 import type { PaymentRecord } from './payment-record.js';
 
 /**
@@ -12,7 +11,7 @@ import type { PaymentRecord } from './payment-record.js';
  * transaction (keyed by the payment number: once) and the invoice's balance part back to 0.
  * The caller holds the payment row lock.
  */
-export async function reverseBalancePart(deps: DomainDeps, payment: PaymentRecord, audit: Audit, transaction: Transaction): Promise<void> {
+export async function reverseBalancePart(deps: DomainDeps, payment: PaymentRecord, audit: Audit, transaction: Tx): Promise<void> {
   const part = money(payment.balance_part);
   if (part.lte(0)) return;
   const invoice = await lockInvoice(deps, payment.invoice_id, null, transaction);

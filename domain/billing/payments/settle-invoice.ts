@@ -1,5 +1,4 @@
 import type { Decimal } from 'decimal.js';
-import type { Transaction } from 'sequelize';
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
@@ -7,7 +6,7 @@ import { ORDER_TYPE_BY_INVOICE, type PaymentChannel, RECHARGE_SCENE_BY_INVOICE }
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne, sqlRows } from '../sql.js';
+import { sqlOne, sqlRows, type Tx } from '../sql.js';
 
 export type SettlementParts = {
   balance: Decimal;
@@ -27,7 +26,7 @@ export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | nu
  * recharge record with the scene of the invoice type. What starts workflows runs after
  * commit (`dispatchFulfilment`).
  */
-export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Transaction): Promise<Settlement> {
+export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
   const invoice = await sqlOne<InvoiceRecord>(
     deps,
     `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
@@ -93,7 +92,7 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
 }
 
 /** One `pending` service per purchased instance, with the product, period and configuration the invoice was priced for. */
-async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord, orderId: number, transaction: Transaction): Promise<void> {
+async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord, orderId: number, transaction: Tx): Promise<void> {
   const p = invoice.payload;
   await sqlRows(
     deps,

@@ -10,6 +10,15 @@ import type { PaidSource } from '../constants.js';
 import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
 import { settleInvoice } from './settle-invoice.js';
 
+const PAYMENT_WITH_INVOICE_NO = `SELECT ${PAYMENT_COLUMNS
+  .split(',')
+  .map((c) => `p.${c.trim()}`)
+  .join(', ')}, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`;
+
+function isSettled(payment: PaymentRecord): boolean {
+  return payment.status !== 'pending' && payment.status !== 'closed';
+}
+
 export type GatewayPaid = {
   paymentNo: string;
   tradeNo: string;
@@ -39,15 +48,20 @@ export type QrSettlement = {
  * `user_recharge` recharge record, never applied twice.
  */
 export async function settleQrPayment(deps: DomainDeps, paid: GatewayPaid, audit: Audit): Promise<QrSettlement> {
+  // A repeat (the common case under retried notifications) needs no lock: `paid` never goes back to pending.
+  const seen = await sqlOne<PaymentRecord & { invoice_no: string }>(deps, PAYMENT_WITH_INVOICE_NO, [paid.paymentNo]);
+  if (seen && isSettled(seen) && seen.trade_no === paid.tradeNo && money(paid.amount).eq(seen.amount)) {
+    return { changed: false, payment: seen, invoiceId: seen.invoice_id, invoiceNo: seen.invoice_no, settlement: seen.settlement };
+  }
   return inTransaction(deps, async (transaction) => {
-    const payment = await sqlOne<PaymentRecord>(deps, `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE payment_no = $1 FOR UPDATE`, [paid.paymentNo], transaction);
+    const payment = await sqlOne<PaymentRecord & { invoice_no: string }>(deps, `${PAYMENT_WITH_INVOICE_NO} FOR UPDATE OF p`, [paid.paymentNo], transaction);
     if (!payment) throw notFound('支付单不存在');
-    const invoiceNo = (await sqlOne<{ invoice_no: string }>(deps, 'SELECT invoice_no FROM invoices WHERE id = $1', [payment.invoice_id], transaction))?.invoice_no ?? '';
+    const invoiceNo = payment.invoice_no;
     if (!money(paid.amount).eq(payment.amount)) {
       deps.logger.error({ paymentNo: payment.payment_no, expected: payment.amount, reported: paid.amount }, 'gateway amount differs from the payment');
       throw new AppError(ErrorCode.PAYMENT_AMOUNT_MISMATCH, `支付金额与支付单金额不一致（支付单 ${payment.amount} 元）`);
     }
-    if (payment.status !== 'pending' && payment.status !== 'closed') {
+    if (isSettled(payment)) {
       if (payment.trade_no !== paid.tradeNo) {
         deps.logger.error({ paymentNo: payment.payment_no, recorded: payment.trade_no, reported: paid.tradeNo }, 'a second trade reported for a paid payment');
       }

@@ -1,11 +1,10 @@
-import type { Transaction } from 'sequelize';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { insertInvoice } from '../invoices/insert-invoice.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne, type Tx } from '../sql.js';
 import { REFUND_COLUMNS, type RefundRecord } from './refund-record.js';
 
 export type RefundDocuments = { refund: RefundRecord; refundInvoiceId: number; accountTransactionId: number | null; rechargeRecordId: number | null };
@@ -19,7 +18,7 @@ export type RefundDocuments = { refund: RefundRecord; refundInvoiceId: number; a
  * left of it; none for a balance-paid part), the original invoice's refunded amount and
  * status, and the order and payment statuses named in `scope`.
  */
-export async function completeRefund(deps: DomainDeps, refund: RefundRecord, audit: Audit, transaction: Transaction): Promise<RefundDocuments> {
+export async function completeRefund(deps: DomainDeps, refund: RefundRecord, audit: Audit, transaction: Tx): Promise<RefundDocuments> {
   if (refund.payment_id !== null) await sqlOne(deps, 'SELECT id FROM payments WHERE id = $1 FOR UPDATE', [refund.payment_id], transaction);
   const invoice = await lockInvoice(deps, refund.invoice_id, null, transaction);
   const total = money(refund.amount);

@@ -121,10 +121,11 @@ async function run(o: Op, u: ModelUser): Promise<void> {
       const remaining = inv.amount.minus(inv.refunded);
       const amount = money(remaining.times(o.share).div(100).toFixed(2, 1));
       const tp = Decimal.min(amount, inv.thirdParty.minus(inv.refundedThird));
+      // The request is checked first (an amount must be positive), then the invoice.
       let expected = 0;
-      if (inv.status !== 'paid' || inv.succeeded.eq(inv.amount)) expected = 40915;
+      if (amount.lte(0)) expected = 42200;
+      else if (inv.status !== 'paid' || inv.succeeded.eq(inv.amount)) expected = 40915;
       else if (remaining.lte(0)) expected = 40914;
-      else if (amount.lte(0)) expected = 42200;
       else if (o.method === 'original' && tp.lte(0)) expected = 40917;
       const done = await createRefund(deps, { userId: u.id, invoiceId: inv.id, method: o.method, amount, reason: '', scope: ['order', 'payment'] }, admin).catch(codeOf);
       if (typeof done === 'number') {
