@@ -4,8 +4,9 @@
  * framework, no auth, no signature check, no Temporal.
  */
 export const BARE_PAY_BALANCE = {
-  lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload FROM invoices WHERE id = $1 FOR UPDATE`,
-  pendingPayment: `SELECT payment_no FROM payments WHERE invoice_id = $1 AND status = 'pending'`,
+  lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload,
+       (SELECT p.payment_no FROM payments p WHERE p.invoice_id = invoices.id AND p.status = 'pending') AS pending_payment_no
+     FROM invoices WHERE id = $1 FOR UPDATE`,
   lockAccount: 'SELECT user_id, balance, last_seq FROM user_accounts WHERE user_id = $1 FOR UPDATE',
   insertTransaction: `INSERT INTO account_transactions (user_id, seq, type, amount, balance_before, balance_after, invoice_id, idempotency_key, remark, operator_type, operator_id)
      VALUES ($1, $2, 'payment', $3, $4, $5, $6, $7, $8, 'user', $1) RETURNING id`,

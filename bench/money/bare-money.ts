@@ -4,7 +4,7 @@ import { BARE_NOTIFY, BARE_PAY_BALANCE } from '../lib/bare-money-sql.js';
 
 type Reply = (res: ServerResponse, status: number, body: unknown) => void;
 
-type InvoiceRow = { id: number; user_id: number; invoice_no: string; type: string; status: string; amount: string; payload: Record<string, unknown> };
+type InvoiceRow = { id: number; user_id: number; invoice_no: string; type: string; status: string; amount: string; payload: Record<string, unknown>; pending_payment_no: string | null };
 
 function cents(text: string): bigint {
   const [whole = '0', frac = ''] = text.replace('-', '').split('.');
@@ -54,7 +54,7 @@ export async function barePayBalance(pool: pg.Pool, invoiceId: number, res: Serv
     const invoice = (await client.query<InvoiceRow>(BARE_PAY_BALANCE.lockInvoice, [invoiceId])).rows[0];
     if (!invoice) return { status: 404, code: 40400 };
     if (invoice.status !== 'unpaid') return { status: 409, code: 40910 };
-    if ((await client.query(BARE_PAY_BALANCE.pendingPayment, [invoiceId])).rowCount) return { status: 409, code: 40913 };
+    if (invoice.pending_payment_no) return { status: 409, code: 40913 };
     const account = (await client.query<{ balance: string; last_seq: number }>(BARE_PAY_BALANCE.lockAccount, [invoice.user_id])).rows[0];
     const before = cents(account?.balance ?? '0');
     const amount = cents(invoice.amount);

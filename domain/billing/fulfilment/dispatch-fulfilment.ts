@@ -15,14 +15,19 @@ export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 
  * between leaves the invoice for `redispatchPendingFulfilment`.
  */
 export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): Promise<DispatchOutcome> {
-  const invoice = await sqlOne<InvoiceRecord>(deps, `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1`, [invoiceId]);
+  // The invoice with its services in one round trip: this runs after every payment.
+  const invoice = await sqlOne<InvoiceRecord & { service_ids: number[] | null }>(
+    deps,
+    `SELECT ${INVOICE_COLUMNS}, (SELECT array_agg(s.id ORDER BY s.seq) FROM services s WHERE s.invoice_id = invoices.id) AS service_ids
+       FROM invoices WHERE id = $1`,
+    [invoiceId],
+  );
   if (!invoice || invoice.paid_at === null) return { invoiceId, dispatched: false, reason: 'not_paid' };
   if (invoice.dispatched_at !== null) return { invoiceId, dispatched: false, reason: 'already_dispatched' };
   if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') return { invoiceId, dispatched: false, reason: 'nothing_to_do' };
   switch (invoice.type) {
     case 'purchase': {
-      const services = await sqlRows<{ id: number; user_id: number }>(deps, 'SELECT id, user_id FROM services WHERE invoice_id = $1 ORDER BY seq', [invoice.id]);
-      for (const service of services) await startProvisioning(deps, service);
+      for (const id of invoice.service_ids ?? []) await startProvisioning(deps, { id, user_id: invoice.user_id });
       break;
     }
     case 'renew':

@@ -8,7 +8,7 @@ import type { InvoiceRecord } from '../invoices/invoice-record.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction } from '../sql.js';
 import { settleInvoice } from './settle-invoice.js';
 
 /**
@@ -21,18 +21,12 @@ import { settleInvoice } from './settle-invoice.js';
  */
 export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: number; invoiceId: number }, audit: Audit): Promise<InvoiceRecord> {
   const settled = await inTransaction(deps, async (transaction) => {
-    const invoice = await lockInvoice(deps, input.invoiceId, input.userId, transaction);
+    const invoice = await lockInvoice(deps, input.invoiceId, input.userId, transaction, { withPendingPayment: true });
     assertPayable(invoice);
     if (!BALANCE_PAYABLE_TYPES.includes(invoice.type)) {
       throw validationError({ invoice: ['充值账单只能通过扫码支付'] }, '充值账单只能通过扫码支付');
     }
-    const pending = await sqlOne<{ payment_no: string }>(
-      deps,
-      `SELECT payment_no FROM payments WHERE invoice_id = $1 AND status = 'pending'`,
-      [invoice.id],
-      transaction,
-    );
-    if (pending) throw new AppError(ErrorCode.PAYMENT_IN_PROGRESS, undefined, { payment_no: pending.payment_no });
+    if (invoice.pending_payment_no) throw new AppError(ErrorCode.PAYMENT_IN_PROGRESS, undefined, { payment_no: invoice.pending_payment_no });
     const amount = money(invoice.amount);
     if (amount.gt(0)) {
       await postAccountTransaction(
