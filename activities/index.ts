@@ -1,6 +1,7 @@
 import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
 import { createTaskActivities } from './tasks.js';
+import { createMoneyActivities } from './money.js';
 
 /**
  * Activities are thin adapters over domain/: the same functions routes call. Every activity
@@ -11,6 +12,7 @@ export function createActivities(deps: DomainDeps) {
     startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
+    ...createMoneyActivities(deps),
   };
 }
 

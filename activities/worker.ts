@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../lib/config.js';
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger, type Logger } from '../lib/logger.js';
+import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { createActivities } from './index.js';
@@ -49,7 +50,8 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
 
 async function main(config: AppConfig, logger: Logger) {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
-  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey) };
+  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
+  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal };
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config, logger);
@@ -61,6 +63,7 @@ async function main(config: AppConfig, logger: Logger) {
   process.once('SIGTERM', stop);
   await Promise.all(workers.map((w) => w.run()));
   await connection.close();
+  await temporal.close();
   await db.close();
   logger.info('worker stopped');
 }

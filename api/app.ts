@@ -24,6 +24,17 @@ import { adminCatalogueAuditRoutes } from './routes/admin/catalogue-audit.js';
 import { siteCatalogueRoutes } from './routes/site/catalogue.js';
 import { siteProductRoutes } from './routes/site/products.js';
 import { healthRoutes } from './routes/health.js';
+import { adminBalanceAdjustmentRoutes } from './routes/admin/balance-adjustments.js';
+import { adminFinanceRoutes } from './routes/admin/finance.js';
+import { adminInvoiceRoutes } from './routes/admin/invoices.js';
+import { adminLedgerRoutes } from './routes/admin/ledger.js';
+import { adminPaymentRoutes } from './routes/admin/payments.js';
+import { adminRefundRoutes } from './routes/admin/refunds.js';
+import { clientBalanceRoutes } from './routes/client/balance.js';
+import { clientInvoiceRoutes } from './routes/client/invoices.js';
+import { clientPaymentNotifyRoutes } from './routes/client/payment-notify.js';
+import { clientPaymentRoutes } from './routes/client/payments.js';
+import { clientRechargeRoutes } from './routes/client/recharge.js';
 
 export const API_TITLE = '主机转售平台 API';
 
@@ -63,6 +74,17 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminCatalogueAuditRoutes);
   app.route('/', siteCatalogueRoutes);
   app.route('/', siteProductRoutes);
+  app.route('/', clientInvoiceRoutes);
+  app.route('/', clientPaymentRoutes);
+  app.route('/', clientPaymentNotifyRoutes);
+  app.route('/', clientRechargeRoutes);
+  app.route('/', clientBalanceRoutes);
+  app.route('/', adminInvoiceRoutes);
+  app.route('/', adminPaymentRoutes);
+  app.route('/', adminLedgerRoutes);
+  app.route('/', adminRefundRoutes);
+  app.route('/', adminBalanceAdjustmentRoutes);
+  app.route('/', adminFinanceRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/api/openapi.json', {

@@ -5,6 +5,7 @@ import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import { createPrincipalCache } from '../domain/auth/principal-cache.js';
 import { createCatalogueCache } from '../domain/catalogue/catalogue-cache.js';
+import { afterCommitIdle } from '../domain/billing/fulfilment/after-commit.js';
 import type { AppDeps } from './context.js';
 
 /** Everything an API process holds open, built from its configuration. */
@@ -21,6 +22,10 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
 }
 
 export async function closeAppDeps(deps: AppDeps): Promise<void> {
+  // Follow-up work of committed payments (workflow starts) gets a moment to finish; what does not is repaired later.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([afterCommitIdle(deps), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
   await Promise.all([deps.temporal.close(), deps.authCache?.close(), deps.catalogueCache?.close()]);
   await deps.db.close();
 }

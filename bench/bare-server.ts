@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { USERS_COUNT_SQL, USERS_PAGE_SQL } from './lib/bare-sql.js';
+import { bareNotify, barePayBalance } from './money/bare-money.js';
 
 type UserRecord = {
   id: number;
@@ -80,6 +81,9 @@ function startBareServer() {
       if (req.method === 'POST') await readJsonBody(req);
       return send(res, 200, envelope(fixtures.get(path ?? '')));
     }
+    const payBalance = req.method === 'POST' ? /^\/pay-balance\/(\d+)$/.exec(path ?? '') : null;
+    if (payBalance) return barePayBalance(pool, Number(payBalance[1]), res, send);
+    if (req.method === 'POST' && path === '/notify') return bareNotify(pool, req, res, send);
     send(res, 404, { code: 40400, message: 'not found', data: null, timestamp: Math.floor(Date.now() / 1000) });
   }
 

@@ -6,9 +6,12 @@
 // Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
 // BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_CATALOGUE_CONNECTIONS (public
 // catalogue pairs, 64), BENCH_CATALOGUE_COPIES (demo catalogue copies, 10), DATABASE_POOL_MAX
-// (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it), BENCH_CPU_PROF
+// (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it; `money` runs only the
+// money benches), BENCH_CPU_PROF
 // (directory for a CPU profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing
 // servers instead of throwaway ones.
+// Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
+// distinct notifications per side, each sent twice).
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +29,8 @@ import { readBenchSettings } from './lib/settings.js';
 import { startApi } from './lib/start-api.js';
 import { startBare } from './lib/start-bare.js';
 import { writeResults } from './lib/write-results.js';
+import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money/run-money.js';
+import { seedMoney } from './money/seed-money.js';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 const log = (m: string) => console.log(`[bench] ${m}`);
@@ -130,7 +135,33 @@ async function main(signal: AbortSignal): Promise<number> {
     const firstScreenLimit = 50 * 1024;
     log('首屏响应大小 / first-screen response sizes (target < 50 KB):');
     for (const { path, bytes } of catalogue.sizes) log(`  ${(bytes / 1024).toFixed(1).padStart(6)} KB  ${bytes < firstScreenLimit ? 'ok  ' : 'OVER'}  ${path}`);
-    const failed = results.reduce((n, r) => n + r.failures, 0);
+    let money: MoneyPairResult[] = [];
+    if (!only || only === 'money') {
+      const seed = await seedMoney({
+        databaseUrl: database.url,
+        temporalAddress: infra.temporalAddress,
+        secretKey,
+        payments: settings.moneyPayments,
+        notifications: settings.moneyNotifications,
+        log,
+      });
+      cleanup.add('money seed', () => seed.stop());
+      money = await runMoneyBenches({
+        api: api.baseUrl,
+        bare: bare.baseUrl,
+        seed,
+        databaseUrl: database.url,
+        temporalAddress: infra.temporalAddress,
+        secretKey,
+        concurrency: settings.connections,
+        signal,
+        log,
+      });
+    }
+
+    if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
+    const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
+    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed;
     writeResults(RESULTS_PATH, {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -140,6 +171,7 @@ async function main(signal: AbortSignal): Promise<number> {
       failedRequests: failed,
       pairs: results,
       responseSizes: catalogue.sizes,
+      money,
     });
     log(`results → ${RESULTS_PATH}`);
     if (failed > 0) {

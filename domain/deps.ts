@@ -1,6 +1,7 @@
 import type { AppConfig } from '../lib/config.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
+import type { TemporalGateway } from '../lib/temporal.js';
 import type { Database } from '../db/sequelize.js';
 import type { PrincipalCache } from './auth/principal-cache.js';
 import type { CatalogueCache } from './catalogue/catalogue-cache.js';
@@ -15,4 +16,6 @@ export type DomainDeps = {
   authCache?: PrincipalCache;
   /** API processes: public catalogue reads, invalidated across processes. */
   catalogueCache?: CatalogueCache;
+  /** Starting and signalling workflows from domain code (fulfilment dispatch); API and worker processes set it. */
+  temporal?: TemporalGateway;
 };

@@ -28,6 +28,13 @@ const envSchema = z.object({
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
   PLUGINS_DIR: z.string().min(1).optional(),
+  QRPAY_PAYMENT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  QRPAY_POLL_INTERVALS_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'comma-separated whole seconds')
+    .default('5,10,15,30,60')
+    .transform((v) => v.split(',').map(Number))
+    .refine((list) => list.every((n) => n >= 1 && n <= 3600), 'each interval 1..3600 seconds'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DAILY_SCHEDULE_TIME: z
     .string()
@@ -70,6 +77,8 @@ export type AppConfig = {
   schedules: { dailyAt: { hour: number; minute: number }; hookTimeoutMs: number };
   /** Days kept by the daily log-retention task. */
   retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number };
+  /** QR payments: how long a QR code may be paid, and the gateway polling backoff (the last interval repeats). */
+  payments: { qrWindowSeconds: number; qrPollIntervalsSeconds: number[] };
 };
 
 export class ConfigError extends Error {
@@ -127,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pluginLogDays: e.PLUGIN_LOG_RETENTION_DAYS,
       loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
     },
+    payments: { qrWindowSeconds: e.QRPAY_PAYMENT_WINDOW_SECONDS, qrPollIntervalsSeconds: e.QRPAY_POLL_INTERVALS_SECONDS },
   };
 }

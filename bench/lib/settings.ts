@@ -13,6 +13,10 @@ export type BenchSettings = {
   catalogueConnections: number;
   /** Copies of the demo catalogue seeded. */
   catalogueCopies: number;
+  /** Balance payments each side (API and bare) makes in the money bench. */
+  moneyPayments: number;
+  /** Distinct payment notifications each side gets (each sent twice) in the money bench. */
+  moneyNotifications: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -34,5 +38,7 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     users: positive(env, 'BENCH_USERS', 200, true),
     catalogueConnections: positive(env, 'BENCH_CATALOGUE_CONNECTIONS', 64, true),
     catalogueCopies: positive(env, 'BENCH_CATALOGUE_COPIES', 10, true),
+    moneyPayments: positive(env, 'BENCH_MONEY_PAYMENTS', 2000, true),
+    moneyNotifications: positive(env, 'BENCH_MONEY_NOTIFICATIONS', 1500, true),
   };
 }

@@ -1,6 +1,7 @@
 import { migration0001Foundation } from './0001-foundation.js';
 import { migration0002Plugins } from './0002-plugins.js';
 import { migration0003Catalogue } from './0003-catalogue.js';
+import { migration0004Money } from './0004-money.js';
 import { migration0005TaskRuns } from './0005-task-runs.js';
 import { migration0006CatalogueAdmin } from './0006-catalogue-admin.js';
 import { migration0007Suppliers } from './0007-suppliers.js';
@@ -11,6 +12,7 @@ export const migrations: Migration[] = [
   migration0001Foundation,
   migration0002Plugins,
   migration0003Catalogue,
+  migration0004Money,
   migration0005TaskRuns,
   migration0006CatalogueAdmin,
   migration0007Suppliers,

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
 import { defineCatalogueModels } from './catalogue.js';
+import { defineMoneyModels } from './money.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
@@ -28,6 +29,7 @@ export function defineModels(sequelize: Sequelize) {
     PluginRuntimeLog: definePluginRuntimeLog(sequelize),
     ...defineCatalogueModels(sequelize),
     Supplier: defineSupplier(sequelize),
+    ...defineMoneyModels(sequelize),
   };
 }
 

@@ -1,3 +1,4 @@
+import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from '../billing/repair-tasks.js';
 import { logRetentionTask } from './builtin/log-retention.js';
 import type { BuiltinTask } from './types.js';
 
@@ -5,7 +6,7 @@ import type { BuiltinTask } from './types.js';
  * The built-in tasks (docs/CONVENTIONS.md "A built-in job"). Keys are unique across built-in
  * and plugin tasks and never change once released: task runs and workflow ids carry them.
  */
-export const BUILTIN_TASKS: readonly BuiltinTask[] = [logRetentionTask];
+export const BUILTIN_TASKS: readonly BuiltinTask[] = [logRetentionTask, redispatchFulfilmentTask, closeExpiredPaymentsTask];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */
 export const RESERVED_TASK_KEYS: readonly string[] = ['heartbeat', 'hourly', 'daily'];

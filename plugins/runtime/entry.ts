@@ -39,8 +39,22 @@ export function isEntryModule(mod: Record<string, unknown>): mod is PluginEntryM
 
 export type LoadedEntry = { ok: true; module: PluginEntryModule } | { ok: false; reason: string };
 
-/** Resolves and imports the entry; a missing file, a load error or a missing `execute` is a Chinese reason. */
-export async function loadPluginEntry(dir: string, entry: string): Promise<LoadedEntry & { error?: unknown }> {
+/**
+ * Entries already loaded, by folder and entry. The module loader caches modules too, but every
+ * `import()` still resolves through the loader (and its hooks under tsx) and the file check
+ * touches the disk: on the payment notification path that cost more than the plugin itself.
+ */
+const loaded = new Map<string, PluginEntryModule>();
+
+/**
+ * Resolves and imports the entry; a missing file, a load error or a missing `execute` is a
+ * Chinese reason. `reuse` (invocations) takes an entry loaded before without touching the disk;
+ * the install check always looks at the files.
+ */
+export async function loadPluginEntry(dir: string, entry: string, options: { reuse?: boolean } = {}): Promise<LoadedEntry & { error?: unknown }> {
+  const cacheKey = `${dir}\0${entry}`;
+  const cached = options.reuse ? loaded.get(cacheKey) : undefined;
+  if (cached) return { ok: true, module: cached };
   const file = await resolveEntryFile(dir, entry);
   if (!file) return { ok: false, reason: `入口文件 ${entry} 不存在` };
   let mod: Record<string, unknown>;
@@ -50,5 +64,6 @@ export async function loadPluginEntry(dir: string, entry: string): Promise<Loade
     return { ok: false, reason: `入口文件 ${entry} 加载失败`, error };
   }
   if (!isEntryModule(mod)) return { ok: false, reason: `入口文件 ${entry} 没有导出 execute 函数` };
+  loaded.set(cacheKey, mod);
   return { ok: true, module: mod };
 }

@@ -75,7 +75,7 @@ export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): 
     const opened = openConfig(manifest.config, { config: plugin.config, secrets: plugin.secrets }, deps.secretBox);
     secretValues = [...opened.secretValues, ...(input.overrides?.secretValues ?? [])];
     const config = input.overrides ? { ...opened.config, ...input.overrides.config } : opened.config;
-    const entry = await loadPluginEntry(join(pluginsRoot(deps.config), plugin.domain, plugin.slug), manifest.info.entry);
+    const entry = await loadPluginEntry(join(pluginsRoot(deps.config), plugin.domain, plugin.slug), manifest.info.entry, { reuse: true });
     if (!entry.ok) {
       outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件加载失败，请检查插件文件', data: {} }, detail: { reason: entry.reason, error: entry.error } };
     } else {
@@ -120,23 +120,29 @@ export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): 
   }
   let logId: number | null = null;
   try {
-    const log = await deps.db.models.PluginRuntimeLog.create({
-      domain: plugin.domain,
-      plugin_id: plugin.id,
-      plugin_slug: plugin.slug,
-      binding_id: bindingId,
-      actor_type: input.actor.type,
-      actor_id: input.actor.id,
-      action: input.action.slice(0, 128),
-      status: outcome.status,
-      duration_ms: durationMs,
-      message: outcome.result.message.slice(0, 255),
-      trace_id: traceId.slice(0, 64),
-      request_summary: redactSummary({ action: input.action, payload }, secretValues),
-      response_summary: redactSummary(outcome.result, secretValues),
-      error_detail: errorDetail,
-    });
-    logId = log.id;
+    // One plain INSERT (no model building): every payment notification and gateway call writes a row.
+    const [log] = await deps.db.read<{ id: string }>(
+      `INSERT INTO plugin_runtime_logs (domain, plugin_id, plugin_slug, binding_id, actor_type, actor_id, action, status, duration_ms, message,
+          trace_id, request_summary, response_summary, error_detail)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+      [
+        plugin.domain,
+        plugin.id,
+        plugin.slug,
+        bindingId,
+        input.actor.type,
+        input.actor.id,
+        input.action.slice(0, 128),
+        outcome.status,
+        durationMs,
+        outcome.result.message.slice(0, 255),
+        traceId.slice(0, 64),
+        redactSummary({ action: input.action, payload }, secretValues),
+        redactSummary(outcome.result, secretValues),
+        errorDetail,
+      ],
+    );
+    logId = log ? Number(log.id) : null;
   } catch (error) {
     deps.logger.error({ err: error, plugin: plugin.slug, action: input.action }, 'plugin runtime log not written');
   }

@@ -21,8 +21,22 @@ export const supplierReferences: PluginReferenceChecker = {
 };
 
 /**
+ * Payments taken through the plugin: real money documents, never deleted. A forced uninstall
+ * keeps them and sets their `plugin_id` to null (spec: Plugin lifecycle); such a payment can
+ * no longer be queried, closed or refunded through a gateway.
+ */
+export const paymentReferences: PluginReferenceChecker = {
+  name: 'payments',
+  label: '支付记录',
+  count: (deps, plugin, transaction) => deps.db.models.Payment.count({ where: { plugin_id: plugin.id }, transaction }),
+  detach: async (deps, plugin, transaction) => {
+    await deps.db.models.Payment.update({ plugin_id: null }, { where: { plugin_id: plugin.id }, transaction });
+  },
+};
+
+/**
  * The checkers every uninstall consults, seeded into the registry of `references.ts`. A table
  * that references plugins adds its checker here (e.g. payments: count rows with `plugin_id`,
  * detach by setting it to null) or calls `registerPluginReference` from its own module.
  */
-export const BUILT_IN_REFERENCE_CHECKERS: PluginReferenceChecker[] = [bindingReferences, supplierReferences];
+export const BUILT_IN_REFERENCE_CHECKERS: PluginReferenceChecker[] = [bindingReferences, supplierReferences, paymentReferences];

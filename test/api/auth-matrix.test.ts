@@ -32,6 +32,7 @@ describe('auth matrix', () => {
       'GET /api/v2/site/products/{productId}',
       'POST /api/v2/admin/login',
       'POST /api/v2/client/login',
+      'POST /api/v2/client/payment/qrpay/notify',
       'POST /api/v2/client/register',
       'POST /api/v2/site/products/{productId}/quote',
     ]);

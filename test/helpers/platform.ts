@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
@@ -20,6 +20,25 @@ import { registerKnownSecret } from './known-secrets.js';
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 export const ROOT_ADMIN = { username: 'root', password: 'root-password-2026' } as const;
+
+/**
+ * Sequences whose values become Temporal workflow ids (`invoice-payment:<invoice_no>`,
+ * `refund:<refund_no>`, `provision:<service_id>`). Every test database is cloned from one
+ * template and all files share one Temporal server, so each database starts them at its own
+ * random offset; otherwise two files would both start, signal or reuse `provision:1`.
+ */
+const WORKFLOW_ID_SEQUENCES = ['invoice_no_seq', 'refund_no_seq', 'services_id_seq'];
+
+async function offsetWorkflowIdSequences(databaseUrl: string): Promise<void> {
+  // Below INTEGER's limit (services.id), far apart for a few thousand rows per file.
+  const start = randomInt(1, 2_000_000) * 1000;
+  await withPgClient(databaseUrl, async (client) => {
+    for (const name of WORKFLOW_ID_SEQUENCES) {
+      const found = await client.query<{ seq: string | null }>('SELECT to_regclass($1)::text AS seq', [name]);
+      if (found.rows[0]?.seq) await client.query(`ALTER SEQUENCE ${quoteIdent(name)} RESTART WITH ${start}`);
+    }
+  });
+}
 
 export type TestPlatform = {
   id: string;
@@ -44,6 +63,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
   const adminUrl = inject('adminDatabaseUrl');
   const database = `t_${id}`;
   await ensureDatabase(adminUrl, database, inject('templateDatabase'));
+  await offsetWorkflowIdSequences(withDatabase(adminUrl, database));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: withDatabase(adminUrl, database),
@@ -104,7 +124,8 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
           if (s.scheduleId.startsWith(config.temporal.schedulePrefix)) await temporal.schedule.getHandle(s.scheduleId).delete();
         }
       }
-      for (const w of workers) w.shutdown();
+      // A test may have stopped the workers itself (worker restart tests).
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await nativeConnection?.close();
       await clientConnection.close();

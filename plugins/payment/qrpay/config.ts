@@ -23,6 +23,22 @@ function timeout(value: unknown): number {
   return Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, Math.floor(n)));
 }
 
+/**
+ * Parsed keys by their configured text: parsing a 2048-bit PEM costs far more than the
+ * signature itself, and every notification and call would parse the same two keys again.
+ */
+const parsedKeys = new Map<string, KeyObject>();
+const PARSED_KEYS_MAX = 64;
+
+function cachedKey(text: string, load: (text: string) => KeyObject): KeyObject {
+  const found = parsedKeys.get(text);
+  if (found) return found;
+  const key = load(text);
+  if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.clear();
+  parsedKeys.set(text, key);
+  return key;
+}
+
 /** Reads the decrypted plugin configuration; messages are Chinese and never contain the values. */
 export function parseQrpayConfig(config: Record<string, unknown>): ConfigResult {
   const appId = text(config, 'app_id');
@@ -41,7 +57,7 @@ export function parseQrpayConfig(config: Record<string, unknown>): ConfigResult 
 
   let merchantPrivateKey: KeyObject;
   try {
-    merchantPrivateKey = loadPrivateKey(text(config, 'merchant_private_key'));
+    merchantPrivateKey = cachedKey(text(config, 'merchant_private_key'), loadPrivateKey);
     if (merchantPrivateKey.asymmetricKeyType !== 'rsa') throw new Error('not rsa');
   } catch {
     return { ok: false, field: 'merchant_private_key', message: '商户私钥未配置或格式无效（需要 RSA 私钥）' };
@@ -49,7 +65,7 @@ export function parseQrpayConfig(config: Record<string, unknown>): ConfigResult 
 
   let gatewayPublicKey: KeyObject;
   try {
-    gatewayPublicKey = loadPublicKey(text(config, 'gateway_public_key'));
+    gatewayPublicKey = cachedKey(text(config, 'gateway_public_key'), loadPublicKey);
     if (gatewayPublicKey.asymmetricKeyType !== 'rsa') throw new Error('not rsa');
   } catch {
     return { ok: false, field: 'gateway_public_key', message: '网关公钥未配置或格式无效（需要 RSA 公钥）' };

@@ -1,0 +1,46 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { defaultMessages, ErrorCode } from '../../../lib/errors.js';
+import { systemAudit } from '../../../domain/billing/audit.js';
+import { handleQrNotification } from '../../../domain/billing/payments/handle-qr-notification.js';
+import { errorEnvelopeSchema } from '../../envelope.js';
+import { createRouter } from '../../openapi/define-route.js';
+
+const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
+const errorResponse = (codes: number[]) => ({ description: describe(codes), content: { 'application/json': { schema: errorEnvelopeSchema } } });
+
+/**
+ * The gateway's notification receiver (spec: Events 2). Open: the plugin's signature check
+ * is the authentication. It answers the plain text `success` the gateway expects (exempt from
+ * the JSON envelope, like file streams); every failure is the usual envelope, so the gateway
+ * retries.
+ */
+const notify = createRoute({
+  method: 'post',
+  path: '/api/v2/client/payment/qrpay/notify',
+  tags: ['客户端：账单与支付'],
+  summary: '扫码支付网关异步通知',
+  description:
+    '公开接口（以签名校验代替登录）。先由支付插件 payment.verify_notify 验签与校验应用 ID：签名无效答 40001（HTTP 401），应用 ID 不符答 40918；再核对本平台支付单存在（40400）且金额完全一致（40916）。成功或重复的通知都答纯文本 success（不套 JSON 信封），重复通知不改变任何数据；非支付成功状态的通知同样答 success 且不做处理。',
+  'x-access': { surface: 'public' },
+  request: {
+    body: {
+      content: { 'application/x-www-form-urlencoded': { schema: z.record(z.string(), z.string()) } },
+      required: true,
+    },
+  },
+  responses: {
+    200: { description: '纯文本 success', content: { 'text/plain': { schema: z.string().openapi({ example: 'success' }) } } },
+    400: errorResponse([ErrorCode.BAD_REQUEST]),
+    401: errorResponse([ErrorCode.SIGNATURE_INVALID]),
+    404: errorResponse([ErrorCode.NOT_FOUND]),
+    409: errorResponse([ErrorCode.PAYMENT_AMOUNT_MISMATCH, ErrorCode.NOTIFY_APP_MISMATCH]),
+    422: errorResponse([ErrorCode.VALIDATION]),
+    500: errorResponse([ErrorCode.INTERNAL]),
+  },
+});
+
+export const clientPaymentNotifyRoutes = createRouter().openapi(notify, async (c) => {
+  const fields = c.req.valid('form');
+  await handleQrNotification(c.var.deps, fields, systemAudit(c.var.requestId));
+  return c.text('success', 200);
+});

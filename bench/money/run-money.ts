@@ -1,0 +1,164 @@
+import { createDatabase } from '../../db/sequelize.js';
+import { checkLedgerIntegrity } from '../../domain/billing/integrity/check-ledger-integrity.js';
+import { loadConfig } from '../../lib/config.js';
+import { createSecretBox } from '../../lib/crypto.js';
+import { createLogger } from '../../lib/logger.js';
+import { type CountedRequest, type CountedResult, driveCounted } from './drive.js';
+import type { MoneySeed } from './seed-money.js';
+
+export type MoneyPairResult = {
+  name: string;
+  ours: CountedResult;
+  bare: CountedResult;
+  ratio: number;
+  /** Violations of the money invariants after both runs (must be 0). */
+  integrityViolations: number;
+  /** What the run must have left behind, checked in the database. */
+  exactlyOnce: { expected: number; found: number };
+  extra?: Record<string, number>;
+  goal: { label: string; minPerSecond: number; pass: boolean };
+};
+
+function envelopeOk(status: number, body: string): string | null {
+  if (status !== 200) return `HTTP ${status}: ${body.slice(0, 200)}`;
+  try {
+    const parsed = JSON.parse(body) as { code?: number };
+    return parsed.code === 0 ? null : `code ${parsed.code}`;
+  } catch {
+    return 'not JSON';
+  }
+}
+
+function plainSuccess(status: number, body: string): string | null {
+  return status === 200 && body === 'success' ? null : `HTTP ${status}: ${body.slice(0, 200)}`;
+}
+
+/** Every notification twice (half the requests are duplicates), in a fixed pseudo-random order. */
+function withDuplicates(fields: Array<Record<string, string>>): Array<Record<string, string>> {
+  const all = [...fields, ...fields];
+  let seed = 20_261_124;
+  for (let i = all.length - 1; i > 0; i--) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    const j = seed % (i + 1);
+    [all[i], all[j]] = [all[j] as Record<string, string>, all[i] as Record<string, string>];
+  }
+  return all;
+}
+
+function form(url: string, fields: Record<string, string>, check: CountedRequest['check']): CountedRequest {
+  return {
+    url,
+    init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }, body: new URLSearchParams(fields).toString() },
+    check,
+  };
+}
+
+/**
+ * Balance payments per second and notifications per second (half duplicates), each against the
+ * bare SQL baseline in the same run, each followed by the ledger integrity check and an
+ * exactly-once count in the database.
+ */
+export async function runMoneyBenches(ctx: {
+  api: string;
+  bare: string;
+  seed: MoneySeed;
+  databaseUrl: string;
+  temporalAddress: string;
+  secretKey: string;
+  concurrency: number;
+  signal: AbortSignal;
+  log: (m: string) => void;
+}): Promise<MoneyPairResult[]> {
+  const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, APP_SECRET_KEY: ctx.secretKey });
+  const db = createDatabase({ url: config.databaseUrl, poolMax: 2 });
+  const deps = { config, db, logger: createLogger('warn', 'bench'), secretBox: createSecretBox(config.secretKey) };
+  const count = async (sql: string) => Number((await db.read<{ n: string }>(sql))[0]?.n ?? 0);
+  try {
+    const results: MoneyPairResult[] = [];
+    const { seed, concurrency, signal } = ctx;
+
+    ctx.log(`balance payments: ${seed.balanceOurs.length} through the API, ${seed.balanceBare.length} bare, ${concurrency} in flight…`);
+    const paidBefore = await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`);
+    const oursPay = await driveCounted(
+      'api  POST /api/v2/client/invoices/{id}/pay/balance',
+      seed.balanceOurs.map(({ invoiceId, token }) => ({
+        url: `${ctx.api}/api/v2/client/invoices/${invoiceId}/pay/balance`,
+        init: { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+        check: envelopeOk,
+      })),
+      concurrency,
+      signal,
+    );
+    // Provisioning starts follow each payment in the background; the baseline runs only once they are done.
+    const drainStarted = performance.now();
+    const oursIds = seed.balanceOurs.map((b) => b.invoiceId);
+    for (let i = 0; i < 600; i++) {
+      const left = Number((await db.read<{ n: string }>('SELECT count(*) AS n FROM invoices WHERE id = ANY($1) AND dispatched_at IS NULL', [oursIds]))[0]?.n ?? 0);
+      if (left === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const dispatchDrainSeconds = (performance.now() - drainStarted) / 1000;
+    ctx.log(`  provisioning workflows of every paid invoice started ${dispatchDrainSeconds.toFixed(1)} s after the last answer`);
+    const barePay = await driveCounted(
+      'bare POST /pay-balance/{id} (same SQL)',
+      seed.balanceBare.map((id) => ({ url: `${ctx.bare}/pay-balance/${id}`, init: { method: 'POST' }, check: envelopeOk })),
+      concurrency,
+      signal,
+    );
+    const paid = (await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`)) - paidBefore;
+    const payViolations = (await checkLedgerIntegrity(deps)).length;
+    results.push({
+      name: 'balance payments',
+      ours: oursPay,
+      bare: barePay,
+      ratio: oursPay.perSecond / barePay.perSecond,
+      integrityViolations: payViolations,
+      exactlyOnce: { expected: seed.balanceOurs.length + seed.balanceBare.length, found: paid },
+      extra: { dispatch_drain_seconds: Number(dispatchDrainSeconds.toFixed(1)) },
+      goal: { label: 'balance payments ≥ 300/s', minPerSecond: 300, pass: oursPay.failures === 0 && payViolations === 0 && oursPay.perSecond >= 300 },
+    });
+
+    const oursNotes = withDuplicates(seed.notifyOurs);
+    const bareNotes = withDuplicates(seed.notifyBare);
+    ctx.log(`notifications: ${oursNotes.length} through the API, ${bareNotes.length} bare (half duplicates), ${concurrency} in flight…`);
+    const oursNotify = await driveCounted(
+      'api  POST /api/v2/client/payment/qrpay/notify',
+      oursNotes.map((f) => form(`${ctx.api}/api/v2/client/payment/qrpay/notify`, f, plainSuccess)),
+      concurrency,
+      signal,
+    );
+    const bareNotify = await driveCounted('bare POST /notify (same SQL, no signature)', bareNotes.map((f) => form(`${ctx.bare}/notify`, f, plainSuccess)), concurrency, signal);
+    const settled = await count(`SELECT count(*) AS n FROM payments p JOIN recharge_records r ON r.payment_id = p.id WHERE p.status = 'paid'`);
+    const notifyViolations = (await checkLedgerIntegrity(deps)).length;
+    results.push({
+      name: 'payment notifications (half duplicates)',
+      ours: oursNotify,
+      bare: bareNotify,
+      ratio: oursNotify.perSecond / bareNotify.perSecond,
+      integrityViolations: notifyViolations,
+      exactlyOnce: { expected: seed.notifyOurs.length + seed.notifyBare.length, found: settled },
+      goal: { label: 'notifications ≥ 500/s', minPerSecond: 500, pass: oursNotify.failures === 0 && notifyViolations === 0 && oursNotify.perSecond >= 500 },
+    });
+    return results;
+  } finally {
+    await db.close();
+  }
+}
+
+export function formatMoneyTable(results: MoneyPairResult[]): string {
+  const rows = results.flatMap((r) => [
+    [r.ours.name, String(r.ours.requests), r.ours.perSecond.toFixed(0), r.ours.latencyMs.p50.toFixed(1), r.ours.latencyMs.p99.toFixed(1), String(r.ours.failures), `${(r.ratio * 100).toFixed(1)}%`],
+    [r.bare.name, String(r.bare.requests), r.bare.perSecond.toFixed(0), r.bare.latencyMs.p50.toFixed(1), r.bare.latencyMs.p99.toFixed(1), String(r.bare.failures), ''],
+  ]);
+  const headers = ['name', 'requests', 'ops/s', 'p50 ms', 'p99 ms', 'failed', 'ours/bare'];
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const out = [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''];
+  for (const r of results) {
+    out.push(
+      `目标 / target: ${r.goal.label} — ${r.ours.perSecond.toFixed(0)}/s → ${r.goal.pass ? 'PASS' : 'FAIL'}; 一致性 / integrity violations ${r.integrityViolations}; exactly once ${r.exactlyOnce.found}/${r.exactlyOnce.expected}`,
+    );
+    for (const f of [...r.ours.firstFailures, ...r.bare.firstFailures]) out.push(`  failure: ${f}`);
+  }
+  return out.join('\n');
+}

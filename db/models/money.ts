@@ -1,0 +1,437 @@
+import {
+  type CreationOptional,
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type Sequelize,
+} from 'sequelize';
+import type {
+  InvoiceStatus,
+  InvoiceType,
+  OperatorType,
+  OrderStatus,
+  OrderType,
+  PaidSource,
+  PaymentChannel,
+  PaymentSettlement,
+  PaymentStatus,
+  RechargeDirection,
+  RechargeEntryType,
+  RechargeScene,
+  RefundMethod,
+  RefundStatus,
+  TransactionType,
+} from '../../domain/billing/constants.js';
+import type { ProductType } from '../../domain/catalogue/product-types.js';
+
+/** Money columns are NUMERIC(14,2): pg hands them over as strings and they stay strings (or decimal.js). */
+type Money = string;
+
+export interface UserAccountRow extends Model<InferAttributes<UserAccountRow>, InferCreationAttributes<UserAccountRow>> {
+  user_id: number;
+  balance: CreationOptional<Money>;
+  last_seq: CreationOptional<number>;
+  currency: CreationOptional<'CNY'>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface InvoiceRow extends Model<InferAttributes<InvoiceRow>, InferCreationAttributes<InvoiceRow>> {
+  id: CreationOptional<number>;
+  invoice_no: CreationOptional<string>;
+  user_id: number;
+  type: InvoiceType;
+  status: InvoiceStatus;
+  subject: string;
+  amount: Money;
+  balance_amount: CreationOptional<Money>;
+  third_party_amount: CreationOptional<Money>;
+  refunded_amount: CreationOptional<Money>;
+  currency: CreationOptional<'CNY'>;
+  payment_channel: CreationOptional<PaymentChannel | null>;
+  origin_invoice_id: CreationOptional<number | null>;
+  service_id: CreationOptional<number | null>;
+  payload: CreationOptional<Record<string, unknown>>;
+  due_at: CreationOptional<Date | null>;
+  paid_at: CreationOptional<Date | null>;
+  dispatched_at: CreationOptional<Date | null>;
+  cancelled_at: CreationOptional<Date | null>;
+  remark: CreationOptional<string>;
+  operator_type: CreationOptional<OperatorType>;
+  operator_id: CreationOptional<number | null>;
+  operator_name: CreationOptional<string>;
+  trace_id: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface InvoiceItemRow extends Model<InferAttributes<InvoiceItemRow>, InferCreationAttributes<InvoiceItemRow>> {
+  id: CreationOptional<number>;
+  invoice_id: number;
+  item_key: CreationOptional<string>;
+  description: string;
+  unit_amount: Money;
+  quantity: number;
+  amount: Money;
+  sort_order: CreationOptional<number>;
+  created_at: CreationOptional<Date>;
+}
+
+export interface OrderRow extends Model<InferAttributes<OrderRow>, InferCreationAttributes<OrderRow>> {
+  id: CreationOptional<number>;
+  order_no: CreationOptional<string>;
+  user_id: number;
+  invoice_id: number;
+  type: OrderType;
+  status: OrderStatus;
+  product_id: number | null;
+  service_id: CreationOptional<number | null>;
+  amount: Money;
+  currency: CreationOptional<'CNY'>;
+  billing_period: CreationOptional<string>;
+  quantity: CreationOptional<number>;
+  config: CreationOptional<Record<string, unknown>>;
+  paid_at: CreationOptional<Date | null>;
+  completed_at: CreationOptional<Date | null>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface ServiceRow extends Model<InferAttributes<ServiceRow>, InferCreationAttributes<ServiceRow>> {
+  id: CreationOptional<number>;
+  user_id: number;
+  product_id: number;
+  order_id: number;
+  invoice_id: number;
+  seq: CreationOptional<number>;
+  status: CreationOptional<string>;
+  product_type: ProductType;
+  billing_period: string;
+  config: CreationOptional<Record<string, unknown>>;
+  price: Money;
+  currency: CreationOptional<'CNY'>;
+  next_due_at: CreationOptional<Date | null>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface PaymentRow extends Model<InferAttributes<PaymentRow>, InferCreationAttributes<PaymentRow>> {
+  id: CreationOptional<number>;
+  payment_no: CreationOptional<string>;
+  invoice_id: number;
+  user_id: number;
+  plugin_id: number | null;
+  gateway: string;
+  trade_no: CreationOptional<string | null>;
+  amount: Money;
+  balance_part: CreationOptional<Money>;
+  refunded_amount: CreationOptional<Money>;
+  currency: CreationOptional<'CNY'>;
+  status: PaymentStatus;
+  settlement: CreationOptional<PaymentSettlement | null>;
+  paid_source: CreationOptional<PaidSource | null>;
+  notify_id: CreationOptional<string | null>;
+  qr_code_url: CreationOptional<string>;
+  expires_at: Date;
+  paid_at: CreationOptional<Date | null>;
+  closed_at: CreationOptional<Date | null>;
+  trace_id: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface AccountTransactionRow extends Model<InferAttributes<AccountTransactionRow>, InferCreationAttributes<AccountTransactionRow>> {
+  id: CreationOptional<number>;
+  user_id: number;
+  seq: number;
+  type: TransactionType;
+  amount: Money;
+  balance_before: Money;
+  balance_after: Money;
+  currency: CreationOptional<'CNY'>;
+  invoice_id: number | null;
+  payment_id: number | null;
+  refund_id: number | null;
+  idempotency_key: string;
+  remark: CreationOptional<string>;
+  operator_type: OperatorType;
+  operator_id: number | null;
+  operator_name: CreationOptional<string>;
+  trace_id: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+}
+
+export interface RechargeRecordRow extends Model<InferAttributes<RechargeRecordRow>, InferCreationAttributes<RechargeRecordRow>> {
+  id: CreationOptional<number>;
+  record_no: CreationOptional<string>;
+  user_id: number;
+  order_id: number | null;
+  invoice_id: number;
+  payment_id: number | null;
+  account_transaction_id: number | null;
+  refund_id: number | null;
+  origin_recharge_record_id: number | null;
+  scene: RechargeScene;
+  direction: RechargeDirection;
+  entry_type: RechargeEntryType;
+  amount: Money;
+  offset_amount: CreationOptional<Money>;
+  currency: CreationOptional<'CNY'>;
+  remark: CreationOptional<string>;
+  reason: CreationOptional<string>;
+  operator_type: OperatorType;
+  operator_id: number | null;
+  operator_name: CreationOptional<string>;
+  trace_id: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface RefundRow extends Model<InferAttributes<RefundRow>, InferCreationAttributes<RefundRow>> {
+  id: CreationOptional<number>;
+  refund_no: CreationOptional<string>;
+  user_id: number;
+  invoice_id: number;
+  refund_invoice_id: CreationOptional<number | null>;
+  payment_id: number | null;
+  amount: Money;
+  balance_part: Money;
+  third_party_part: Money;
+  currency: CreationOptional<'CNY'>;
+  refund_method: RefundMethod;
+  status: RefundStatus;
+  reason: CreationOptional<string>;
+  scope: CreationOptional<string[]>;
+  out_request_no: CreationOptional<string | null>;
+  failure_reason: CreationOptional<string>;
+  operator_type: OperatorType;
+  operator_id: number | null;
+  operator_name: CreationOptional<string>;
+  refunded_at: CreationOptional<Date | null>;
+  trace_id: CreationOptional<string>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+// Attribute definitions are built fresh for every column: Sequelize writes into them (`field`, …).
+const id = () => ({ type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true });
+const money = (allowNull = false) => ({ type: DataTypes.DECIMAL(14, 2), allowNull });
+const currency = () => ({ type: DataTypes.STRING(3), allowNull: false, defaultValue: 'CNY' });
+const text = (length: number) => ({ type: DataTypes.STRING(length), allowNull: false, defaultValue: '' });
+const nullableInt = () => ({ type: DataTypes.INTEGER, allowNull: true });
+const nullableDate = () => ({ type: DataTypes.DATE, allowNull: true });
+const operator = () => ({
+  operator_type: { type: DataTypes.STRING(16), allowNull: false },
+  operator_id: nullableInt(),
+  operator_name: text(64),
+});
+const timestamps = () => ({ created_at: DataTypes.DATE, updated_at: DataTypes.DATE });
+
+/**
+ * The money tables of migration 0004. Writes that move money go through the domain/billing
+ * functions (raw SQL under row locks); the models serve reads, lists and tests.
+ */
+export function defineMoneyModels(sequelize: Sequelize) {
+  const UserAccount = sequelize.define<UserAccountRow>(
+    'UserAccount',
+    {
+      user_id: { type: DataTypes.INTEGER, primaryKey: true },
+      balance: { ...money(), defaultValue: '0.00' },
+      last_seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      currency: currency(),
+      ...timestamps(),
+    },
+    { tableName: 'user_accounts' },
+  );
+  const Invoice = sequelize.define<InvoiceRow>(
+    'Invoice',
+    {
+      id: id(),
+      invoice_no: { type: DataTypes.STRING(32), allowNull: false, unique: true },
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      type: { type: DataTypes.STRING(24), allowNull: false },
+      status: { type: DataTypes.STRING(24), allowNull: false },
+      subject: { type: DataTypes.STRING(128), allowNull: false },
+      amount: money(),
+      balance_amount: { ...money(), defaultValue: '0.00' },
+      third_party_amount: { ...money(), defaultValue: '0.00' },
+      refunded_amount: { ...money(), defaultValue: '0.00' },
+      currency: currency(),
+      payment_channel: { type: DataTypes.STRING(16), allowNull: true },
+      origin_invoice_id: nullableInt(),
+      service_id: nullableInt(),
+      payload: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      due_at: nullableDate(),
+      paid_at: nullableDate(),
+      dispatched_at: nullableDate(),
+      cancelled_at: nullableDate(),
+      remark: text(255),
+      operator_type: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'user' },
+      operator_id: nullableInt(),
+      operator_name: text(64),
+      trace_id: text(64),
+      ...timestamps(),
+    },
+    { tableName: 'invoices' },
+  );
+  const InvoiceItem = sequelize.define<InvoiceItemRow>(
+    'InvoiceItem',
+    {
+      id: id(),
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
+      item_key: text(64),
+      description: { type: DataTypes.STRING(255), allowNull: false },
+      unit_amount: money(),
+      quantity: { type: DataTypes.INTEGER, allowNull: false },
+      amount: money(),
+      sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      created_at: DataTypes.DATE,
+    },
+    { tableName: 'invoice_items', updatedAt: false },
+  );
+  const Order = sequelize.define<OrderRow>(
+    'Order',
+    {
+      id: id(),
+      order_no: { type: DataTypes.STRING(32), allowNull: false, unique: true },
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false, unique: true },
+      type: { type: DataTypes.STRING(24), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      product_id: nullableInt(),
+      service_id: nullableInt(),
+      amount: money(),
+      currency: currency(),
+      billing_period: text(32),
+      quantity: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
+      config: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      paid_at: nullableDate(),
+      completed_at: nullableDate(),
+      ...timestamps(),
+    },
+    { tableName: 'orders' },
+  );
+  const Service = sequelize.define<ServiceRow>(
+    'Service',
+    {
+      id: id(),
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      product_id: { type: DataTypes.INTEGER, allowNull: false },
+      order_id: { type: DataTypes.INTEGER, allowNull: false },
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
+      seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
+      status: { type: DataTypes.STRING(24), allowNull: false, defaultValue: 'pending' },
+      product_type: { type: DataTypes.STRING(32), allowNull: false },
+      billing_period: { type: DataTypes.STRING(32), allowNull: false },
+      config: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      price: money(),
+      currency: currency(),
+      next_due_at: nullableDate(),
+      ...timestamps(),
+    },
+    { tableName: 'services' },
+  );
+  const Payment = sequelize.define<PaymentRow>(
+    'Payment',
+    {
+      id: id(),
+      payment_no: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      plugin_id: nullableInt(),
+      gateway: { type: DataTypes.STRING(64), allowNull: false },
+      trade_no: { type: DataTypes.STRING(64), allowNull: true },
+      amount: money(),
+      balance_part: { ...money(), defaultValue: '0.00' },
+      refunded_amount: { ...money(), defaultValue: '0.00' },
+      currency: currency(),
+      status: { type: DataTypes.STRING(24), allowNull: false },
+      settlement: { type: DataTypes.STRING(24), allowNull: true },
+      paid_source: { type: DataTypes.STRING(16), allowNull: true },
+      notify_id: { type: DataTypes.STRING(64), allowNull: true },
+      qr_code_url: text(512),
+      expires_at: { type: DataTypes.DATE, allowNull: false },
+      paid_at: nullableDate(),
+      closed_at: nullableDate(),
+      trace_id: text(64),
+      ...timestamps(),
+    },
+    { tableName: 'payments' },
+  );
+  const AccountTransaction = sequelize.define<AccountTransactionRow>(
+    'AccountTransaction',
+    {
+      id: id(),
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      seq: { type: DataTypes.INTEGER, allowNull: false },
+      type: { type: DataTypes.STRING(24), allowNull: false },
+      amount: money(),
+      balance_before: money(),
+      balance_after: money(),
+      currency: currency(),
+      invoice_id: nullableInt(),
+      payment_id: nullableInt(),
+      refund_id: nullableInt(),
+      idempotency_key: { type: DataTypes.STRING(96), allowNull: false, unique: true },
+      remark: text(255),
+      ...operator(),
+      trace_id: text(64),
+      created_at: DataTypes.DATE,
+    },
+    { tableName: 'account_transactions', updatedAt: false },
+  );
+  const RechargeRecord = sequelize.define<RechargeRecordRow>(
+    'RechargeRecord',
+    {
+      id: id(),
+      record_no: { type: DataTypes.STRING(32), allowNull: false, unique: true },
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      order_id: nullableInt(),
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
+      payment_id: nullableInt(),
+      account_transaction_id: nullableInt(),
+      refund_id: nullableInt(),
+      origin_recharge_record_id: nullableInt(),
+      scene: { type: DataTypes.STRING(24), allowNull: false },
+      direction: { type: DataTypes.STRING(8), allowNull: false },
+      entry_type: { type: DataTypes.STRING(16), allowNull: false },
+      amount: money(),
+      offset_amount: { ...money(), defaultValue: '0.00' },
+      currency: currency(),
+      remark: text(255),
+      reason: text(255),
+      ...operator(),
+      trace_id: text(64),
+      ...timestamps(),
+    },
+    { tableName: 'recharge_records' },
+  );
+  const Refund = sequelize.define<RefundRow>(
+    'Refund',
+    {
+      id: id(),
+      refund_no: { type: DataTypes.STRING(32), allowNull: false, unique: true },
+      user_id: { type: DataTypes.INTEGER, allowNull: false },
+      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
+      refund_invoice_id: nullableInt(),
+      payment_id: nullableInt(),
+      amount: money(),
+      balance_part: money(),
+      third_party_part: money(),
+      currency: currency(),
+      refund_method: { type: DataTypes.STRING(16), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      reason: text(255),
+      scope: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
+      out_request_no: { type: DataTypes.STRING(64), allowNull: true, unique: true },
+      failure_reason: text(255),
+      ...operator(),
+      refunded_at: nullableDate(),
+      trace_id: text(64),
+      ...timestamps(),
+    },
+    { tableName: 'refunds' },
+  );
+  return { UserAccount, Invoice, InvoiceItem, Order, Service, Payment, AccountTransaction, RechargeRecord, Refund };
+}

@@ -1,0 +1,28 @@
+import { notFound } from '../../../lib/errors.js';
+import type { DomainDeps } from '../../deps.js';
+import { sqlOne, type Tx } from '../sql.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from './invoice-record.js';
+
+/**
+ * The invoice, row-locked; `userId` restricts it to its owner (others see 40400, never another's
+ * invoice). `withPendingPayment` also answers the number of its pending QR payment, if any.
+ */
+export async function lockInvoice(
+  deps: DomainDeps,
+  id: number,
+  userId: number | null,
+  transaction: Tx,
+  options: { withPendingPayment?: boolean } = {},
+): Promise<InvoiceRecord & { pending_payment_no?: string | null }> {
+  const pending = options.withPendingPayment
+    ? `, (SELECT p.payment_no FROM payments p WHERE p.invoice_id = invoices.id AND p.status = 'pending') AS pending_payment_no`
+    : '';
+  const invoice = await sqlOne<InvoiceRecord & { pending_payment_no?: string | null }>(
+    deps,
+    `SELECT ${INVOICE_COLUMNS}${pending} FROM invoices WHERE id = $1 AND ($2::int IS NULL OR user_id = $2) FOR UPDATE`,
+    [id, userId],
+    transaction,
+  );
+  if (!invoice) throw notFound('账单不存在');
+  return invoice;
+}

@@ -1,0 +1,16 @@
+import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { INVOICE_STATUS_LABELS, PAYABLE_TYPES } from '../constants.js';
+import type { InvoiceRecord } from './invoice-record.js';
+
+/** Paying needs an unpaid invoice of a payable type: a paid one answers 40910, anything else 40912. */
+export function assertPayable(invoice: InvoiceRecord): void {
+  if (invoice.status === 'paid' || invoice.status === 'partially_refunded' || invoice.status === 'refunded') {
+    throw new AppError(ErrorCode.INVOICE_ALREADY_PAID, '账单已支付，请勿重复支付', { invoice_id: invoice.id, status: invoice.status });
+  }
+  if (invoice.status !== 'unpaid') {
+    throw new AppError(ErrorCode.INVOICE_NOT_PAYABLE, `账单${INVOICE_STATUS_LABELS[invoice.status]}，不可支付`, { invoice_id: invoice.id, status: invoice.status });
+  }
+  if (!PAYABLE_TYPES.includes(invoice.type)) {
+    throw new AppError(ErrorCode.INVOICE_NOT_PAYABLE, '该类型的账单无需支付', { invoice_id: invoice.id, status: invoice.status });
+  }
+}

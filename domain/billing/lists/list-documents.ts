@@ -1,0 +1,44 @@
+import type { Model, ModelStatic, WhereOptions } from 'sequelize';
+import { notFound } from '../../../lib/errors.js';
+
+export type Sort<K extends string> = { key: K; direction: 'ASC' | 'DESC' };
+
+export type DocumentListQuery<K extends string> = {
+  page: number;
+  page_size: number;
+  sort?: Sort<K> | undefined;
+  [filter: string]: unknown;
+};
+
+/**
+ * A page of money documents: equality filters on the whitelisted columns that the query
+ * carries, the sort key from the route's whitelist (default newest first), id as tiebreaker.
+ */
+export async function listDocuments<M extends Model, K extends string>(
+  model: ModelStatic<M>,
+  query: DocumentListQuery<K>,
+  filterColumns: readonly string[],
+): Promise<{ rows: M[]; total: number }> {
+  const where: Record<string, unknown> = {};
+  for (const column of filterColumns) {
+    const value = query[column];
+    if (value !== undefined && value !== null && value !== '') where[column] = value;
+  }
+  const sort = query.sort ?? { key: 'id', direction: 'DESC' as const };
+  const { rows, count } = await model.findAndCountAll({
+    where: where as WhereOptions,
+    order: sort.key === 'id' ? [['id', sort.direction]] : [[sort.key, sort.direction], ['id', 'DESC']],
+    limit: query.page_size,
+    offset: (query.page - 1) * query.page_size,
+  });
+  return { rows, total: count };
+}
+
+/** One document by id (and owner, when given); 40400 otherwise. */
+export async function findDocument<M extends Model>(model: ModelStatic<M>, id: number, label: string, userId?: number): Promise<M> {
+  const where: Record<string, unknown> = { id };
+  if (userId !== undefined) where.user_id = userId;
+  const row = await model.findOne({ where: where as WhereOptions });
+  if (!row) throw notFound(`${label}不存在`);
+  return row;
+}

@@ -1,0 +1,115 @@
+import type { Decimal } from 'decimal.js';
+import { formatMoney } from '../../../lib/money.js';
+import type { DomainDeps } from '../../deps.js';
+import type { Audit } from '../audit.js';
+import { ORDER_TYPE_BY_INVOICE, type PaymentChannel, RECHARGE_SCENE_BY_INVOICE } from '../constants.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
+import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
+import { postAccountTransaction } from '../ledger/post-account-transaction.js';
+import { sqlOne, sqlRows, type Tx } from '../sql.js';
+
+export type SettlementParts = {
+  balance: Decimal;
+  thirdParty: Decimal;
+  channel: PaymentChannel;
+  /** The third-party payment, when there is one. */
+  paymentId: number | null;
+};
+
+export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | null; accountTransactionId: number | null };
+
+/**
+ * Marks a locked, unpaid invoice paid with its parts, and does the fulfilment that belongs in
+ * the same transaction: a recharge credits the balance (and is then fully dispatched); a
+ * purchase, renewal or traffic package marks its order paid; a purchase creates its service
+ * rows (`pending`, one per instance; UNIQUE per invoice line). A third-party part leaves a
+ * recharge record with the scene of the invoice type. What starts workflows runs after
+ * commit (`dispatchFulfilment`).
+ */
+export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
+  const invoice = await sqlOne<InvoiceRecord>(
+    deps,
+    `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
+        dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
+      WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}`,
+    [locked.id, formatMoney(parts.balance), formatMoney(parts.thirdParty), parts.channel],
+    transaction,
+  );
+  if (!invoice) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
+
+  let accountTransactionId: number | null = null;
+  if (invoice.type === 'recharge' && parts.thirdParty.gt(0)) {
+    const posted = await postAccountTransaction(
+      deps,
+      {
+        userId: invoice.user_id,
+        type: 'recharge',
+        amount: parts.thirdParty,
+        idempotencyKey: `recharge:${invoice.invoice_no}`,
+        invoiceId: invoice.id,
+        paymentId: parts.paymentId,
+        remark: '充值到账',
+        audit,
+      },
+      transaction,
+    );
+    accountTransactionId = posted.id;
+  }
+
+  let orderId: number | null = null;
+  if (ORDER_TYPE_BY_INVOICE[invoice.type]) {
+    const order = await sqlOne<{ id: number }>(
+      deps,
+      `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
+      [invoice.id],
+      transaction,
+    );
+    orderId = order?.id ?? null;
+    if (invoice.type === 'purchase' && order) await createPurchasedServices(deps, invoice, order.id, transaction);
+  }
+
+  let rechargeRecordId: number | null = null;
+  const scene = RECHARGE_SCENE_BY_INVOICE[invoice.type];
+  if (parts.thirdParty.gt(0) && parts.paymentId !== null && scene) {
+    rechargeRecordId = await insertRechargeRecord(
+      deps,
+      {
+        userId: invoice.user_id,
+        invoiceId: invoice.id,
+        orderId,
+        paymentId: parts.paymentId,
+        accountTransactionId,
+        scene,
+        entryType: 'third_party',
+        amount: formatMoney(parts.thirdParty),
+        remark: invoice.type === 'recharge' ? '扫码充值' : `扫码支付：${invoice.subject}`,
+        audit,
+      },
+      transaction,
+    );
+  }
+  return { invoice, rechargeRecordId, accountTransactionId };
+}
+
+/** One `pending` service per purchased instance, with the product, period and configuration the invoice was priced for. */
+async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord, orderId: number, transaction: Tx): Promise<void> {
+  const p = invoice.payload;
+  await sqlRows(
+    deps,
+    `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price)
+     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8 FROM generate_series(1, $9::int) AS n
+     ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id`,
+    [
+      invoice.user_id,
+      p.product_id,
+      orderId,
+      invoice.id,
+      p.product_type,
+      p.billing_period,
+      JSON.stringify(p.config ?? {}),
+      p.unit_price,
+      p.quantity,
+    ],
+    transaction,
+  );
+}

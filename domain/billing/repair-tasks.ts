@@ -1,0 +1,33 @@
+import type { BuiltinTask } from '../tasks/types.js';
+import { redispatchPendingFulfilment } from './fulfilment/redispatch-pending.js';
+import { closeExpiredPayments } from './payments/close-expired-payments.js';
+
+/**
+ * Money's backstops, run hourly by the scheduler (the normal paths are immediate: fulfilment is
+ * dispatched right after each payment, and each QR payment's workflow closes it at expiry).
+ */
+export const redispatchFulfilmentTask: BuiltinTask = {
+  key: 'billing.redispatch_fulfilment',
+  title: '补发已支付账单的履约',
+  description: '找出已支付超过 1 分钟但未记录履约派发的账单（例如支付提交后进程崩溃），重新派发开通或续费（幂等）。',
+  category: 'billing',
+  triggers: [{ type: 'cadence', cadence: 'hourly' }],
+  queue: 'platform',
+  timeout: 300,
+  lockTtlSeconds: 600,
+  manualTriggerable: true,
+  handler: (deps) => redispatchPendingFulfilment(deps),
+};
+
+export const closeExpiredPaymentsTask: BuiltinTask = {
+  key: 'billing.close_expired_payments',
+  title: '关闭过期的扫码支付',
+  description: '关闭已过支付窗口 10 分钟仍为等待支付的扫码支付单（其支付工作流未能关闭时）：向网关关闭交易并退回余额抵扣部分；若网关显示已支付则入账。',
+  category: 'billing',
+  triggers: [{ type: 'cadence', cadence: 'hourly' }],
+  queue: 'platform',
+  timeout: 300,
+  lockTtlSeconds: 600,
+  manualTriggerable: true,
+  handler: (deps, run) => closeExpiredPayments(deps, { traceId: `task:${run.taskKey}:${run.taskRunId}` }),
+};

@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import type { Transaction } from 'sequelize';
+import type { DomainDeps } from '../deps.js';
+
+/**
+ * A money transaction: the pg client it runs on. A Sequelize transaction is one too (its
+ * `connection`), so code that must call other domains inside (the catalogue's quote) can use
+ * `inSequelizeTransaction`; everything else uses the lighter `inTransaction`.
+ */
+export type Tx = { readonly connection: unknown } | Transaction;
+
+function clientOf(tx: Tx): pg.ClientBase {
+  const client = (tx as { connection?: pg.ClientBase }).connection;
+  if (!client || typeof client.query !== 'function') throw new Error('transaction has no connection');
+  return client;
+}
+
+/**
+ * A parameterised statement (`$1`, `$2`, …); answers the rows (of a SELECT or of a
+ * `RETURNING`). In a transaction it runs on that transaction's own connection, straight
+ * through pg: money writes are one round trip each, without Sequelize's per-query work, and
+ * the locking order stays explicit in the SQL (payment, then invoice, then account). Outside
+ * a transaction it is a pooled autocommit statement. Rows come with the pool's type parsers
+ * (NUMERIC as a two-digit string, timestamps as Date).
+ */
+export async function sqlRows<T extends object>(deps: DomainDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
+  if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(sql, bind)).rows;
+  return deps.db.read<T & pg.QueryResultRow>(sql, bind);
+}
+
+export async function sqlOne<T extends object>(deps: DomainDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T | null> {
+  const rows = await sqlRows<T>(deps, sql, bind, tx);
+  return rows[0] ?? null;
+}
+
+/**
+ * Runs `work` in a transaction on a pooled connection of its own (READ COMMITTED; the row
+ * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. A connection whose
+ * ROLLBACK fails is destroyed instead of going back to the pool.
+ */
+export async function inTransaction<T>(deps: DomainDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = deps.db.sequelize.connectionManager;
+  const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
+  let healthy = true;
+  try {
+    await client.query('BEGIN');
+    const result = await work({ connection: client });
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      healthy = false;
+    }
+    throw err;
+  } finally {
+    if (healthy) pool.releaseConnection(client);
+    else await pool.destroyConnection(client);
+  }
+}
+
+/** A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside. */
+export function inSequelizeTransaction<T>(deps: DomainDeps, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  return deps.db.sequelize.transaction(work);
+}

@@ -1,0 +1,225 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { type ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../../lib/errors.js';
+import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
+import { registerFulfilmentDispatcher, unregisterFulfilmentDispatcher } from '../../../domain/billing/fulfilment/dispatchers.js';
+import { redispatchPendingFulfilment } from '../../../domain/billing/fulfilment/redispatch-pending.js';
+import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
+import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
+import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
+import { settleQrPayment } from '../../../domain/billing/payments/settle-qr-payment.js';
+import { INVOICE_PAYMENT_WORKFLOW_TYPE, invoicePaymentWorkflowId, PAYMENT_FAILURES, PAYMENT_STAGES } from '../../../workflows/invoice-payment/contract.js';
+import { recordHistory } from '../../helpers/histories.js';
+import { provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
+import { SearchAttr } from '../../../workflows/search-attributes.js';
+import { expectError } from '../../helpers/http.js';
+import {
+  adjustBalance,
+  balanceOf,
+  buyerPays,
+  createProduct,
+  expectBooksBalanced,
+  purchase,
+  registerClient,
+  startMoneyPlatform,
+  type MoneyPlatform,
+} from '../../helpers/money.js';
+import { eventually } from '../../helpers/wait.js';
+
+let platform: MoneyPlatform;
+
+beforeAll(async () => {
+  platform = await startMoneyPlatform();
+});
+afterAll(() => platform?.close());
+
+describe('user recharge', () => {
+  it('creates a recharge invoice paid by QR; once paid the balance is credited with a user_recharge record', async () => {
+    const client = await registerClient(platform);
+    const res = await platform.api.post('/api/v2/client/recharge', { token: client.token, body: { amount: 100 } });
+    expect(res.body.data).toMatchObject({ status: 'unpaid', amount: '100.00', paid: false, payment: { status: 'pending', amount: '100.00' } });
+    await buyerPays(res.body.data.payment.qr_code_url);
+    const state = await eventually(async () => {
+      const r = await platform.api.get(`/api/v2/client/recharge/${res.body.data.invoice_id}`, { token: client.token });
+      return r.body.data.paid ? r.body.data : null;
+    });
+    expect(state).toMatchObject({ status: 'paid', payment: { status: 'paid' } });
+    expect(await balanceOf(platform, client)).toBe('100.00');
+    const m = platform.deps.db.models;
+    const credit = await m.AccountTransaction.findOne({ where: { user_id: client.id } });
+    expect(credit).toMatchObject({ type: 'recharge', amount: '100.00', invoice_id: res.body.data.invoice_id });
+    expect(await m.RechargeRecord.findOne({ where: { invoice_id: res.body.data.invoice_id } })).toMatchObject({
+      scene: 'user_recharge',
+      direction: 'in',
+      amount: '100.00',
+      account_transaction_id: credit?.id,
+      order_id: null,
+    });
+    expect((await m.Invoice.findByPk(res.body.data.invoice_id))?.dispatched_at).not.toBeNull();
+    await expectBooksBalanced(platform);
+  });
+
+  it.each([['0.99'], ['50000.01'], ['-5'], ['1.234'], ['abc']])('refuses the amount %s with 42200', async (amount) => {
+    const client = await registerClient(platform);
+    const res = await platform.api.post('/api/v2/client/recharge', { token: client.token, body: { amount } });
+    expectError(res, 42200, 422);
+    expect(res.body.data.errors.amount[0]).toMatch(/\p{Script=Han}/u);
+    expect(await platform.deps.db.models.Invoice.count({ where: { user_id: client.id } })).toBe(0);
+  });
+});
+
+describe('payments that cannot go to their invoice any more, and amounts that do not add up', () => {
+  it('credits a payment that arrives after its payment was closed to the balance, once', async () => {
+    const product = await createProduct(platform, '40.00');
+    const client = await registerClient(platform);
+    const invoice = await purchase(platform, client, product.id);
+    const window = platform.deps.config.payments.qrWindowSeconds;
+    platform.deps.config.payments.qrWindowSeconds = 1;
+    let started;
+    try {
+      started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+    } finally {
+      platform.deps.config.payments.qrWindowSeconds = window;
+    }
+    expect((await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).result()).outcome).toBe('closed');
+    const paymentNo = started.body.data.payment_no as string;
+    // A gateway that took the money anyway (our close raced its payment).
+    const late = { paymentNo, tradeNo: `LATE${Date.now()}`, amount: '40.00', source: 'notify' as const };
+    const first = await settleQrPayment(platform.deps, late, systemAudit('test'));
+    const again = await settleQrPayment(platform.deps, late, systemAudit('test'));
+    expect([first.changed, first.settlement, again.changed]).toEqual([true, 'balance_credit', false]);
+    expect(await platform.deps.db.models.Payment.findOne({ where: { payment_no: paymentNo } })).toMatchObject({ status: 'paid', settlement: 'balance_credit' });
+    expect(await balanceOf(platform, client)).toBe('40.00');
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.status).toBe('unpaid');
+    expect(await platform.deps.db.models.RechargeRecord.findOne({ where: { payment_id: first.payment.id } })).toMatchObject({ scene: 'user_recharge', amount: '40.00' });
+    await expectBooksBalanced(platform);
+  });
+
+  it('refuses a reported amount that differs from the payment (40916) and changes nothing', async () => {
+    const product = await createProduct(platform, '10.00');
+    const client = await registerClient(platform);
+    const invoice = await purchase(platform, client, product.id);
+    const intervals = platform.deps.config.payments.qrPollIntervalsSeconds;
+    platform.deps.config.payments.qrPollIntervalsSeconds = [600];
+    let started;
+    try {
+      started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+    } finally {
+      platform.deps.config.payments.qrPollIntervalsSeconds = intervals;
+    }
+    const wrong = settleQrPayment(platform.deps, { paymentNo: started.body.data.payment_no, tradeNo: 'T1', amount: '9.99', source: 'notify' }, systemAudit());
+    await expect(wrong).rejects.toSatisfy((e) => e instanceof AppError && e.code === 40916);
+    expect((await platform.deps.db.models.Payment.findOne({ where: { payment_no: started.body.data.payment_no } }))?.status).toBe('pending');
+    await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).terminate('test over');
+    await expectBooksBalanced(platform);
+  });
+});
+
+describe('fulfilment dispatch', () => {
+  it('is repaired by redispatchPendingFulfilment when the process died between the payment and the workflow start', async () => {
+    const product = await createProduct(platform, '5.00');
+    const client = await registerClient(platform);
+    await adjustBalance(platform, client.id, '5.00');
+    const invoice = await purchase(platform, client, product.id);
+    const crashed = { ...platform.deps, temporal: undefined };
+    await payInvoiceByBalance(crashed, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'crash'));
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).toBeNull();
+
+    const summary = await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 });
+    expect(summary).toMatchObject({ dispatched: 1, failed: 0 });
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
+    const service = await platform.deps.db.models.Service.findOne({ where: { invoice_id: invoice.id } });
+    expect((await platform.temporal.workflow.getHandle(provisionWorkflowId(service?.id ?? 0)).describe()).status.name).toBe('RUNNING');
+    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
+  });
+
+  it('fails the payment workflow visibly while renewals have no dispatcher, and the reconciler finishes it once one is registered', async () => {
+    const client = await registerClient(platform);
+    const { invoice } = await platform.deps.db.sequelize.transaction((transaction) =>
+      insertInvoice(
+        platform.deps,
+        {
+          userId: client.id,
+          type: 'renew',
+          status: 'unpaid',
+          subject: '续费测试',
+          amount: '12.00',
+          items: [{ key: 'renew', description: '续费 1 个月', unitAmount: '12.00', quantity: 1, amount: '12.00' }],
+          order: { type: 'renewal', productId: null, billingPeriod: 'monthly', quantity: 1, config: {} },
+          audit: userAudit(client.id, 'renew-test'),
+        },
+        transaction,
+      ),
+    );
+    const started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+    await buyerPays(started.body.data.qr_code_url);
+    const handle = platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no));
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe(PAYMENT_FAILURES.dispatch);
+    expect((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage)).toBe(PAYMENT_STAGES.dispatchFailed);
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.status).toBe('paid');
+    await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'dispatch-failed');
+
+    const dispatched: string[] = [];
+    registerFulfilmentDispatcher('renew', async (_deps, inv) => {
+      dispatched.push(inv.invoice_no);
+    });
+    try {
+      expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ dispatched: 1 });
+      expect(dispatched).toEqual([invoice.invoice_no]);
+    } finally {
+      unregisterFulfilmentDispatcher('renew');
+    }
+    await expectBooksBalanced(platform);
+  });
+});
+
+describe('the hourly backstops (built-in tasks)', () => {
+  async function runOf(workflowId: string) {
+    return eventually(async () => {
+      const row = await platform.deps.db.models.TaskRun.findOne({ where: { workflow_id: workflowId }, order: [['id', 'DESC']] });
+      return row && row.status !== 'running' ? row : null;
+    });
+  }
+
+  it('close a QR payment whose workflow is gone once its window is over, reversing its balance part', async () => {
+    const product = await createProduct(platform, '30.00');
+    const client = await registerClient(platform);
+    await adjustBalance(platform, client.id, '10.00');
+    const invoice = await purchase(platform, client, product.id);
+    const window = platform.deps.config.payments.qrWindowSeconds;
+    platform.deps.config.payments.qrWindowSeconds = 1;
+    let started;
+    try {
+      started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token, body: { use_balance: true } });
+    } finally {
+      platform.deps.config.payments.qrWindowSeconds = window;
+    }
+    await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).terminate('operator mistake');
+    const payment = await platform.deps.db.models.Payment.findOne({ where: { payment_no: started.body.data.payment_no } });
+    await eventually(async () => ((payment?.expires_at.getTime() ?? Infinity) < Date.now() ? true : null));
+    expect(await closeExpiredPayments(platform.deps, { graceSeconds: 0 })).toMatchObject({ closed: 1, failed: 0 });
+    expect((await platform.deps.db.models.Payment.findOne({ where: { payment_no: started.body.data.payment_no } }))?.status).toBe('closed');
+    expect(await balanceOf(platform, client)).toBe('10.00');
+    await expectBooksBalanced(platform);
+  });
+
+  it('are triggered by admins like any built-in task and record their runs', async () => {
+    const token = await platform.rootToken();
+    for (const key of ['billing.redispatch_fulfilment', 'billing.close_expired_payments']) {
+      const res = await platform.api.post(`/api/v2/admin/schedules/${key}/trigger`, { token });
+      expect(res.body.data).toMatchObject({ key, kind: 'task' });
+      const run = await runOf(res.body.data.workflow_id);
+      expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual' });
+      expect(run.summary).toMatchObject({ found: 0, failed: 0 });
+    }
+    const overview = await platform.api.get('/api/v2/admin/schedules/overview', { token });
+    const keys = overview.body.data.list.filter((i: { key: string }) => i.key.startsWith('billing.')).map((i: { key: string; effective_cadence: string }) => [i.key, i.effective_cadence]);
+    expect(keys).toEqual([
+      ['billing.redispatch_fulfilment', '60m'],
+      ['billing.close_expired_payments', '60m'],
+    ]);
+  });
+});

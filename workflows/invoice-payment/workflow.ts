@@ -1,0 +1,112 @@
+import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.js';
+import { SearchAttr } from '../search-attributes.js';
+import {
+  type InvoicePaymentInput,
+  type InvoicePaymentResult,
+  type OpenedPayment,
+  PAYMENT_FAILURES,
+  PAYMENT_STAGES,
+  type PaymentCheck,
+  paymentNotifiedSignal,
+  paymentOpenedSignal,
+} from './contract.js';
+
+// A look at our records and the gateway: failures retry quickly; the poll loop itself is the long wait.
+const { checkQrPayment } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+// Closing must happen eventually: retried without limit (gateway down), visible as a pending activity.
+const { closeQrPayment } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+});
+
+const { dispatchInvoiceFulfilment } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+function stage(value: string): void {
+  upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value }]);
+}
+
+function failureType(err: unknown): string | null {
+  let current: unknown = err;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure && current.type) return current.type;
+    current = current.cause;
+  }
+  return null;
+}
+
+function rootCauseMessage(err: unknown): string {
+  let current: unknown = err;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}
+
+/**
+ * Follows the QR payments of one invoice until one is paid or the last one is closed. Each
+ * payment: wait for the notification signal or the next poll (backoff from the input, the
+ * last interval repeating), look (our records, else the gateway's query, settling when paid),
+ * and at the end of the window close the trade (which settles instead if it turns out paid).
+ * Once paid: dispatch fulfilment, exactly once per invoice (the activity is idempotent).
+ */
+export async function invoicePaymentWorkflow(input: InvoicePaymentInput): Promise<InvoicePaymentResult> {
+  const queue: OpenedPayment[] = [{ paymentNo: input.paymentNo, expiresAt: input.expiresAt }];
+  const seen = new Set<string>([input.paymentNo]);
+  let notified = false;
+  setHandler(paymentNotifiedSignal, () => {
+    notified = true;
+  });
+  setHandler(paymentOpenedSignal, (opened) => {
+    if (seen.has(opened.paymentNo)) return;
+    seen.add(opened.paymentNo);
+    queue.push(opened);
+  });
+
+  const follow = async (payment: OpenedPayment): Promise<PaymentCheck> => {
+    stage(PAYMENT_STAGES.awaiting);
+    const deadline = Date.parse(payment.expiresAt);
+    const intervals = input.pollIntervalsSeconds.length > 0 ? input.pollIntervalsSeconds : [30];
+    for (let round = 0; ; round++) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) break;
+      const intervalMs = (intervals[Math.min(round, intervals.length - 1)] ?? 30) * 1000;
+      await condition(() => notified, Math.min(intervalMs, remaining));
+      notified = false;
+      try {
+        const check = await checkQrPayment({ paymentNo: payment.paymentNo });
+        if (check.state !== 'pending') return check;
+      } catch (err) {
+        // The gateway or our database being away only delays the next look; a wrong amount stops here, visibly.
+        if (failureType(err) === PAYMENT_FAILURES.anomaly) throw ApplicationFailure.nonRetryable(rootCauseMessage(err), PAYMENT_FAILURES.anomaly);
+      }
+    }
+    stage(PAYMENT_STAGES.closing);
+    return closeQrPayment({ paymentNo: payment.paymentNo });
+  };
+
+  let result: InvoicePaymentResult = { paymentNo: input.paymentNo, outcome: 'closed', dispatched: false };
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const check = await follow(next);
+    if (check.state === 'closed') {
+      stage(PAYMENT_STAGES.closed);
+      result = { paymentNo: next.paymentNo, outcome: 'closed', dispatched: false };
+      continue;
+    }
+    stage(PAYMENT_STAGES.dispatching);
+    try {
+      const dispatched = await dispatchInvoiceFulfilment({ invoiceId: check.invoiceId });
+      stage(PAYMENT_STAGES.settled);
+      return { paymentNo: next.paymentNo, outcome: 'paid', dispatched: dispatched.dispatched };
+    } catch (err) {
+      stage(PAYMENT_STAGES.dispatchFailed);
+      throw ApplicationFailure.nonRetryable(`paid, but fulfilment was not dispatched: ${rootCauseMessage(err)}`, PAYMENT_FAILURES.dispatch);
+    }
+  }
+  return result;
+}
