@@ -6,6 +6,7 @@ import { defineMoneyModels } from './money.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
+import { defineServiceModels } from './service.js';
 import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
 import { defineUser } from './user.js';
@@ -30,6 +31,7 @@ export function defineModels(sequelize: Sequelize) {
     ...defineCatalogueModels(sequelize),
     Supplier: defineSupplier(sequelize),
     ...defineMoneyModels(sequelize),
+    ...defineServiceModels(sequelize),
   };
 }
 

@@ -23,7 +23,6 @@ import type {
   RefundStatus,
   TransactionType,
 } from '../../domain/billing/constants.js';
-import type { ProductType } from '../../domain/catalogue/product-types.js';
 
 /** Money columns are NUMERIC(14,2): pg hands them over as strings and they stay strings (or decimal.js). */
 type Money = string;
@@ -94,24 +93,6 @@ export interface OrderRow extends Model<InferAttributes<OrderRow>, InferCreation
   config: CreationOptional<Record<string, unknown>>;
   paid_at: CreationOptional<Date | null>;
   completed_at: CreationOptional<Date | null>;
-  created_at: CreationOptional<Date>;
-  updated_at: CreationOptional<Date>;
-}
-
-export interface ServiceRow extends Model<InferAttributes<ServiceRow>, InferCreationAttributes<ServiceRow>> {
-  id: CreationOptional<number>;
-  user_id: number;
-  product_id: number;
-  order_id: number;
-  invoice_id: number;
-  seq: CreationOptional<number>;
-  status: CreationOptional<string>;
-  product_type: ProductType;
-  billing_period: string;
-  config: CreationOptional<Record<string, unknown>>;
-  price: Money;
-  currency: CreationOptional<'CNY'>;
-  next_due_at: CreationOptional<Date | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -312,26 +293,6 @@ export function defineMoneyModels(sequelize: Sequelize) {
     },
     { tableName: 'orders' },
   );
-  const Service = sequelize.define<ServiceRow>(
-    'Service',
-    {
-      id: id(),
-      user_id: { type: DataTypes.INTEGER, allowNull: false },
-      product_id: { type: DataTypes.INTEGER, allowNull: false },
-      order_id: { type: DataTypes.INTEGER, allowNull: false },
-      invoice_id: { type: DataTypes.INTEGER, allowNull: false },
-      seq: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
-      status: { type: DataTypes.STRING(24), allowNull: false, defaultValue: 'pending' },
-      product_type: { type: DataTypes.STRING(32), allowNull: false },
-      billing_period: { type: DataTypes.STRING(32), allowNull: false },
-      config: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
-      price: money(),
-      currency: currency(),
-      next_due_at: nullableDate(),
-      ...timestamps(),
-    },
-    { tableName: 'services' },
-  );
   const Payment = sequelize.define<PaymentRow>(
     'Payment',
     {
@@ -433,5 +394,5 @@ export function defineMoneyModels(sequelize: Sequelize) {
     },
     { tableName: 'refunds' },
   );
-  return { UserAccount, Invoice, InvoiceItem, Order, Service, Payment, AccountTransaction, RechargeRecord, Refund };
+  return { UserAccount, Invoice, InvoiceItem, Order, Payment, AccountTransaction, RechargeRecord, Refund };
 }
