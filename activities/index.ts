@@ -2,6 +2,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
 import { createTaskActivities } from './tasks.js';
 import { createMoneyActivities } from './money.js';
+import { createProvisioningActivities } from './provisioning.js';
 
 /**
  * Activities are thin adapters over domain/: the same functions routes call. Every activity
@@ -13,6 +14,7 @@ export function createActivities(deps: DomainDeps) {
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
     ...createMoneyActivities(deps),
+    ...createProvisioningActivities(deps),
   };
 }
 

@@ -13,6 +13,7 @@ import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminUserRoutes } from './routes/admin/users.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
+import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
 import { siteProductTypeRoutes } from './routes/site/product-types.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', clientAuthRoutes);
   app.route('/', adminProductTypeRoutes);
   app.route('/', adminSupplierRoutes);
+  app.route('/', adminProvisioningRoutes);
   app.route('/', siteProductTypeRoutes);
   app.route('/', adminProductMenuRoutes);
   app.route('/', adminProductGroupRoutes);

@@ -35,6 +35,15 @@ const envSchema = z.object({
     .default('5,10,15,30,60')
     .transform((v) => v.split(',').map(Number))
     .refine((list) => list.every((n) => n >= 1 && n <= 3600), 'each interval 1..3600 seconds'),
+  PROVISION_ACTIVITY_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(60),
+  PROVISION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  PROVISION_HOST_POLL_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'comma-separated whole seconds')
+    .default('5,10,20,30')
+    .transform((v) => v.split(',').map(Number))
+    .refine((list) => list.every((n) => n >= 1 && n <= 3600), 'each interval 1..3600 seconds'),
+  PROVISION_HOST_WAIT_MINUTES: z.coerce.number().int().min(1).max(10_080).default(120),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DAILY_SCHEDULE_TIME: z
     .string()
@@ -79,6 +88,11 @@ export type AppConfig = {
   retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number };
   /** QR payments: how long a QR code may be paid, and the gateway polling backoff (the last interval repeats). */
   payments: { qrWindowSeconds: number; qrPollIntervalsSeconds: number[] };
+  /**
+   * Provisioning: how long one upstream step may take, how often a failing step is retried before
+   * an admin decides, how often the new host is looked at (the last interval repeats) and how long.
+   */
+  provisioning: { activityTimeoutSeconds: number; maxAttempts: number; hostPollSeconds: number[]; hostWaitMinutes: number };
 };
 
 export class ConfigError extends Error {
@@ -137,5 +151,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
     },
     payments: { qrWindowSeconds: e.QRPAY_PAYMENT_WINDOW_SECONDS, qrPollIntervalsSeconds: e.QRPAY_POLL_INTERVALS_SECONDS },
+    provisioning: {
+      activityTimeoutSeconds: e.PROVISION_ACTIVITY_TIMEOUT_SECONDS,
+      maxAttempts: e.PROVISION_MAX_ATTEMPTS,
+      hostPollSeconds: e.PROVISION_HOST_POLL_SECONDS,
+      hostWaitMinutes: e.PROVISION_HOST_WAIT_MINUTES,
+    },
   };
 }

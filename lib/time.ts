@@ -50,3 +50,8 @@ export function parseDateTime(value: string): Date | null {
 export function unixSeconds(date: Date = new Date()): number {
   return Math.floor(date.getTime() / 1000);
 }
+
+/** `months` calendar months later in Asia/Shanghai wall time (Jan 31 + 1 month = Feb 28/29). */
+export function addMonths(date: Date, months: number): Date {
+  return dayjs(date).tz(TIME_ZONE).add(months, 'month').toDate();
+}

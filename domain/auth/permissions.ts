@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   'schedule.view': '查看计划任务',
   'schedule.manage': '管理与手动触发计划任务',
   'plugin.view': '查看集成插件与运行日志',
+  'service.view': '查看服务与开通进度',
+  'service.manage': '管理服务（开通重试与取消、续费处理）',
   'supplier.view': '查看供应商与上游余额',
   'supplier.manage': '管理供应商（创建、修改、导入与绑定商品）',
   'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',

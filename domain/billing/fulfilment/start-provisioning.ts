@@ -14,7 +14,7 @@ export async function startProvisioning(deps: DomainDeps, service: { id: number;
     await client.workflow.start(PROVISION_WORKFLOW_TYPE, {
       workflowId: provisionWorkflowId(service.id),
       taskQueue: deps.config.temporal.taskQueue,
-      args: [{ serviceId: service.id }],
+      args: [{ serviceId: service.id, timing: deps.config.provisioning }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [

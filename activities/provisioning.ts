@@ -1,0 +1,60 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { AppError } from '../lib/errors.js';
+import type { DomainDeps } from '../domain/deps.js';
+import { cancelProvisioning, type Decider, markProvisioningFailed } from '../domain/provisioning/failure.js';
+import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
+import { prepareProvisioning } from '../domain/provisioning/prepare.js';
+import { enterProvisioningStage } from '../domain/provisioning/service-events.js';
+import { UpstreamStepError } from '../domain/provisioning/upstream-call.js';
+import {
+  checkoutUpstreamOrder,
+  fillUpstreamCart,
+  loginUpstream,
+  payUpstreamOrder,
+  type UpstreamOrder,
+  type UpstreamPurchase,
+} from '../domain/provisioning/upstream-order.js';
+import { PROVISION_FAILURES } from '../workflows/provisioning/contract.js';
+
+/**
+ * The plugin's classification becomes the failure type the workflow's retry policy reads:
+ * permanent → not retried (an admin decides); transient and ambiguous → retried with backoff
+ * (ambiguous steps reconcile first on their next attempt). Our own refusals are not retried.
+ */
+async function classified<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof UpstreamStepError) {
+      const details = { code: err.code };
+      if (err.kind === 'permanent') throw ApplicationFailure.nonRetryable(err.message, PROVISION_FAILURES.permanent, details);
+      throw ApplicationFailure.retryable(err.message, err.kind === 'ambiguous' ? PROVISION_FAILURES.ambiguous : PROVISION_FAILURES.transient, details);
+    }
+    if (err instanceof AppError) throw ApplicationFailure.nonRetryable(err.message, PROVISION_FAILURES.refused, { code: String(err.code) });
+    throw err;
+  }
+}
+
+/** Which attempt of this activity this is: a retry means the previous outcome is unknown. */
+function attempt(): number {
+  return Context.current().info.attempt;
+}
+
+/** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
+export function createProvisioningActivities(deps: DomainDeps) {
+  return {
+    prepareProvisioning: (input: { serviceId: number; workflowId: string }) => classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId)),
+    enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
+    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase)),
+    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase)),
+    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase, attempt())),
+    payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
+      classified(() => payUpstreamOrder(deps, input.purchase, input.order, attempt())),
+    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) => classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId)),
+    bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
+    activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),
+    markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),
+    cancelProvisioning: (input: { serviceId: number; decider: Decider; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),
+  };
+}

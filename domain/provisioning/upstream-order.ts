@@ -1,0 +1,96 @@
+import type { DomainDeps } from '../deps.js';
+import type { PreparedProvisioning } from './prepare.js';
+import { callSupplier, UpstreamStepError } from './upstream-call.js';
+
+export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
+
+/** An upstream order of the service: its bill, its host, and whether the bill is paid. */
+export type UpstreamOrder = { invoiceId: number; hostId: number; orderId: number | null; paid: boolean };
+
+function readOrder(existing: unknown): UpstreamOrder | null {
+  if (typeof existing !== 'object' || existing === null) return null;
+  const e = existing as Record<string, unknown>;
+  const hostId = Number(e['host_id']);
+  const invoiceId = Number(e['invoice_id']);
+  if (!Number.isSafeInteger(hostId) || hostId <= 0 || !Number.isSafeInteger(invoiceId) || invoiceId <= 0) return null;
+  const orderId = Number(e['order_id']);
+  return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true };
+}
+
+/** The order and host on the service's upstream binding, as soon as they are known (idempotent). */
+async function rememberOrder(deps: DomainDeps, serviceId: number, order: UpstreamOrder): Promise<void> {
+  await deps.db.models.ServiceUpstreamBinding.update(
+    { upstream_order_id: order.orderId, upstream_invoice_id: order.invoiceId, upstream_host_id: order.hostId },
+    { where: { service_id: serviceId } },
+  );
+}
+
+/** `cart/clear` with the downstream reference doubles as the probe: does the upstream already have our order? */
+export async function probeUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder | null> {
+  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_probe', { downstream: p.downstream });
+  const order = readOrder(data['existing']);
+  if (order) await rememberOrder(deps, p.serviceId, order);
+  return order;
+}
+
+/** Proactive login before a provisioning run: expired tokens make some reads answer as a visitor. */
+export async function loginUpstream(deps: DomainDeps, p: UpstreamPurchase): Promise<void> {
+  await callSupplier(deps, p.supplierId, 'upstream.login_check', {});
+}
+
+/**
+ * The cart step: probe first (an order for our reference means a previous attempt already bought:
+ * continue with it), otherwise fill the reference's cart with the product, period, options,
+ * hostname and the service's root password (read here, never passed through the workflow).
+ */
+export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder | null> {
+  const existing = await probeUpstreamOrder(deps, p);
+  if (existing) return existing;
+  const service = await deps.db.models.Service.findByPk(p.serviceId, { attributes: ['password_sealed'] });
+  const password = service?.password_sealed ? deps.secretBox.open(service.password_sealed) : undefined;
+  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_cart', {
+    downstream: p.downstream,
+    product_id: p.upstreamProductId,
+    billing_period: p.billingPeriod,
+    config: p.config,
+    hostname: p.hostname,
+    ...(password ? { password } : {}),
+  });
+  const order = readOrder(data['existing']);
+  if (order) await rememberOrder(deps, p.serviceId, order);
+  return order;
+}
+
+/**
+ * The checkout step. The first attempt settles the cart; a retry (the previous attempt's outcome
+ * is unknown) reconciles first: probe, continue with an order that exists, otherwise fill the
+ * cart again and settle. The upstream also recognises a repeated reference, so even a settle
+ * that raced a lost answer does not buy twice.
+ */
+export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, attempt: number): Promise<UpstreamOrder> {
+  if (attempt > 1) {
+    const existing = await fillUpstreamCart(deps, p);
+    if (existing) return existing;
+  }
+  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream });
+  const order = readOrder({ ...data, paid: false });
+  if (!order) throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游下单结果缺少账单或主机编号');
+  await rememberOrder(deps, p.serviceId, order);
+  return order;
+}
+
+/**
+ * The upstream pay step: settle the order's bill from the supplier balance. A retry asks the
+ * upstream first (`check_order`), so a payment whose answer was lost is not repeated; a bill
+ * still unpaid after a plain answer is retried (transient).
+ */
+export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder, attempt: number): Promise<void> {
+  if (order.paid) return;
+  if (attempt > 1) {
+    const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId });
+    const invoice = checked['invoice'] as { paid?: unknown } | null;
+    if (invoice?.paid === true) return;
+  }
+  const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId });
+  if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
+}
