@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../lib/errors.js';
 import type { DomainDeps } from '../domain/deps.js';
@@ -36,11 +35,6 @@ async function classified<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Which attempt of this activity this is: a retry means the previous outcome is unknown. */
-function attempt(): number {
-  return Context.current().info.attempt;
-}
-
 /** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
 export function createProvisioningActivities(deps: DomainDeps) {
   return {
@@ -48,9 +42,9 @@ export function createProvisioningActivities(deps: DomainDeps) {
     enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
     loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase)),
     fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase)),
-    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase, attempt())),
+    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase)),
     payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
-      classified(() => payUpstreamOrder(deps, input.purchase, input.order, attempt())),
+      classified(() => payUpstreamOrder(deps, input.purchase, input.order)),
     lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) => classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId)),
     bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),

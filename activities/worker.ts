@@ -42,8 +42,18 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
   const workflowBundle =
     'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath);
   const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle };
+  // A provisioning runs its steps as local activities inside its workflow task, so the platform
+  // queue needs as many workflow-task slots as provisionings that may run at once.
+  const concurrency = deps.config.temporal.workerConcurrency;
   return Promise.all([
-    Worker.create({ ...common, taskQueue: deps.config.temporal.taskQueue }),
+    Worker.create({
+      ...common,
+      taskQueue: deps.config.temporal.taskQueue,
+      maxConcurrentWorkflowTaskExecutions: concurrency,
+      maxConcurrentLocalActivityExecutions: concurrency,
+      maxConcurrentActivityTaskExecutions: concurrency,
+      maxCachedWorkflows: Math.max(concurrency * 2, 1000),
+    }),
     Worker.create({ ...common, taskQueue: deps.config.temporal.automationQueue }),
   ]);
 }

@@ -11,7 +11,8 @@
 // (directory for a CPU profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing
 // servers instead of throwaway ones.
 // Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
-// distinct notifications per side, each sent twice).
+// distinct notifications per side, each sent twice). Provisioning: BENCH_PROVISIONINGS (200 at
+// once), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call); BENCH_ONLY=provisioning runs only it.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,7 @@ import { startBare } from './lib/start-bare.js';
 import { writeResults } from './lib/write-results.js';
 import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money/run-money.js';
 import { seedMoney } from './money/seed-money.js';
+import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningBench } from './provisioning/run-provisioning.js';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 const log = (m: string) => console.log(`[bench] ${m}`);
@@ -135,6 +137,21 @@ async function main(signal: AbortSignal): Promise<number> {
     const firstScreenLimit = 50 * 1024;
     log('首屏响应大小 / first-screen response sizes (target < 50 KB):');
     for (const { path, bytes } of catalogue.sizes) log(`  ${(bytes / 1024).toFixed(1).padStart(6)} KB  ${bytes < firstScreenLimit ? 'ok  ' : 'OVER'}  ${path}`);
+    // Before the money benches: their payments start provisionings that this bench's worker must not see.
+    let provisioning: ProvisioningBenchResult | null = null;
+    if (!only || only === 'provisioning') {
+      provisioning = await runProvisioningBench({
+        api: api.baseUrl,
+        databaseUrl: database.url,
+        temporalAddress: infra.temporalAddress,
+        secretKey,
+        count: settings.provisionings,
+        latencyMs: settings.upstreamLatencyMs,
+        signal,
+        log,
+      });
+      console.log(`\n${formatProvisioningTable(provisioning)}\n`);
+    }
     let money: MoneyPairResult[] = [];
     if (!only || only === 'money') {
       const seed = await seedMoney({
@@ -161,7 +178,8 @@ async function main(signal: AbortSignal): Promise<number> {
 
     if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
     const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
-    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed;
+    const provisioningFailed = provisioning ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) : 0;
+    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed;
     writeResults(RESULTS_PATH, {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -172,6 +190,7 @@ async function main(signal: AbortSignal): Promise<number> {
       pairs: results,
       responseSizes: catalogue.sizes,
       money,
+      provisioning,
     });
     log(`results → ${RESULTS_PATH}`);
     if (failed > 0) {

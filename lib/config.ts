@@ -15,6 +15,7 @@ const envSchema = z.object({
   TEMPORAL_AUTOMATION_QUEUE: z.string().min(1).default('automation'),
   TEMPORAL_SCHEDULE_PREFIX: z.string().default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
   APP_SECRET_KEY: z.string().min(32).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   CATALOGUE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
@@ -69,6 +70,8 @@ export type AppConfig = {
     automationQueue: string;
     schedulePrefix: string;
     uiUrl: string;
+    /** Workflow tasks, activities and local activities a worker runs at once on the platform queue. */
+    workerConcurrency: number;
   };
   secretKey: string;
   accessTokenTtlSeconds: number;
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       automationQueue: e.TEMPORAL_AUTOMATION_QUEUE,
       schedulePrefix: e.TEMPORAL_SCHEDULE_PREFIX,
       uiUrl: e.TEMPORAL_UI_URL,
+      workerConcurrency: e.WORKER_CONCURRENCY,
     },
     secretKey: e.APP_SECRET_KEY as string,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,

@@ -17,6 +17,9 @@ export type BenchSettings = {
   moneyPayments: number;
   /** Distinct payment notifications each side gets (each sent twice) in the money bench. */
   moneyNotifications: number;
+  /** Provisionings started at once in the provisioning bench, and the sandbox latency per upstream call. */
+  provisionings: number;
+  upstreamLatencyMs: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -40,5 +43,7 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     catalogueCopies: positive(env, 'BENCH_CATALOGUE_COPIES', 10, true),
     moneyPayments: positive(env, 'BENCH_MONEY_PAYMENTS', 2000, true),
     moneyNotifications: positive(env, 'BENCH_MONEY_NOTIFICATIONS', 1500, true),
+    provisionings: positive(env, 'BENCH_PROVISIONINGS', 200, true),
+    upstreamLatencyMs: positive(env, 'BENCH_UPSTREAM_LATENCY_MS', 50, true),
   };
 }

@@ -50,6 +50,8 @@ export const migration0008Provisioning: Migration = {
         upstream_order_id BIGINT,
         upstream_invoice_id BIGINT,
         upstream_host_id BIGINT,
+        checkout_attempted_at TIMESTAMPTZ,
+        pay_attempted_at TIMESTAMPTZ,
         bound_at TIMESTAMPTZ,
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),

@@ -70,6 +70,12 @@ export interface ServiceUpstreamBindingRow
   upstream_invoice_id: CreationOptional<number | null>;
   /** Null until the host is known; 0 is never stored (the API shows 0 for "no binding"). */
   upstream_host_id: CreationOptional<number | null>;
+  /**
+   * Written just before the checkout (settle) and the upstream payment are sent: a step that finds
+   * its mark already set is running again after an unknown outcome and reconciles first.
+   */
+  checkout_attempted_at: CreationOptional<Date | null>;
+  pay_attempted_at: CreationOptional<Date | null>;
   bound_at: CreationOptional<Date | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
@@ -162,6 +168,8 @@ export function defineServiceModels(sequelize: Sequelize) {
       upstream_order_id: bigintId('upstream_order_id'),
       upstream_invoice_id: bigintId('upstream_invoice_id'),
       upstream_host_id: bigintId('upstream_host_id'),
+      checkout_attempted_at: nullableDate(),
+      pay_attempted_at: nullableDate(),
       bound_at: nullableDate(),
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,

@@ -34,7 +34,7 @@ function readHost(hostId: number, raw: unknown): HostSnapshot {
 
 /** One look at the host (the workflow polls until it is `active`). */
 export async function lookupUpstreamHost(deps: DomainDeps, p: UpstreamPurchase, hostId: number): Promise<HostSnapshot> {
-  const data = await callSupplier(deps, p.supplierId, 'upstream.host_detail', { host_id: hostId });
+  const data = await callSupplier(deps, p.supplierId, 'upstream.host_detail', { host_id: hostId }, { traceId: p.traceId });
   return readHost(hostId, data['host']);
 }
 

@@ -22,6 +22,8 @@ export type PreparedProvisioning =
       config: Record<string, number>;
       hostname: string;
       downstream: DownstreamReference;
+      /** The workflow id: every supplier call of this provisioning carries it as its trace id. */
+      traceId: string;
     }
   | { kind: 'finished'; serviceId: number; status: string }
   | { kind: 'no_upstream'; serviceId: number; userId: number; invoiceNo: string; reason: string };
@@ -139,6 +141,7 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
       config: upstreamConfig(service, ctx.product_config_options ?? []),
       hostname: patch.hostname as string,
       downstream: { token: patch.downstream_token as string, url: deps.config.publicBaseUrl, service_id: serviceId },
+      traceId: workflowId,
     };
   });
 }

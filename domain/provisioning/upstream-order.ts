@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
 import type { PreparedProvisioning } from './prepare.js';
 import { callSupplier, UpstreamStepError } from './upstream-call.js';
@@ -27,7 +28,7 @@ async function rememberOrder(deps: DomainDeps, serviceId: number, order: Upstrea
 
 /** `cart/clear` with the downstream reference doubles as the probe: does the upstream already have our order? */
 export async function probeUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder | null> {
-  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_probe', { downstream: p.downstream });
+  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_probe', { downstream: p.downstream }, { traceId: p.traceId });
   const order = readOrder(data['existing']);
   if (order) await rememberOrder(deps, p.serviceId, order);
   return order;
@@ -35,7 +36,7 @@ export async function probeUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase):
 
 /** Proactive login before a provisioning run: expired tokens make some reads answer as a visitor. */
 export async function loginUpstream(deps: DomainDeps, p: UpstreamPurchase): Promise<void> {
-  await callSupplier(deps, p.supplierId, 'upstream.login_check', {});
+  await callSupplier(deps, p.supplierId, 'upstream.login_check', {}, { traceId: p.traceId });
 }
 
 /**
@@ -55,24 +56,39 @@ export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): P
     config: p.config,
     hostname: p.hostname,
     ...(password ? { password } : {}),
-  });
+  }, { traceId: p.traceId });
   const order = readOrder(data['existing']);
   if (order) await rememberOrder(deps, p.serviceId, order);
   return order;
 }
 
 /**
- * The checkout step. The first attempt settles the cart; a retry (the previous attempt's outcome
- * is unknown) reconciles first: probe, continue with an order that exists, otherwise fill the
- * cart again and settle. The upstream also recognises a repeated reference, so even a settle
- * that raced a lost answer does not buy twice.
+ * Marks a committing step as sent, before it is sent, and tells whether it had been sent before:
+ * a step that runs again (a retry, or a new worker after a crash) then knows its earlier outcome
+ * is unknown and reconciles first.
  */
-export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, attempt: number): Promise<UpstreamOrder> {
-  if (attempt > 1) {
+async function markAttempt(deps: DomainDeps, serviceId: number, column: 'checkout_attempted_at' | 'pay_attempted_at'): Promise<boolean> {
+  const [row] = await deps.db.sequelize.query<{ before: Date | null }>(
+    `UPDATE service_upstream_bindings b SET ${column} = now(), updated_at = now()
+       FROM (SELECT ${column} AS before FROM service_upstream_bindings WHERE service_id = :id FOR UPDATE) prev
+      WHERE b.service_id = :id RETURNING prev.before`,
+    { replacements: { id: serviceId }, type: QueryTypes.SELECT },
+  );
+  return (row?.before ?? null) !== null;
+}
+
+/**
+ * The checkout step. The first time it settles the cart; when it has been sent before (its
+ * outcome unknown) it reconciles first: probe, continue with an order that exists, otherwise
+ * fill the cart again and settle. The upstream also recognises a repeated reference, so even a
+ * settle that raced a lost answer does not buy twice.
+ */
+export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder> {
+  if (await markAttempt(deps, p.serviceId, 'checkout_attempted_at')) {
     const existing = await fillUpstreamCart(deps, p);
     if (existing) return existing;
   }
-  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream });
+  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream }, { traceId: p.traceId });
   const order = readOrder({ ...data, paid: false });
   if (!order) throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游下单结果缺少账单或主机编号');
   await rememberOrder(deps, p.serviceId, order);
@@ -80,17 +96,17 @@ export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchas
 }
 
 /**
- * The upstream pay step: settle the order's bill from the supplier balance. A retry asks the
- * upstream first (`check_order`), so a payment whose answer was lost is not repeated; a bill
- * still unpaid after a plain answer is retried (transient).
+ * The upstream pay step: settle the order's bill from the supplier balance. When a payment was
+ * sent before (its answer lost), the upstream is asked first (`check_order`), so it is not paid
+ * again; a bill still unpaid after a plain answer is retried (transient).
  */
-export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder, attempt: number): Promise<void> {
+export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder): Promise<void> {
   if (order.paid) return;
-  if (attempt > 1) {
-    const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId });
+  if (await markAttempt(deps, p.serviceId, 'pay_attempted_at')) {
+    const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
     const invoice = checked['invoice'] as { paid?: unknown } | null;
     if (invoice?.paid === true) return;
   }
-  const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId });
+  const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
   if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
 }

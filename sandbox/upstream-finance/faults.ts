@@ -9,10 +9,17 @@ const MAX_HANG_MS = 120_000;
 const HTML_500 = '<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head><body><h1>Whoops, looks like something went wrong.</h1></body></html>';
 
 export function sleep(ms: number, signals: AbortSignal[]): Promise<void> {
+  // A plain timer, not AbortSignal.any([..., AbortSignal.timeout(ms)]): nothing would hold that
+  // composite signal, and once it is garbage-collected the sleep never ends (seen at 200 requests).
   return new Promise((resolve) => {
-    const signal = AbortSignal.any([...signals, AbortSignal.timeout(ms)]);
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
+    if (signals.some((s) => s.aborted)) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      for (const s of signals) s.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const s of signals) s.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { SANDBOX_CATALOGUE } from './catalogue-data.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import type { FaultMode, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
@@ -138,6 +139,8 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     nextInvoiceId: 90001,
     stopped: new AbortController(),
   };
+  // Every request held by latency or a hanging fault listens for the stop: hundreds at a time.
+  setMaxListeners(0, state.stopped.signal);
   const accounts = options.accounts && options.accounts.length > 0 ? options.accounts : [DEFAULT_SANDBOX_ACCOUNT];
   accounts.forEach((input, index) => {
     state.accounts.set(input.username, {

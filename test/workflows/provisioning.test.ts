@@ -102,6 +102,18 @@ describe('provisioning', () => {
     expect(ledger.pays[String(binding?.upstream_invoice_id)]).toBe(1);
   });
 
+  it('waits for an admin when retries run out on a supplier that stays down, then completes on retry', async () => {
+    upstream.sandbox.control.failNext(50, 'html500', { path: '/cart/add_to_shop' });
+    const { serviceId } = await buyWithBalance(platform, upstream.productId);
+    const waiting = await awaitingAdmin(serviceId);
+    expect(waiting).toMatchObject({ status: 'failed', failure_code: 'upstream_unavailable' });
+    expect(waiting.failure_reason).toContain('已重试多次');
+    upstream.sandbox.control.clearFaults();
+    expect((await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/retry`, { token, body: {} })).body.code).toBe(0);
+    expect((await serviceReaches(platform, serviceId, ['active'])).status).toBe('active');
+    expect(upstream.sandbox.control.ledger().purchases[await downstreamToken(serviceId)]).toBe(1);
+  });
+
   it('waits for slow provisioning upstream', async () => {
     upstream.sandbox.control.setProvisioningDelay({ polls: 3, ms: 0 });
     const { serviceId } = await buyWithBalance(platform, upstream.productId);

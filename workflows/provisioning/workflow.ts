@@ -2,7 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   condition,
-  proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -28,17 +28,21 @@ const DEFAULT_TIMING: ProvisionTiming = { activityTimeoutSeconds: 60, maxAttempt
 type Prepared = Awaited<ReturnType<Activities['prepareProvisioning']>>;
 type Purchase = Extract<Prepared, { kind: 'upstream' }>;
 
-/** The Chinese reason and code of a failed step, from the end of the cause chain. */
+/**
+ * The Chinese reason and code of a failed step. A local activity's failure arrives as an
+ * ActivityFailure or as the ApplicationFailure itself; a transient or ambiguous one reaching the
+ * workflow means its retries ran out.
+ */
 function failureOf(err: unknown, stage: ProvisionStage): ProvisionFailure | null {
-  if (!(err instanceof ActivityFailure)) return null;
-  const cause = err.cause;
+  const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = (cause.details?.[0] ?? {}) as { code?: unknown };
     const code = typeof details.code === 'string' || typeof details.code === 'number' ? String(details.code) : (cause.type ?? 'failed');
     const exhausted = cause.type !== PROVISION_FAILURES.permanent && cause.type !== PROVISION_FAILURES.refused;
     return { stage, code, reason: exhausted ? `${cause.message}（已重试多次）` : cause.message };
   }
-  return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
+  if (err instanceof ActivityFailure) return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
+  return null;
 }
 
 /**
@@ -52,7 +56,7 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
   const timing = { ...DEFAULT_TIMING, ...input.timing };
   const { workflowId } = workflowInfo();
   const serviceId = input.serviceId;
-  const upstream = proxyActivities<Activities>({
+  const upstream = proxyLocalActivities<Activities>({
     startToCloseTimeout: `${timing.activityTimeoutSeconds}s`,
     retry: {
       initialInterval: '2s',
@@ -63,7 +67,7 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     },
   });
   // Our own database steps: retried until the database answers (no attempt limit).
-  const local = proxyActivities<Activities>({
+  const local = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30s',
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: [PROVISION_FAILURES.refused] },
   });
@@ -131,10 +135,6 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'done' }]);
       return null;
     } catch (err) {
-      if (err instanceof ApplicationFailure && err.type === PROVISION_FAILURES.permanent) {
-        const details = (err.details?.[0] ?? {}) as { code?: string };
-        return { stage: state.stage, code: details.code ?? 'failed', reason: err.message };
-      }
       const failure = failureOf(err, state.stage);
       if (failure) return failure;
       throw err;
