@@ -7,6 +7,7 @@ import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from '../db/seeders/demo.js';
 import { configureBuiltInPlugins } from '../db/seeders/plugins.js';
 import { seedDemoCatalogue } from '../db/seeders/catalogue.js';
+import { seedDemoSupplier } from '../db/seeders/supplier.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -120,6 +121,8 @@ async function main() {
   // After the plugins: the demo product of type `other` binds to the enabled upstream plugin.
   const catalogue = await seedDemoCatalogue(deps);
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
+  const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
+  if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);

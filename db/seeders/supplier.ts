@@ -1,0 +1,64 @@
+import type { CatalogueOperator } from '../../domain/catalogue/audit.js';
+import { createCategory } from '../../domain/catalogue/categories.js';
+import { createGroup } from '../../domain/catalogue/groups.js';
+import type { DomainDeps } from '../../domain/deps.js';
+import { pullSupplierProducts } from '../../domain/suppliers/product-import.js';
+import { createSupplier, updateSupplier } from '../../domain/suppliers/suppliers.js';
+import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
+
+export const DEMO_SUPPLIER_CODE = 'sandbox-upstream';
+
+const SEEDER: CatalogueOperator = { id: null, name: '演示数据' };
+
+/** Demo menus (by code) and the sandbox products imported under a "上游直供" group in each. */
+const IMPORTS = [
+  { menuCode: 'demo_cloud', category: '香港与美国', upstreamIds: [101, 102] },
+  { menuCode: 'demo_baremetal', category: '独立服务器', upstreamIds: [201] },
+];
+
+/**
+ * Dev: a supplier for the upstream sandbox (its address refreshed on every start) and some of
+ * the sandbox's products imported, with a 20% markup, into the demo menus, so the whole path
+ * (browse, quote, invoice, pay, provision, console) works in `npm run dev`. Idempotent: the
+ * import skips products already bound.
+ */
+export async function seedDemoSupplier(deps: DomainDeps, upstreamBaseUrl: string): Promise<string[]> {
+  const created: string[] = [];
+  const { Supplier, ProductMenu, ProductGroup, ProductCategory } = deps.db.models;
+  let supplier = await Supplier.findOne({ where: { code: DEMO_SUPPLIER_CODE } });
+  if (supplier) {
+    supplier = await updateSupplier(deps, supplier.id, { base_url: upstreamBaseUrl });
+  } else {
+    supplier = await createSupplier(deps, {
+      code: DEMO_SUPPLIER_CODE,
+      name: '沙箱上游供应商',
+      interface_type: 'upstream_finance_api',
+      base_url: upstreamBaseUrl,
+      account: SANDBOX_CREDENTIALS.upstream.username,
+      api_key: SANDBOX_CREDENTIALS.upstream.apiKey,
+    });
+    created.push(`supplier:${DEMO_SUPPLIER_CODE}`);
+  }
+  for (const entry of IMPORTS) {
+    const menu = await ProductMenu.findOne({ where: { code: entry.menuCode } });
+    if (!menu) continue;
+    let group = await ProductGroup.findOne({ where: { first_product_group_id: menu.id, name: '上游直供', deleted_at: null } });
+    if (!group) {
+      const made = await createGroup(deps, { first_product_group_id: menu.id, name: '上游直供', description: '由上游供应商实时开通' }, SEEDER);
+      group = await ProductGroup.findByPk(made.id, { rejectOnEmpty: true });
+    }
+    let category = await ProductCategory.findOne({ where: { second_product_group_id: group.id, name: entry.category, deleted_at: null } });
+    if (!category) {
+      const made = await createCategory(deps, { second_product_group_id: group.id, name: entry.category }, SEEDER);
+      category = await ProductCategory.findByPk(made.id, { rejectOnEmpty: true });
+    }
+    const pulled = await pullSupplierProducts(
+      deps,
+      supplier.id,
+      { upstream_product_ids: entry.upstreamIds, product_group_id: category.id, price_rule: { type: 'percent', value: '20' }, status: 'active' },
+      { id: 0, name: '演示数据' },
+    );
+    for (const p of pulled.imported) created.push(`product:${p.name}`);
+  }
+  return created;
+}
