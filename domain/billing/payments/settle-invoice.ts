@@ -1,5 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { formatMoney } from '../../../lib/money.js';
+import { CATALOGUE_CHANNEL } from '../../catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { ORDER_TYPE_BY_INVOICE, type PaymentChannel, RECHARGE_SCENE_BY_INVOICE } from '../constants.js';
@@ -112,4 +113,13 @@ async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord,
     ],
     transaction,
   );
+  // The sold instances leave the local stock (never below zero: the payment already happened),
+  // and every API process drops its cached catalogue once this commits.
+  const stocked = await sqlRows(
+    deps,
+    'UPDATE products SET stock_qty = GREATEST(stock_qty - $2::int, 0), updated_at = now() WHERE id = $1 AND stock_control RETURNING id',
+    [p.product_id, p.quantity],
+    transaction,
+  );
+  if (stocked.length > 0) await sqlRows(deps, "SELECT pg_notify($1, '{}') AS sent", [CATALOGUE_CHANNEL], transaction);
 }
