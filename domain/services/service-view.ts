@@ -98,6 +98,7 @@ export function toServiceView(row: ServiceViewRow): ServiceView {
   const schemas = readPluginSchemas(row.plugin_extra);
   const templates = resolveTemplates(type, { console: row.console_template }, schemas.console ? { purchaseSchema: null, consoleSchema: schemas.console } : null);
   const pluginUsable = row.plugin_id !== null && row.plugin_status === 'enabled';
+  const consoleView = describeConsole({ productType: type, status: row.status, hostId, pluginUsable, pluginCapabilities: stringList(row.plugin_capabilities) });
   return {
     ...row,
     assigned_ips: stringList(row.assigned_ips),
@@ -107,14 +108,8 @@ export function toServiceView(row: ServiceViewRow): ServiceView {
     pluginKey: row.plugin_key || (row.has_binding ? row.plugin_row_key : null) || null,
     consoleTemplate: templates.console_template,
     // The upstream keeps a bound host's password: the reveal reads it there when none is stored here.
-    hasPassword: row.has_local_password || hostId > 0,
-    console: describeConsole({
-      productType: type,
-      status: row.status,
-      hostId,
-      pluginUsable,
-      pluginCapabilities: stringList(row.plugin_capabilities),
-    }),
+    hasPassword: row.has_local_password || !consoleView.read_only,
+    console: consoleView,
   };
 }
 

@@ -128,6 +128,9 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
     }
 
     state.failure = failure;
+    // Waiting from here on: the row says so once the activity below wrote it, and an admin who
+    // reads it must find the workflow taking the decision.
+    state.stage = 'awaiting_admin';
     await local.markServiceOrderFailed({ invoiceId, failure, workflowId });
     settle('awaiting_admin');
     await condition(() => decision !== null);

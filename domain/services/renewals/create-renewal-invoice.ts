@@ -42,9 +42,10 @@ export function renewalScheduleKey(serviceId: number, nextDueAt: Date | null): s
  * - one unpaid renewal invoice per service: the same period answers the existing one
  *   (`created: false`), another period is 40940 (pay or cancel it first);
  * - a paid renewal still being fulfilled refuses a new one (40941);
- * - `source: 'scheduler'` is idempotent per service and due date: a repeat (even after the user
- *   cancelled that invoice) answers the invoice made for that due date, an unpaid one of any
- *   period or the renewal in progress, never a second invoice and never an error for those.
+ * - `source: 'scheduler'` never makes a second invoice and never fails for those cases: it
+ *   answers an unpaid renewal of any period (the user's choice wins), else the renewal in
+ *   progress, else the invoice it already made for the current due date (also when the user
+ *   cancelled it: a cancelled reminder is not made again for the same due date).
  */
 export async function createRenewalInvoice(deps: DomainDeps, request: RenewalRequest, audit: Audit): Promise<RenewalInvoice> {
   return inTransaction(deps, async (tx) => {
@@ -62,16 +63,6 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
     const period = request.billingPeriod;
     if (!isBillingPeriod(period) || period === 'onetime') throw validationError({ billing_period: ['续费周期无效'] });
 
-    const scheduleKey = request.source === 'scheduler' ? renewalScheduleKey(service.id, service.next_due_at) : null;
-    if (scheduleKey) {
-      const made = await sqlOne<InvoiceRecord>(
-        deps,
-        `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE service_id = $1 AND type = 'renew' AND payload->>'schedule_key' = $2`,
-        [service.id, scheduleKey],
-        tx,
-      );
-      if (made) return { invoice: made, created: false };
-    }
     const unpaid = await findUnpaidServiceInvoice(deps, service.id, 'renew', tx);
     if (unpaid) {
       const unpaidPeriod = String(unpaid.payload['billing_period'] ?? '');
@@ -86,6 +77,16 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
     if (open) {
       if (request.source === 'scheduler') return { invoice: open, created: false };
       throw new AppError(ErrorCode.SERVICE_ORDER_IN_PROGRESS, '该服务的上一笔续费仍在处理中，请稍后再试', { invoice_id: open.id, invoice_no: open.invoice_no });
+    }
+    const scheduleKey = request.source === 'scheduler' ? renewalScheduleKey(service.id, service.next_due_at) : null;
+    if (scheduleKey) {
+      const made = await sqlOne<InvoiceRecord>(
+        deps,
+        `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE service_id = $1 AND type = 'renew' AND payload->>'schedule_key' = $2`,
+        [service.id, scheduleKey],
+        tx,
+      );
+      if (made) return { invoice: made, created: false };
     }
     const option = (await renewalOptions(deps, service, tx)).find((o) => o.billing_period === period);
     if (!option) throw validationError({ billing_period: ['该服务不能按此周期续费'] });

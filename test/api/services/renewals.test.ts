@@ -241,7 +241,8 @@ describe('renewals awaiting an admin', () => {
     expect(detail.body.data.workflow.temporal_ui_url).toContain(encodeURIComponent(renewWorkflowId(invoice.invoice_no)));
     expect(detail.body.data.steps[0]).toMatchObject({ stage: 'upstream_pay', status: 'failed' });
     const handle = platform.temporal.workflow.getHandle(renewWorkflowId(invoice.invoice_no));
-    expect((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage)).toBe('awaiting_admin');
+    // The search attribute follows the row once the workflow task after the failure completed.
+    await eventually(async () => ((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage) === 'awaiting_admin' ? true : null));
 
     platform.sandbox.control.setCredit('10000.00');
     const retried = await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/retry`, { token, body: { reason: '已充值上游余额' } });
