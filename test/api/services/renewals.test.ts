@@ -7,7 +7,7 @@ import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, buyerPays, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { eventually } from '../../helpers/wait.js';
 
@@ -147,6 +147,22 @@ describe('renewal fulfilment', () => {
 
     const next = await platform.api.get(`${base}/${id}/renew`, { token: client.token });
     expect(next.body.data).toMatchObject({ next_due_at: '2026-02-28 10:00:00', in_progress_invoice_id: null });
+    await expectBooksBalanced(platform);
+  });
+
+  it('renews after a QR payment too, with the renewal scene on its recharge record', async () => {
+    const hostId = takeHost(platform);
+    const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId, nextDueAt: due('2026-12-31 23:00:00') });
+    const invoice = await renew(id);
+    const qr = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
+    expect(qr.body.code, qr.body.message).toBe(0);
+    await buyerPays(qr.body.data.qr_code_url);
+    const order = await orderReaches(invoice.id, ['succeeded']);
+    expect(order.upstream_paid_at).not.toBeNull();
+    expect(platform.sandbox.control.ledger().renewals[String(hostId)]).toBe(1);
+    expect(await dueOf(id)).toBe('2027-01-31 23:00:00');
+    const record = await platform.deps.db.models.RechargeRecord.findOne({ where: { invoice_id: invoice.id } });
+    expect(record).toMatchObject({ scene: 'renewal', amount: '70.80' });
     await expectBooksBalanced(platform);
   });
 
