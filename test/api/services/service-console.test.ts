@@ -189,6 +189,10 @@ describe('console actions through the upstream', () => {
     const revealed = await platform.api.post(`${base}/${id}/password/reveal`, { token: client.token });
     expect(revealed.body.data.password).toBe('NewPass2026x');
     expect(platform.sandbox.control.ledger().hostActions[`${hostId}:crack_pass`]).toBe(1);
+    const logs = await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { action: 'upstream.host_action' } });
+    for (const log of logs) expect(JSON.stringify(log.toJSON())).not.toMatch(/NewPass2026x|Reinstall2026x/);
+    const history = await platform.deps.db.models.ServiceEvent.findAll({ where: { service_id: id } });
+    expect(JSON.stringify(history.map((e) => e.toJSON()))).not.toContain('NewPass2026x');
   });
 
   it('reads the live state upstream', async () => {
