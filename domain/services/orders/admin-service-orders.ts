@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ServiceOrderKind, ServiceOrderStatus } from '../../../db/models/service-upstream-order.js';
 import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
+import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
 import {
   decideServiceOrderUpdate,
   type ServiceOrderDecision,
@@ -100,12 +101,6 @@ export type ServiceOrderDetail = {
   workflow: { id: string; status: string | null; stage: string | null; runs: number | null; temporal_ui_url: string };
 };
 
-/** A workflow's page in the Temporal UI. */
-export function temporalWorkflowLink(deps: DomainDeps, workflowId: string): string {
-  const { uiUrl, namespace } = deps.config.temporal;
-  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-}
-
 /** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state. */
 export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Promise<ServiceOrderDetail> {
   const [row] = await deps.db.read<ServiceOrderListRow>(`${SELECT} WHERE o.invoice_id = $1`, [invoiceId]);
@@ -114,7 +109,7 @@ export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Prom
     `SELECT id, stage, status, message, operator_type, created_at FROM service_events WHERE service_id = $1 AND workflow_id = $2 ORDER BY id DESC LIMIT 50`,
     [row.service_id, row.workflow_id],
   );
-  const workflow: ServiceOrderDetail['workflow'] = { id: row.workflow_id, status: null, stage: null, runs: null, temporal_ui_url: temporalWorkflowLink(deps, row.workflow_id) };
+  const workflow: ServiceOrderDetail['workflow'] = { id: row.workflow_id, status: null, stage: null, runs: null, temporal_ui_url: temporalWorkflowUrl(deps.config, row.workflow_id) };
   const client = await deps.temporal?.client().catch(() => null);
   if (client) {
     const handle = client.workflow.getHandle(row.workflow_id);

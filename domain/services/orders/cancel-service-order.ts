@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { adminAudit } from '../../billing/audit.js';
 import { createRefund } from '../../billing/refunds/create-refund.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../service-events.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { eventKindOf, loadServiceOrder } from './order-record.js';
 
 export type Decider = { id: number; name: string };

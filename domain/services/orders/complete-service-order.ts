@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
 import { extendDueDate, renewalBase } from '../renewals/renewal-rules.js';
-import { recordServiceEvent } from '../service-events.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { eventKindOf, loadServiceOrder } from './order-record.js';
 
 /**

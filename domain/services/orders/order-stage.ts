@@ -1,6 +1,6 @@
 import type { ServiceOrderFailure } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../service-events.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { eventKindOf, loadServiceOrder } from './order-record.js';
 
 const STAGE_MESSAGES: Record<string, string> = {

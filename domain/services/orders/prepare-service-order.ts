@@ -2,7 +2,7 @@ import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
-import { recordServiceEvent } from '../service-events.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { eventKindOf, loadServiceOrder } from './order-record.js';
 

@@ -1,7 +1,8 @@
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder } from './order-record.js';
 import { checkUpstreamBill, findOpenUpstreamBill, forgetUpstreamBill, recordUpstreamBill, upstreamTarget } from './upstream-bills.js';
-import { callUpstreamStep, UpstreamStepError } from './upstream-step.js';
+import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { callUpstreamStep } from './upstream-step.js';
 
 /**
  * The upstream bill of an order, asked for at most once per need and recorded before anything

@@ -2,9 +2,10 @@ import { UniqueConstraintError } from 'sequelize';
 import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
 import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../service-events.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { eventKindOf } from './order-record.js';
-import { callUpstreamStep, UpstreamStepError } from './upstream-step.js';
+import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { callUpstreamStep } from './upstream-step.js';
 
 /** An upstream bill as `upstream.check_order` describes it. */
 export type UpstreamBill = { invoice_id: number; kind: string; status: string; paid: boolean; total: string | null };

@@ -1,41 +1,14 @@
+import { callSupplier } from '../../provisioning/upstream-call.js';
 import type { DomainDeps } from '../../deps.js';
-import { invokeSupplierPlugin } from '../../suppliers/supplier-plugin.js';
-
-export type UpstreamErrorKind = 'transient' | 'permanent' | 'ambiguous';
-
-/**
- * A supplier call that did not succeed, with the plugin's classification: `transient` (retry
- * with backoff), `permanent` (stop and ask an admin) or `ambiguous` (it may have happened:
- * reconcile before doing it again). The message is the plugin's Chinese text; raw upstream text
- * stays in the runtime log.
- */
-export class UpstreamStepError extends Error {
-  override name = 'UpstreamStepError';
-  readonly kind: UpstreamErrorKind;
-  readonly code: string;
-
-  constructor(kind: UpstreamErrorKind, code: string, message: string) {
-    super(message);
-    this.kind = kind;
-    this.code = code;
-  }
-}
-
-const KINDS: readonly string[] = ['transient', 'permanent', 'ambiguous'];
 
 /** Room for a call that logs in, sends, logs in again and sends again (the plugin's own timeout is per request). */
 const STEP_INVOKE_TIMEOUT_MS = 45_000;
 
 /**
- * Calls the supplier's plugin and answers `data`, or throws UpstreamStepError. An answer
- * without a kind (the runtime's own timeout fired first) counts as ambiguous: the call may
- * have reached the upstream.
+ * One upstream step of a renewal or traffic purchase: the supplier's plugin called with the
+ * workflow id as trace id; `data`, or an UpstreamStepError with the plugin's classification
+ * (an answer without one counts as ambiguous).
  */
-export async function callUpstreamStep(deps: DomainDeps, supplierId: number, action: string, payload: Record<string, unknown>, traceId: string): Promise<Record<string, unknown>> {
-  const result = await invokeSupplierPlugin(deps, supplierId, { action, payload, traceId, timeoutMs: STEP_INVOKE_TIMEOUT_MS });
-  if (result.success) return result.data;
-  const raw = result.data['error_kind'];
-  const kind = typeof raw === 'string' && KINDS.includes(raw) ? (raw as UpstreamErrorKind) : 'ambiguous';
-  const code = typeof result.data['error_code'] === 'string' ? result.data['error_code'] : result.status;
-  throw new UpstreamStepError(kind, code, result.message);
+export function callUpstreamStep(deps: DomainDeps, supplierId: number, action: string, payload: Record<string, unknown>, traceId: string): Promise<Record<string, unknown>> {
+  return callSupplier(deps, supplierId, action, payload, { traceId, timeoutMs: STEP_INVOKE_TIMEOUT_MS });
 }
