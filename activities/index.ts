@@ -1,6 +1,7 @@
 import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
 import { createTaskActivities } from './tasks.js';
+import { createServiceActivities } from './services.js';
 import { createMoneyActivities } from './money.js';
 import { createProvisioningActivities } from './provisioning.js';
 
@@ -13,6 +14,7 @@ export function createActivities(deps: DomainDeps) {
     startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
+    ...createServiceActivities(deps),
     ...createMoneyActivities(deps),
     ...createProvisioningActivities(deps),
   };

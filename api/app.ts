@@ -36,12 +36,21 @@ import { clientInvoiceRoutes } from './routes/client/invoices.js';
 import { clientPaymentNotifyRoutes } from './routes/client/payment-notify.js';
 import { clientPaymentRoutes } from './routes/client/payments.js';
 import { clientRechargeRoutes } from './routes/client/recharge.js';
+import { registerServiceOrderDispatchers } from '../domain/services/orders/dispatch-service-order.js';
+import { clientServiceRoutes } from './routes/client/services.js';
+import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
+import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
+import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
+import { adminServiceRoutes } from './routes/admin/services.js';
+import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
 export const API_TITLE = '主机转售平台 API';
 
 /** Builds the whole HTTP API over the given dependencies; `main.ts` serves it. */
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
+  // Payments made through this process dispatch paid renewals and traffic packages.
+  registerServiceOrderDispatchers();
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId({ headerName: 'X-Request-Id' }));
   app.use(async (c, next) => {
@@ -87,6 +96,12 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminRefundRoutes);
   app.route('/', adminBalanceAdjustmentRoutes);
   app.route('/', adminFinanceRoutes);
+  app.route('/', clientServiceRoutes);
+  app.route('/', clientServiceConsoleRoutes);
+  app.route('/', clientServiceRenewalRoutes);
+  app.route('/', clientServiceTrafficRoutes);
+  app.route('/', adminServiceRoutes);
+  app.route('/', adminServiceOrderRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/api/openapi.json', {

@@ -6,3 +6,5 @@ export { taskRunWorkflow } from './task-run/workflow.js';
 export { invoicePaymentWorkflow } from './invoice-payment/workflow.js';
 export { provisionServiceWorkflow } from './provisioning/workflow.js';
 export { refundWorkflow } from './refund/workflow.js';
+export { renewServiceWorkflow } from './renewal/workflow.js';
+export { trafficPackageWorkflow } from './traffic-package/workflow.js';

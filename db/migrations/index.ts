@@ -6,6 +6,7 @@ import { migration0005TaskRuns } from './0005-task-runs.js';
 import { migration0006CatalogueAdmin } from './0006-catalogue-admin.js';
 import { migration0007Suppliers } from './0007-suppliers.js';
 import { migration0008Provisioning } from './0008-provisioning.js';
+import { migration0009ServiceOrders } from './0009-service-orders.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   migration0006CatalogueAdmin,
   migration0007Suppliers,
   migration0008Provisioning,
+  migration0009ServiceOrders,
 ];

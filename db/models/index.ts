@@ -7,6 +7,7 @@ import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
 import { defineServiceModels } from './service.js';
+import { defineServiceUpstreamOrder } from './service-upstream-order.js';
 import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
 import { defineUser } from './user.js';
@@ -32,6 +33,7 @@ export function defineModels(sequelize: Sequelize) {
     Supplier: defineSupplier(sequelize),
     ...defineMoneyModels(sequelize),
     ...defineServiceModels(sequelize),
+    ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
   };
 }
 

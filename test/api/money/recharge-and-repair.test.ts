@@ -5,6 +5,7 @@ import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
 import { registerFulfilmentDispatcher, unregisterFulfilmentDispatcher } from '../../../domain/billing/fulfilment/dispatchers.js';
 import { redispatchPendingFulfilment } from '../../../domain/billing/fulfilment/redispatch-pending.js';
+import { registerServiceOrderDispatchers } from '../../../domain/services/orders/dispatch-service-order.js';
 import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
@@ -135,6 +136,8 @@ describe('fulfilment dispatch', () => {
   });
 
   it('fails the payment workflow visibly while renewals have no dispatcher, and the reconciler finishes it once one is registered', async () => {
+    // The services work registers the real renewal dispatcher at start: take it away for this test.
+    unregisterFulfilmentDispatcher('renew');
     const client = await registerClient(platform);
     const { invoice } = await platform.deps.db.sequelize.transaction((transaction) =>
       insertInvoice(
@@ -171,6 +174,7 @@ describe('fulfilment dispatch', () => {
       expect(dispatched).toEqual([invoice.invoice_no]);
     } finally {
       unregisterFulfilmentDispatcher('renew');
+      registerServiceOrderDispatchers();
     }
     await expectBooksBalanced(platform);
   });

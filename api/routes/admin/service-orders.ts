@@ -1,0 +1,93 @@
+import { z } from '@hono/zod-openapi';
+import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/service-upstream-order.js';
+import { ErrorCode } from '../../../lib/errors.js';
+import { decideServiceOrder, getServiceOrder, listServiceOrders } from '../../../domain/services/orders/admin-service-orders.js';
+import { ok, page, pageSchema } from '../../envelope.js';
+import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { serviceOrderDetailResource, serviceOrderDetailSchema, serviceOrderSummaryResource, serviceOrderSummarySchema } from '../../resources/service-orders.js';
+import { idParam, jsonBody, listQuery } from '../../schemas.js';
+
+const tags = ['管理端：续费与流量包订单'];
+
+const ABOUT =
+  '每张已支付的续费（renew）或流量包（traffic_package）账单对应一笔订单，由工作流 renew:<invoice_no> 或 traffic:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。';
+
+const list = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/service-orders',
+  tags,
+  summary: '续费与流量包订单列表',
+  description: `${ABOUT}\n\n筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。`,
+  access: { surface: 'admin', permission: 'service.view' },
+  request: {
+    query: listQuery({
+      kind: z.enum(SERVICE_ORDER_KINDS).optional(),
+      status: z.enum(SERVICE_ORDER_STATUSES).optional(),
+      service_id: z.coerce.number().int().positive().optional(),
+      user_id: z.coerce.number().int().positive().optional(),
+      supplier_id: z.coerce.number().int().positive().optional(),
+      stuck_minutes: z.coerce.number().int().min(1).max(100_000).optional(),
+    }),
+  },
+  data: pageSchema(serviceOrderSummarySchema),
+});
+
+const detail = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/service-orders/{invoice}',
+  tags,
+  summary: '续费或流量包订单详情（按账单 id）',
+  description: '含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。',
+  access: { surface: 'admin', permission: 'service.view' },
+  request: { params: idParam('invoice') },
+  data: serviceOrderDetailSchema,
+});
+
+const decisionBody = jsonBody(z.object({ reason: z.string().trim().max(200, { error: '原因最多 200 个字符' }).optional() }));
+const decisionAnswer = z.object({ invoice_id: z.number().int(), decision: z.enum(['retry', 'cancel']), stage: z.string() });
+
+const retry = defineRoute({
+  method: 'post',
+  path: '/api/v2/admin/service-orders/{invoice}/retry',
+  tags,
+  summary: '重试等待处理的订单',
+  description: '仅 awaiting_admin 的订单可重试（40945）。重试沿用已记录的上游账单，不会重复购买；结果异步可见（订单详情）。',
+  access: { surface: 'admin', permission: 'service.manage' },
+  request: { params: idParam('invoice'), ...decisionBody },
+  data: decisionAnswer,
+  errors: [ErrorCode.SERVICE_ORDER_NOT_AWAITING],
+});
+
+const cancel = defineRoute({
+  method: 'post',
+  path: '/api/v2/admin/service-orders/{invoice}/cancel',
+  tags,
+  summary: '取消等待处理的订单并退款至余额',
+  description: '仅 awaiting_admin 且上游账单未支付的订单可取消（40945）。账单剩余可退金额以余额退款（退款单 trace_id 为 service-order-cancel:<账单 id>，重试不会重复退款），订单标记 cancelled。结果异步可见。',
+  access: { surface: 'admin', permission: 'service.manage' },
+  request: { params: idParam('invoice'), ...decisionBody },
+  data: decisionAnswer,
+  errors: [ErrorCode.SERVICE_ORDER_NOT_AWAITING],
+});
+
+export const adminServiceOrderRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listServiceOrders(c.var.deps, query);
+    return ok(c, page(rows.map(serviceOrderSummaryResource), total, query));
+  })
+  .openapi(detail, async (c) => {
+    return ok(c, serviceOrderDetailResource(await getServiceOrder(c.var.deps, c.req.valid('param').invoice)));
+  })
+  .openapi(retry, async (c) => {
+    const invoiceId = c.req.valid('param').invoice;
+    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const state = await decideServiceOrder(c.var.deps, invoiceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
+    return ok(c, { invoice_id: invoiceId, decision: 'retry' as const, stage: state.stage }, '已提交重试');
+  })
+  .openapi(cancel, async (c) => {
+    const invoiceId = c.req.valid('param').invoice;
+    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const state = await decideServiceOrder(c.var.deps, invoiceId, { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
+    return ok(c, { invoice_id: invoiceId, decision: 'cancel' as const, stage: state.stage }, '已提交取消，账单将退款至余额');
+  });

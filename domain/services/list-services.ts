@@ -1,0 +1,52 @@
+import type { ServiceStatus } from '../../db/models/service.js';
+import type { ProductType } from '../catalogue/product-types.js';
+import type { DomainDeps } from '../deps.js';
+import { readServiceViews, type ServiceView } from './service-view.js';
+
+export const SERVICE_SORT_KEYS = ['id', 'created_at', 'next_due_at', 'price'] as const;
+export type ServiceSortKey = (typeof SERVICE_SORT_KEYS)[number];
+
+export type ServiceListQuery = {
+  page: number;
+  page_size: number;
+  user_id?: number | undefined;
+  status?: ServiceStatus | undefined;
+  product_type?: ProductType | undefined;
+  supplier_id?: number | undefined;
+  /** Product name, hostname or IP (contains, case-insensitive). */
+  keyword?: string | undefined;
+  sort?: { key: ServiceSortKey; direction: 'ASC' | 'DESC' } | undefined;
+};
+
+/**
+ * A page of services (client: their own; admin: anyone's), filtered on whitelisted columns and
+ * sorted by a whitelisted key (default newest first, id as tiebreaker; due dates without a value last).
+ */
+export async function listServices(deps: DomainDeps, query: ServiceListQuery): Promise<{ rows: ServiceView[]; total: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (query.user_id !== undefined) where.push(`s.user_id = ${bind(query.user_id)}`);
+  if (query.status) where.push(`s.status = ${bind(query.status)}`);
+  if (query.product_type) where.push(`s.product_type = ${bind(query.product_type)}`);
+  if (query.supplier_id !== undefined) where.push(`COALESCE(b.supplier_id, s.supplier_id) = ${bind(query.supplier_id)}`);
+  if (query.keyword) {
+    const like = bind(`%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    where.push(`(s.product_name ILIKE ${like} OR s.hostname ILIKE ${like} OR s.ip ILIKE ${like})`);
+  }
+  const filter = where.length > 0 ? where.join(' AND ') : 'TRUE';
+  const sort = query.sort ?? { key: 'id', direction: 'DESC' as const };
+  const order = sort.key === 'id' ? `s.id ${sort.direction}` : `s.${sort.key} ${sort.direction} NULLS LAST, s.id DESC`;
+  const countParams = [...params];
+  const [rows, counted] = await Promise.all([
+    readServiceViews(deps, filter, params, `ORDER BY ${order} LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`),
+    deps.db.read<{ total: string }>(
+      `SELECT count(*) AS total FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter}`,
+      countParams,
+    ),
+  ]);
+  return { rows, total: Number(counted[0]?.total ?? 0) };
+}

@@ -1,0 +1,91 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
+import { registerFulfilmentDispatcher } from '../../billing/fulfilment/dispatchers.js';
+import type { InvoiceRecord } from '../../billing/invoices/invoice-record.js';
+import { sqlRows } from '../../billing/sql.js';
+import { billingPeriodMonths, isBillingPeriod } from '../../catalogue/billing-periods.js';
+import type { DomainDeps } from '../../deps.js';
+import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal/contract.js';
+import type { ServiceOrderInput } from '../../../workflows/service-order/contract.js';
+import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../../workflows/traffic-package/contract.js';
+import { SearchAttr } from '../../../workflows/search-attributes.js';
+
+export function serviceOrderWorkflow(kind: ServiceOrderKind, invoiceNo: string): { type: string; id: string } {
+  return kind === 'renew'
+    ? { type: RENEW_WORKFLOW_TYPE, id: renewWorkflowId(invoiceNo) }
+    : { type: TRAFFIC_WORKFLOW_TYPE, id: trafficWorkflowId(invoiceNo) };
+}
+
+function positiveInt(value: unknown): number | null {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : null;
+}
+
+/**
+ * Fulfilment of a paid `renew` or `traffic_package` invoice (registered with the money
+ * domain's dispatch): its `service_upstream_orders` row (UNIQUE per invoice: a repeated dispatch
+ * adds nothing), then its workflow, started once (a running one is reused, a finished one never
+ * started again). A second open order of the same kind for the service is refused by the
+ * database (one at a time); the dispatch then fails visibly and the hourly redispatch repeats
+ * it once the first is done.
+ */
+export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRecord): Promise<void> {
+  const kind = invoice.type as ServiceOrderKind;
+  if (invoice.service_id === null) throw new Error(`${invoice.type} invoice ${invoice.invoice_no} names no service`);
+  const p = invoice.payload;
+  const workflow = serviceOrderWorkflow(kind, invoice.invoice_no);
+  const period = kind === 'renew' && isBillingPeriod(p['billing_period']) ? p['billing_period'] : null;
+  const months = kind === 'renew' ? (positiveInt(p['months']) ?? (period ? billingPeriodMonths(period) : null)) : null;
+  if (kind === 'renew' && (!period || !months)) throw new Error(`renew invoice ${invoice.invoice_no} has no renewable period`);
+  const packageId = kind === 'traffic_package' ? positiveInt(p['package_id']) : null;
+  if (kind === 'traffic_package' && !packageId) throw new Error(`traffic package invoice ${invoice.invoice_no} names no package`);
+  await sqlRows(
+    deps,
+    `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (invoice_id) DO NOTHING RETURNING id`,
+    [
+      invoice.id,
+      invoice.service_id,
+      invoice.user_id,
+      kind,
+      period,
+      months,
+      packageId,
+      String(p['package_name'] ?? '').slice(0, 128),
+      positiveInt(p['size_gb']),
+      invoice.amount,
+      workflow.id,
+    ],
+  );
+  if (!deps.temporal) throw new Error('no Temporal client in these deps: cannot start the service order workflow');
+  const client = await deps.temporal.client();
+  const input: ServiceOrderInput = { invoiceId: invoice.id, invoiceNo: invoice.invoice_no };
+  try {
+    await client.workflow.start(workflow.type, {
+      workflowId: workflow.id,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: SearchAttr.ServiceId, value: invoice.service_id },
+        { key: SearchAttr.UserId, value: invoice.user_id },
+        { key: SearchAttr.InvoiceNo, value: invoice.invoice_no },
+        { key: SearchAttr.BusinessStage, value: 'queued' },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw err;
+  }
+}
+
+/**
+ * Registers the renewal and traffic-package dispatchers with the money domain. Called where a
+ * process is assembled (the API app, the worker's activities); registering again is harmless.
+ */
+export function registerServiceOrderDispatchers(): void {
+  registerFulfilmentDispatcher('renew', dispatchServiceOrder);
+  registerFulfilmentDispatcher('traffic_package', dispatchServiceOrder);
+}

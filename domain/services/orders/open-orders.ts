@@ -1,0 +1,31 @@
+import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../billing/invoices/invoice-record.js';
+import { sqlOne, type Tx } from '../../billing/sql.js';
+import type { DomainDeps } from '../../deps.js';
+
+/** The service's unpaid renewal (or traffic package) invoice; at most one exists (migration 0009). */
+export async function findUnpaidServiceInvoice(deps: DomainDeps, serviceId: number, kind: ServiceOrderKind, tx?: Tx): Promise<InvoiceRecord | null> {
+  return sqlOne<InvoiceRecord>(
+    deps,
+    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE service_id = $1 AND type = $2 AND status = 'unpaid' ORDER BY id DESC LIMIT 1`,
+    [serviceId, kind],
+    tx,
+  );
+}
+
+/**
+ * A paid renewal (or traffic package) of the service still being fulfilled: its invoice is paid
+ * and its order not yet succeeded or cancelled (or not even dispatched). Only one runs at a time.
+ */
+export async function findOpenServiceOrder(deps: DomainDeps, serviceId: number, kind: ServiceOrderKind, tx?: Tx): Promise<InvoiceRecord | null> {
+  return sqlOne<InvoiceRecord>(
+    deps,
+    `SELECT ${INVOICE_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1i.$2')} FROM invoices i
+       LEFT JOIN service_upstream_orders o ON o.invoice_id = i.id
+      WHERE i.service_id = $1 AND i.type = $2 AND i.paid_at IS NOT NULL AND i.status IN ('paid', 'partially_refunded')
+        AND (o.id IS NULL OR o.status IN ('pending', 'processing', 'awaiting_admin'))
+      ORDER BY i.id DESC LIMIT 1`,
+    [serviceId, kind],
+    tx,
+  );
+}

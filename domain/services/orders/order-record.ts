@@ -1,0 +1,21 @@
+import type { Transaction } from 'sequelize';
+import type { ServiceOrderKind, ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import { notFound } from '../../../lib/errors.js';
+import type { DomainDeps } from '../../deps.js';
+
+export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包' };
+
+/** The `service_events.kind` of an order's history rows. */
+export function eventKindOf(kind: ServiceOrderKind): 'renew' | 'traffic' {
+  return kind === 'renew' ? 'renew' : 'traffic';
+}
+
+/** The order of a paid renewal or traffic-package invoice (optionally row-locked). */
+export async function loadServiceOrder(deps: DomainDeps, invoiceId: number, transaction?: Transaction): Promise<ServiceUpstreamOrderRow> {
+  const order = await deps.db.models.ServiceUpstreamOrder.findOne({
+    where: { invoice_id: invoiceId },
+    ...(transaction ? { transaction, lock: transaction.LOCK.UPDATE } : {}),
+  });
+  if (!order) throw notFound('续费或流量包订单不存在');
+  return order;
+}

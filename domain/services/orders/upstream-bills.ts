@@ -1,0 +1,143 @@
+import { UniqueConstraintError } from 'sequelize';
+import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
+import type { DomainDeps } from '../../deps.js';
+import { recordServiceEvent } from '../../provisioning/service-events.js';
+import { eventKindOf } from './order-record.js';
+import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { callUpstreamStep } from './upstream-step.js';
+
+/** An upstream bill as `upstream.check_order` describes it. */
+export type UpstreamBill = { invoice_id: number; kind: string; status: string; paid: boolean; total: string | null };
+
+/** The order's upstream target: refused (permanent) when the order has none. */
+export function upstreamTarget(order: ServiceUpstreamOrderRow): { supplierId: number; hostId: number } {
+  if (order.supplier_id === null || order.upstream_host_id === null) {
+    throw new UpstreamStepError('permanent', 'no_upstream', '订单没有上游主机，无法向上游下单');
+  }
+  return { supplierId: order.supplier_id, hostId: order.upstream_host_id };
+}
+
+function readBill(value: unknown): UpstreamBill | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v['invoice_id'] !== 'number') return null;
+  return {
+    invoice_id: v['invoice_id'],
+    kind: typeof v['kind'] === 'string' ? v['kind'] : 'other',
+    status: typeof v['status'] === 'string' ? v['status'] : 'unknown',
+    paid: v['paid'] === true,
+    total: typeof v['total'] === 'string' ? v['total'] : null,
+  };
+}
+
+/** One upstream bill by id (null when the upstream does not know it). */
+export async function checkUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, upstreamInvoiceId: number, traceId: string): Promise<UpstreamBill | null> {
+  const { supplierId } = upstreamTarget(order);
+  try {
+    const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { invoice_id: upstreamInvoiceId }, traceId);
+    return readBill(data['invoice']);
+  } catch (err) {
+    if (err instanceof UpstreamStepError && err.code === 'not_found') return null;
+    throw err;
+  }
+}
+
+/** The upstream kind of an order's bill in `check_order` answers. */
+const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package' } as const;
+
+/**
+ * Reconciliation after a committing request that may have gone through: the newest unpaid bill
+ * of the order's kind among the host's bills. The upstream answers a repeated renewal of the
+ * same cycle (or purchase of the same package) with that same bill, and only one order of a
+ * kind runs per service, so an unpaid bill of the kind found there is ours.
+ */
+export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, traceId: string): Promise<UpstreamBill | null> {
+  const { supplierId, hostId } = upstreamTarget(order);
+  const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { host_id: hostId }, traceId);
+  const bills = (Array.isArray(data['invoices']) ? data['invoices'] : []).map(readBill).filter((b): b is UpstreamBill => b !== null);
+  return bills.find((b) => b.kind === BILL_KIND[order.kind] && !b.paid && (b.status === 'unpaid' || b.status === 'partially_paid')) ?? null;
+}
+
+/**
+ * Records the upstream bill on the order before anything pays it (UNIQUE per supplier: a bill
+ * recorded for another order is refused for good). `via` says how it was found.
+ */
+export async function recordUpstreamBill(
+  deps: DomainDeps,
+  order: ServiceUpstreamOrderRow,
+  bill: { invoiceId: number; amount: unknown },
+  via: 'requested' | 'reconciled',
+  workflowId: string,
+): Promise<void> {
+  const amount = typeof bill.amount === 'string' && MONEY_PATTERN.test(bill.amount) ? formatMoney(bill.amount) : null;
+  try {
+    await deps.db.sequelize.transaction(async (transaction) => {
+      const [updated] = await deps.db.models.ServiceUpstreamOrder.update(
+        { upstream_invoice_id: bill.invoiceId, upstream_amount: amount },
+        { where: { id: order.id, upstream_invoice_id: null }, transaction },
+      );
+      if (updated === 0) return;
+      await recordServiceEvent(
+        deps,
+        {
+          serviceId: order.service_id,
+          kind: eventKindOf(order.kind),
+          stage: 'upstream_bill',
+          status: 'info',
+          message: via === 'reconciled' ? `核对上游账单后沿用已有账单 #${bill.invoiceId}` : `上游账单 #${bill.invoiceId} 已记录`,
+          detail: { upstream_invoice_id: bill.invoiceId, amount, via },
+          workflowId,
+        },
+        transaction,
+      );
+    });
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw new UpstreamStepError('permanent', 'upstream_invoice_taken', `上游账单 #${bill.invoiceId} 已属于另一笔订单，请核对后处理`);
+    throw err;
+  }
+}
+
+/** A recorded bill the upstream cancelled (or no longer knows): forgotten, so the next request asks for a new one. */
+export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, status: string, workflowId: string): Promise<void> {
+  await deps.db.sequelize.transaction(async (transaction) => {
+    await deps.db.models.ServiceUpstreamOrder.update(
+      { upstream_invoice_id: null, upstream_amount: null, upstream_requested_at: null, upstream_pay_requested_at: null },
+      { where: { id: order.id, upstream_paid_at: null }, transaction },
+    );
+    await recordServiceEvent(
+      deps,
+      {
+        serviceId: order.service_id,
+        kind: eventKindOf(order.kind),
+        stage: 'upstream_bill',
+        status: 'info',
+        message: `上游账单 #${order.upstream_invoice_id ?? ''} 已失效（${status}），将重新申请`,
+        detail: { upstream_invoice_id: order.upstream_invoice_id, status },
+        workflowId,
+      },
+      transaction,
+    );
+  });
+}
+
+/** The upstream bill is paid: recorded once. */
+export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceUpstreamOrderRow, via: 'paid' | 'reconciled', workflowId: string): Promise<void> {
+  await deps.db.sequelize.transaction(async (transaction) => {
+    const [updated] = await deps.db.models.ServiceUpstreamOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
+    if (updated === 0) return;
+    await recordServiceEvent(
+      deps,
+      {
+        serviceId: order.service_id,
+        kind: eventKindOf(order.kind),
+        stage: 'upstream_pay',
+        status: 'succeeded',
+        message: via === 'reconciled' ? `核对确认上游账单 #${order.upstream_invoice_id ?? ''} 已支付` : `上游账单 #${order.upstream_invoice_id ?? ''} 已支付`,
+        detail: { upstream_invoice_id: order.upstream_invoice_id, via },
+        workflowId,
+      },
+      transaction,
+    );
+  });
+}

@@ -1,0 +1,11 @@
+/**
+ * Renewal of one service after its `renew` invoice is paid (`renew:<invoice_no>`): the upstream
+ * renews once (`upstream.host_renew`, then `upstream.invoice_pay` of that bill), then the local
+ * due date moves by the period. Services without an upstream binding only extend locally.
+ * Shared shape, update and query: `../service-order/contract.ts`.
+ */
+export const RENEW_WORKFLOW_TYPE = 'renewServiceWorkflow';
+
+export function renewWorkflowId(invoiceNo: string): string {
+  return `renew:${invoiceNo}`;
+}
