@@ -163,9 +163,10 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     }
     if (!failure) return { serviceId, outcome: 'active', hostId: state.hostId };
 
+    // The state first: an admin who sees the row say awaiting_admin may decide at once.
     state.failure = failure;
-    await local.markProvisioningFailed({ serviceId, ...failure, workflowId });
     state.stage = 'awaiting_admin';
+    await local.markProvisioningFailed({ serviceId, ...failure, workflowId });
     upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'awaiting_admin' }]);
     await condition(() => decision !== null);
     const chosen = decision as ProvisionDecision | null;
