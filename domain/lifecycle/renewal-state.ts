@@ -6,4 +6,4 @@
  */
 export const RENEWAL_PAID_NOT_APPLIED = `EXISTS (
   SELECT 1 FROM invoices ri JOIN orders ro ON ro.invoice_id = ri.id
-   WHERE ri.service_id = s.id AND ri.type = 'renew' AND ri.status = 'paid' AND ro.status = 'paid')`;
+   WHERE ri.service_id = s.id AND ri.type = 'renew' AND ri.status IN ('paid', 'partially_refunded') AND ro.status = 'paid')`;
