@@ -1,6 +1,7 @@
 import type { BuiltinTask } from '../tasks/types.js';
 import { autoRenewServices } from './auto-renew-services.js';
 import { cancelStaleInvoices } from './cancel-stale-invoices.js';
+import { createDueRenewalInvoices } from './create-renewal-invoices.js';
 import { suspendOverdueServices, terminateOverdueServices, unsuspendRenewedServices } from './enforce-due-dates.js';
 import { syncUpstreamHosts } from './sync-upstream-hosts.js';
 
@@ -8,6 +9,19 @@ import { syncUpstreamHosts } from './sync-upstream-hosts.js';
  * The service lifecycle jobs (README "Lifecycle jobs"). Each is idempotent per entity: a rerun
  * finds nothing left to do; upstream state changes are confirmed before the local state moves.
  */
+export const renewalInvoicesTask: BuiltinTask = {
+  key: 'services.renewal_invoices',
+  title: '生成续费账单',
+  description: '每天为到期时间在 RENEWAL_INVOICE_LEAD_DAYS 天内（或已到期）、尚无未支付续费账单的服务，按其自身周期与价格生成续费账单；同一到期时间只生成一次（用户取消后也不再生成）。',
+  category: 'services',
+  triggers: [{ type: 'cadence', cadence: 'daily' }],
+  queue: 'platform',
+  timeout: 600,
+  lockTtlSeconds: 900,
+  manualTriggerable: true,
+  handler: (deps, run) => createDueRenewalInvoices(deps, run),
+};
+
 export const autoRenewTask: BuiltinTask = {
   key: 'services.auto_renew',
   title: '自动续费（余额扣款）',

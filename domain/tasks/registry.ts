@@ -2,6 +2,7 @@ import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from '../billing/r
 import {
   autoRenewTask,
   cancelStaleInvoicesTask,
+  renewalInvoicesTask,
   suspendOverdueTask,
   syncHostsTask,
   terminateOverdueTask,
@@ -19,6 +20,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   logRetentionTask,
   redispatchFulfilmentTask,
   closeExpiredPaymentsTask,
+  renewalInvoicesTask,
   autoRenewTask,
   suspendOverdueTask,
   terminateOverdueTask,

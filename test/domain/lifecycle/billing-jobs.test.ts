@@ -2,17 +2,22 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemAudit } from '../../../domain/billing/audit.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { inTransaction } from '../../../domain/billing/sql.js';
+import { cancelInvoice } from '../../../domain/billing/invoices/cancel-invoice.js';
 import { autoRenewServices } from '../../../domain/lifecycle/auto-renew-services.js';
 import { cancelStaleInvoices } from '../../../domain/lifecycle/cancel-stale-invoices.js';
+import { createDueRenewalInvoices } from '../../../domain/lifecycle/create-renewal-invoices.js';
+import { unsuspendRenewedServices } from '../../../domain/lifecycle/enforce-due-dates.js';
 import { createUser, daysFromNow, seedRenewInvoice, seedService } from '../../helpers/lifecycle.js';
 import { adjustBalance, expectBooksBalanced } from '../../helpers/money.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
+import { eventually } from '../../helpers/wait.js';
 
 let platform: TestPlatform;
 const run = { taskRunId: 3, taskKey: 'services.auto_renew' };
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // Workers: a renewal paid by auto-renew is fulfilled by its renew:<invoice_no> workflow.
+  platform = await startTestPlatform({ worker: true });
 });
 afterAll(() => platform?.close());
 beforeEach(async () => {
@@ -29,6 +34,39 @@ async function balance(userId: number): Promise<string> {
   const [[row]] = (await platform.deps.db.sequelize.query(`SELECT COALESCE((SELECT balance FROM user_accounts WHERE user_id = ${userId}), 0)::text AS b`)) as [[{ b: string }], unknown];
   return row.b;
 }
+
+async function renewInvoicesOf(serviceId: number) {
+  return platform.deps.db.models.Invoice.findAll({ where: { service_id: serviceId, type: 'renew' }, order: [['id', 'ASC']] });
+}
+
+describe('renewal invoices ahead of due dates', () => {
+  it('makes one renewal invoice for the service’s own period and price, due within RENEWAL_INVOICE_LEAD_DAYS, once per due date', async () => {
+    const user = await createUser(platform);
+    const soon = await seedService(platform, { userId: user.id, nextDueAt: daysFromNow(5), price: '45.50' });
+    const late = await seedService(platform, { userId: user.id, nextDueAt: daysFromNow(-2), status: 'suspended', suspendReason: 'overdue', suspendedAt: daysFromNow(0) });
+    const far = await seedService(platform, { userId: user.id, nextDueAt: daysFromNow(20) });
+    const gone = await seedService(platform, { userId: user.id, nextDueAt: daysFromNow(2), status: 'terminated' });
+    const renewing = await seedService(platform, { userId: user.id, nextDueAt: daysFromNow(1) });
+    await seedRenewInvoice(platform, { userId: user.id, serviceId: renewing, amount: '30.00', status: 'paid' });
+
+    const first = await createDueRenewalInvoices(platform.deps, { taskRunId: 11, taskKey: 'services.renewal_invoices' });
+    expect(first).toMatchObject({ candidates: 2, created: 2, existing: 0, failed: 0, lead_days: 7 });
+    const [invoice] = await renewInvoicesOf(soon);
+    expect(invoice).toMatchObject({ status: 'unpaid', amount: '45.50', user_id: user.id, operator_type: 'system' });
+    expect(invoice?.payload).toMatchObject({ service_id: soon, billing_period: 'monthly', months: 1, source: 'scheduler' });
+    expect((await renewInvoicesOf(late)).map((i) => i.status)).toEqual(['unpaid']);
+    expect(await renewInvoicesOf(far)).toEqual([]);
+    expect(await renewInvoicesOf(gone)).toEqual([]);
+    expect((await renewInvoicesOf(renewing)).map((i) => i.status)).toEqual(['paid']);
+
+    expect(await createDueRenewalInvoices(platform.deps, { taskRunId: 12, taskKey: 'services.renewal_invoices' })).toMatchObject({ candidates: 0, created: 0 });
+    // The user withdraws it: the scheduler does not make another for the same due date.
+    await cancelInvoice(platform.deps, { userId: user.id, invoiceId: invoice?.id ?? 0 });
+    expect(await createDueRenewalInvoices(platform.deps, { taskRunId: 13, taskKey: 'services.renewal_invoices' })).toMatchObject({ candidates: 1, created: 0, existing: 1 });
+    expect((await renewInvoicesOf(soon)).map((i) => i.status)).toEqual(['cancelled']);
+    await expectBooksBalanced(platform);
+  });
+});
 
 describe('auto-renew from balance', () => {
   it('pays the renewal invoice of an auto-renewing service due soon exactly once, from the balance', async () => {
@@ -64,6 +102,26 @@ describe('auto-renew from balance', () => {
     await adjustBalance(platform, user.id, '25.00');
     expect(await autoRenewServices(platform.deps, run)).toMatchObject({ paid: 1 });
     expect(await balance(user.id)).toBe('5.00');
+    await expectBooksBalanced(platform);
+  });
+
+  it('end to end: the scheduler’s invoice is paid from the balance, the renewal moves the due date, and the suspended service comes back', async () => {
+    const user = await createUser(platform);
+    await adjustBalance(platform, user.id, '50.00');
+    const due = daysFromNow(-4);
+    const id = await seedService(platform, { userId: user.id, nextDueAt: due, status: 'suspended', suspendReason: 'overdue', suspendedAt: daysFromNow(-1), autoRenew: true, price: '30.00' });
+    expect(await createDueRenewalInvoices(platform.deps, { taskRunId: 21, taskKey: 'services.renewal_invoices' })).toMatchObject({ created: 1 });
+    expect(await autoRenewServices(platform.deps, run)).toMatchObject({ paid: 1 });
+    const renewed = await eventually(async () => {
+      const row = await platform.deps.db.models.Service.findByPk(id);
+      return row?.next_due_at && row.next_due_at.getTime() > Date.now() ? row : null;
+    });
+    // One month from the old due date (the renewal extends contiguous periods).
+    expect(renewed.next_due_at?.getTime()).toBeGreaterThan(due.getTime() + 27 * 86_400_000);
+    expect(renewed.status).toBe('suspended');
+    expect(await unsuspendRenewedServices(platform.deps, run)).toMatchObject({ changed_locally: 1 });
+    expect(await platform.deps.db.models.Service.findByPk(id)).toMatchObject({ status: 'active', suspend_reason: null });
+    expect(await balance(user.id)).toBe('20.00');
     await expectBooksBalanced(platform);
   });
 
