@@ -7,6 +7,7 @@ import { createNotFoundHandler } from './middleware/not-found.js';
 import { docsRoutes } from './openapi/docs.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
+import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
 import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
 import { adminPluginRoutes } from './routes/admin/plugins.js';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', adminUserRoutes);
   app.route('/', adminScheduleRoutes);
   app.route('/', adminLogRoutes);
+  app.route('/', adminNotificationLogRoutes);
   // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
   app.route('/', adminPluginBindingRoutes);
   app.route('/', adminPluginRuntimeLogRoutes);

@@ -54,6 +54,18 @@ const envSchema = z.object({
   TASK_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   LOGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  NOTIFICATION_LOG_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(180),
+  RENEWAL_INVOICE_LEAD_DAYS: z.coerce.number().int().min(1).max(60).default(7),
+  RENEWAL_REMINDER_DAYS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'comma-separated whole days')
+    .default('7,3,1')
+    .transform((v) => [...new Set(v.split(',').map(Number))].sort((a, b) => a - b))
+    .refine((list) => list.every((n) => n >= 1 && n <= 60), 'each 1..60 days'),
+  INVOICE_UNPAID_REMINDER_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  SUSPEND_AFTER_DAYS: z.coerce.number().int().min(0).max(60).default(3),
+  TERMINATE_AFTER_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  STALE_INVOICE_CANCEL_DAYS: z.coerce.number().int().min(1).max(365).default(7),
 });
 
 export type AppConfig = {
@@ -88,7 +100,21 @@ export type AppConfig = {
   /** Daily schedule time (Asia/Shanghai) and how long one hook listener may take. */
   schedules: { dailyAt: { hour: number; minute: number }; hookTimeoutMs: number };
   /** Days kept by the daily log-retention task. */
-  retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number };
+  retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number; notificationLogDays: number };
+  /**
+   * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
+   * date; renewal reminders at these days before it (ascending); unpaid-invoice reminders this
+   * many hours after creation; suspension this many days after the due date, termination this
+   * many days after suspension; unpaid purchase and traffic-package invoices cancelled after these days.
+   */
+  lifecycle: {
+    renewalLeadDays: number;
+    reminderDays: number[];
+    unpaidReminderHours: number;
+    suspendAfterDays: number;
+    terminateAfterDays: number;
+    staleInvoiceDays: number;
+  };
   /** QR payments: how long a QR code may be paid, and the gateway polling backoff (the last interval repeats). */
   payments: { qrWindowSeconds: number; qrPollIntervalsSeconds: number[] };
   /**
@@ -116,6 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const e = parsed.data;
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_SECRET_KEY'] as const).filter((k) => !e[k]);
   if (missing.length > 0) throw new ConfigError(`missing environment variables: ${missing.join(', ')}`);
+  // A notification log row must outlive the invoice it reminds of, or the reminder would go out again.
+  if (e.NOTIFICATION_LOG_RETENTION_DAYS <= e.STALE_INVOICE_CANCEL_DAYS) {
+    throw new ConfigError('invalid environment: NOTIFICATION_LOG_RETENTION_DAYS must be greater than STALE_INVOICE_CANCEL_DAYS');
+  }
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -153,6 +183,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       taskRunDays: e.TASK_RUN_RETENTION_DAYS,
       pluginLogDays: e.PLUGIN_LOG_RETENTION_DAYS,
       loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
+      notificationLogDays: e.NOTIFICATION_LOG_RETENTION_DAYS,
+    },
+    lifecycle: {
+      renewalLeadDays: e.RENEWAL_INVOICE_LEAD_DAYS,
+      reminderDays: e.RENEWAL_REMINDER_DAYS,
+      unpaidReminderHours: e.INVOICE_UNPAID_REMINDER_HOURS,
+      suspendAfterDays: e.SUSPEND_AFTER_DAYS,
+      terminateAfterDays: e.TERMINATE_AFTER_DAYS,
+      staleInvoiceDays: e.STALE_INVOICE_CANCEL_DAYS,
     },
     payments: { qrWindowSeconds: e.QRPAY_PAYMENT_WINDOW_SECONDS, qrPollIntervalsSeconds: e.QRPAY_POLL_INTERVALS_SECONDS },
     provisioning: {

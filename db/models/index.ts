@@ -3,6 +3,7 @@ import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
 import { defineCatalogueModels } from './catalogue.js';
 import { defineMoneyModels } from './money.js';
+import { defineNotificationLog } from './notification-log.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
@@ -34,6 +35,7 @@ export function defineModels(sequelize: Sequelize) {
     ...defineMoneyModels(sequelize),
     ...defineServiceModels(sequelize),
     ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
+    NotificationLog: defineNotificationLog(sequelize),
   };
 }
 

@@ -54,9 +54,15 @@ export interface ServiceRow extends Model<InferAttributes<ServiceRow>, InferCrea
   terminated_at: CreationOptional<Date | null>;
   cancelled_at: CreationOptional<Date | null>;
   upstream_synced_at: CreationOptional<Date | null>;
+  /** The upstream's own due date of the host (host polling); not the customer's `next_due_at`. */
+  upstream_due_at: CreationOptional<Date | null>;
+  /** Why a suspended service is suspended: `overdue` ones are lifted by the lifecycle job once renewed. */
+  suspend_reason: CreationOptional<SuspendReason | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
+
+export type SuspendReason = 'overdue' | 'admin';
 
 export interface ServiceUpstreamBindingRow
   extends Model<InferAttributes<ServiceUpstreamBindingRow>, InferCreationAttributes<ServiceUpstreamBindingRow>> {
@@ -151,6 +157,8 @@ export function defineServiceModels(sequelize: Sequelize) {
       terminated_at: nullableDate(),
       cancelled_at: nullableDate(),
       upstream_synced_at: nullableDate(),
+      upstream_due_at: nullableDate(),
+      suspend_reason: { type: DataTypes.STRING(16), allowNull: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

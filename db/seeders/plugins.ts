@@ -31,7 +31,14 @@ function builtInPlugins(s: RunningSandboxes, merchantPrivateKeyPem: string, capt
         access_key_secret: c.sms.accessKeySecret,
         base_url: s.sms.baseUrl,
         sign_name: c.sms.signName,
-        templates: JSON.stringify({ verify_code: 'SMS_VERIFY_CODE', renewal_reminder: 'SMS_RENEWAL', invoice_unpaid: 'SMS_INVOICE_UNPAID' }),
+        templates: JSON.stringify({
+          verify_code: 'SMS_VERIFY_CODE',
+          renewal_reminder: 'SMS_RENEWAL',
+          invoice_unpaid: 'SMS_INVOICE_UNPAID',
+          service_overdue: 'SMS_SERVICE_OVERDUE',
+          service_suspended: 'SMS_SERVICE_SUSPENDED',
+          service_terminated: 'SMS_SERVICE_TERMINATED',
+        }),
       },
     },
     {

@@ -1,4 +1,4 @@
-import { addMonths } from '../../lib/time.js';
+import { addMonths, parseDateTime } from '../../lib/time.js';
 import { billingPeriodMonths, isBillingPeriod } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
 import { recordServiceEvent } from './service-events.js';
@@ -71,7 +71,16 @@ export async function activateService(deps: DomainDeps, serviceId: number, host:
         failure_code: null,
         failure_reason: null,
         ...(host
-          ? { ip: host.ip, assigned_ips: host.assignedIps, os: host.os, username: host.username, port: host.port, upstream_status: host.status, upstream_synced_at: now }
+          ? {
+              ip: host.ip,
+              assigned_ips: host.assignedIps,
+              os: host.os,
+              username: host.username,
+              port: host.port,
+              upstream_status: host.status,
+              upstream_due_at: host.upstreamDueAt ? parseDateTime(host.upstreamDueAt) : null,
+              upstream_synced_at: now,
+            }
           : {}),
       },
       { transaction },

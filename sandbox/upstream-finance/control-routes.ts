@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { readRequestBody, formString } from './body.js';
 import type { FaultMode, UpstreamFinanceSandboxControl } from './types.js';
 
-const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected'];
+const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused'];
 
 function isFaultMode(value: string | undefined): value is FaultMode {
   return FAULT_MODES.some((mode) => mode === value);
@@ -98,6 +98,17 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     const count = intField(formString(await readRequestBody(c.req.raw), 'count') ?? '1');
     if (count === null) return refuse(c, 'count must be a non-negative integer');
     control.partialPayments(count);
+    return c.json({ ok: true });
+  });
+  routes.post('/remove-host', async (c) => {
+    const hostId = intField(formString(await readRequestBody(c.req.raw), 'host_id'));
+    if (hostId === null) return refuse(c, 'host_id must be a host id');
+    return control.removeHost(hostId) ? c.json({ ok: true }) : refuse(c, 'no such host', 404);
+  });
+  routes.post('/defer-state-actions', async (c) => {
+    const count = intField(formString(await readRequestBody(c.req.raw), 'count') ?? '1');
+    if (count === null) return refuse(c, 'count must be a non-negative integer');
+    control.deferStateActions(count);
     return c.json({ ok: true });
   });
   routes.get('/hosts/:id', (c) => {

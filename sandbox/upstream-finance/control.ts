@@ -74,6 +74,19 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
         hostname: host.hostname,
       };
     },
+    removeHost(hostId: number) {
+      for (const account of state.accounts.values()) {
+        const index = account.hosts.findIndex((h) => h.id === hostId);
+        if (index >= 0) {
+          account.hosts.splice(index, 1);
+          return true;
+        }
+      }
+      return false;
+    },
+    deferStateActions(count: number) {
+      state.deferredStateActions = nonNegativeInt(count, 0);
+    },
     invoice(invoiceId: number) {
       const invoice = state.invoices.get(invoiceId);
       if (!invoice) return null;

@@ -58,6 +58,8 @@ async function faultResponse(state: SandboxState, c: Context, mode: FaultMode): 
     case 'token_rejected':
       state.counters.rejectedTokens += 1;
       return Response.json({ status: 405, msg: SANDBOX_MESSAGES.tokenInvalid, data: {} });
+    case 'refused':
+      return Response.json({ status: 400, msg: SANDBOX_MESSAGES.refused, data: {} });
     case 'timeout':
       await sleep(MAX_HANG_MS, [c.req.raw.signal, state.stopped.signal]);
       return new Response('<html><body>504 Gateway Time-out</body></html>', { status: 504, headers: { 'content-type': 'text/html' } });

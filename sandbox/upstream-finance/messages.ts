@@ -36,6 +36,7 @@ export const SANDBOX_MESSAGES = {
   flowPacketNotFound: '流量包不存在',
   flowPacketCreated: '流量包账单已生成',
   funcUnsupported: '不支持的操作',
+  refused: '操作被拒绝，请联系客服处理',
   actionDone: '操作成功',
   osInvalid: '操作系统不存在',
   moduleSchemeInvalid: '自定义模块请求需使用 JWT 鉴权',

@@ -80,6 +80,8 @@ export type SandboxState = {
   provisioningDelay: ProvisioningDelay;
   /** Pay calls still to answer with a partial payment. */
   partialPayments: number;
+  /** State actions (suspend, unsuspend, terminate) still to answer with success while changing nothing. */
+  deferredStateActions: number;
   moduleData: Map<number, ModuleData>;
   nextHostId: number;
   nextOrderId: number;
@@ -133,6 +135,7 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     stock: catalogueStock(),
     provisioningDelay: { polls: 0, ms: 0 },
     partialPayments: 0,
+    deferredStateActions: 0,
     moduleData: new Map(),
     nextHostId: 5001,
     nextOrderId: 7001,

@@ -14,8 +14,9 @@ export type UpstreamFinanceSandboxOptions = {
  * html500: an HTML error page with HTTP 500. maintenance: status 503 in the JSON envelope.
  * timeout: the request hangs (until the client gives up or the sandbox stops).
  * token_rejected: status 405 as if the token had expired (never applied to the login itself).
+ * refused: status 400 in the JSON envelope, a business refusal (“操作被拒绝”): nothing happened.
  */
-export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected';
+export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected' | 'refused';
 
 export type FaultOptions = {
   /** Only requests to this exact path (e.g. `/cart/settle`); every path when absent. */
@@ -118,6 +119,13 @@ export type UpstreamFinanceSandboxControl = {
   /** The next `count` pay calls apply only half of what is due and answer a plain 200. */
   partialPayments(count: number): void;
   host(hostId: number): SandboxHostView | null;
+  /** Removes a host from its account (as if the upstream deleted it); false when unknown. */
+  removeHost(hostId: number): boolean;
+  /**
+   * The next `count` state actions (`suspend`, `unsuspend`, `terminate`) answer success but
+   * change nothing, as an upstream that only queued them would: the host detail still shows the old status.
+   */
+  deferStateActions(count: number): void;
   invoice(invoiceId: number): SandboxInvoiceView | null;
 };
 

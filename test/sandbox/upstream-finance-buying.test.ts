@@ -223,6 +223,29 @@ describe('upstream finance sandbox: buying, billing, hosts and switches over HTT
     expect((await get('/cart/credit')).body.status).toBe(200);
   });
 
+  it('suspends, unsuspends and terminates over HTTP; refuses on command, defers on command, removes hosts', async () => {
+    const { hostId, invoiceId } = await buy(reference());
+    expect((await post('/pay?action=billing&pay=true', { invoiceid: String(invoiceId) })).body.status).toBe(1001);
+    const act = (func: string) => post('/provision/default', { id: String(hostId), func });
+    expect((await control('/fail-next', { count: '1', mode: 'refused', path: '/provision/default' })).status).toBe(200);
+    expect((await act('suspend')).body).toMatchObject({ status: 400, msg: '操作被拒绝，请联系客服处理' });
+    expect(sandbox.control.host(hostId)?.status).toBe('Active');
+    expect((await control('/defer-state-actions', { count: '1' })).status).toBe(200);
+    expect((await act('suspend')).body.status).toBe(200);
+    expect(sandbox.control.host(hostId)?.status).toBe('Active');
+    expect((await act('suspend')).body.status).toBe(200);
+    expect(sandbox.control.host(hostId)).toMatchObject({ status: 'Suspended', power: 'off' });
+    expect((await act('reboot')).body).toMatchObject({ status: 400, msg: '主机当前状态不支持该操作' });
+    expect((await act('unsuspend')).body.status).toBe(200);
+    expect(sandbox.control.host(hostId)).toMatchObject({ status: 'Active', power: 'on' });
+    expect((await act('unsuspend')).body.status).toBe(400);
+    expect((await act('terminate')).body.status).toBe(200);
+    expect(sandbox.control.host(hostId)?.status).toBe('Terminated');
+    expect((await control('/remove-host', { host_id: String(hostId) })).status).toBe(200);
+    expect(sandbox.control.host(hostId)).toBeNull();
+    expect((await get('/host/header?host_id=' + hostId + '&source=API')).body.status).toBe(406);
+  });
+
   it('refuses bad control input', async () => {
     const cases: Array<[string, Record<string, string>]> = [
       ['/fail-next', { count: '1', mode: 'explode' }],
@@ -234,9 +257,12 @@ describe('upstream finance sandbox: buying, billing, hosts and switches over HTT
       ['/provisioning-delay', { polls: 'many' }],
       ['/partial-payments', { count: '1.5' }],
       ['/credit', { amount: 'lots' }],
+      ['/remove-host', { host_id: 'x' }],
+      ['/defer-state-actions', { count: 'some' }],
     ];
     for (const [path, form] of cases) expect((await control(path, form)).status, `${path} ${JSON.stringify(form)}`).toBe(400);
     expect((await control('/stock', { pid: '12345', qty: '1' })).status).toBe(404);
+    expect((await control('/remove-host', { host_id: '424242' })).status).toBe(404);
     expect((await fetch(`${sandbox.baseUrl}/__control/invoices/1`)).status).toBe(404);
   });
 });

@@ -43,6 +43,8 @@ describe('provisioning', () => {
     expect(service.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(service.os).toContain('Ubuntu');
     expect(service.next_due_at?.getTime()).toBeGreaterThan(Date.now() + 27 * 86_400_000);
+    // The upstream's own due date is kept apart from the customer's.
+    expect(service.upstream_due_at).toBeInstanceOf(Date);
     const ref = await downstreamToken(serviceId);
     expect(ref).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(upstream.sandbox.control.ledger().purchases[ref]).toBe(1);

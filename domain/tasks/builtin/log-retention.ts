@@ -20,6 +20,7 @@ export const RETENTION_TARGETS: RetentionTarget[] = [
   { table: 'task_runs', column: 'started_at', summaryKey: 'task_runs_deleted', days: (c) => c.retention.taskRunDays, keep: "status = 'running'" },
   { table: 'plugin_runtime_logs', column: 'created_at', summaryKey: 'plugin_runtime_logs_deleted', days: (c) => c.retention.pluginLogDays },
   { table: 'login_logs', column: 'created_at', summaryKey: 'login_logs_deleted', days: (c) => c.retention.loginLogDays },
+  { table: 'notification_log', column: 'created_at', summaryKey: 'notification_log_deleted', days: (c) => c.retention.notificationLogDays },
 ];
 
 /** Deleted in batches so a large backlog never holds one long lock. */
@@ -57,7 +58,7 @@ export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
 export const logRetentionTask: BuiltinTask = {
   key: LOG_RETENTION_TASK_KEY,
   title: '日志保留期清理',
-  description: '每天删除超过保留天数的任务运行记录、插件运行日志和登录日志（天数由环境变量配置）。',
+  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置）。',
   category: 'maintenance',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'automation',

@@ -6,10 +6,10 @@ import { productOsLabel } from '../host-factory.js';
 import type { SandboxHost } from '../hosts-data.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import type { SandboxRoute } from '../route-types.js';
-import { bump, findHost } from '../state.js';
+import { bump, findHost, type SandboxState } from '../state.js';
 import type { SandboxAnswer } from '../types.js';
 
-type ActionInput = { host: SandboxHost; body: Record<string, FormValue>; origin: string };
+type ActionInput = { host: SandboxHost; body: Record<string, FormValue>; origin: string; state: SandboxState };
 
 const POWER_LABELS: Record<SandboxHost['power'], string> = { on: '运行中', off: '已关机', rescue: '救援模式' };
 
@@ -20,6 +20,22 @@ function done(msg: string, data: Record<string, unknown> = {}): SandboxAnswer {
 function power(state: SandboxHost['power'], msg: string) {
   return ({ host }: ActionInput): SandboxAnswer => {
     host.power = state;
+    return done(msg);
+  };
+}
+
+/**
+ * Service state changes (overdue suspension, unsuspension after renewal, termination). While
+ * `deferStateActions` is armed they answer success and change nothing (an upstream that only queued them).
+ */
+function changeState(next: SandboxHost['status'], msg: string) {
+  return ({ host, state }: ActionInput): SandboxAnswer => {
+    if (state.deferredStateActions > 0) {
+      state.deferredStateActions -= 1;
+      return done(msg);
+    }
+    host.status = next;
+    host.power = next === 'Active' ? 'on' : 'off';
     return done(msg);
   };
 }
@@ -58,12 +74,24 @@ const FUNCTIONS: Record<string, (input: ActionInput) => SandboxAnswer> = {
     host.power = 'rescue';
     return done('已进入救援模式', { password: generateHostPassword() });
   },
+  suspend: changeState('Suspended', '暂停成功'),
+  unsuspend: changeState('Active', '解除暂停成功'),
+  terminate: changeState('Terminated', '删除成功'),
+};
+
+/** The host statuses each function accepts; every other function needs an active host. */
+const ALLOWED_STATUSES: Record<string, readonly SandboxHost['status'][]> = {
+  suspend: ['Active'],
+  unsuspend: ['Suspended'],
+  terminate: ['Active', 'Suspended'],
 };
 
 /**
  * `POST /provision/default` (`id` = host id, `func`): power, status, VNC (URL plus a password),
  * reinstall (`os` = OS sub-option id, optional `password`), password reset (`crack_pass` with
- * `password`), rescue (`system` 1 Linux, 2 Windows). Only an active host takes actions.
+ * `password`), rescue (`system` 1 Linux, 2 Windows), and the state changes `suspend` (active
+ * hosts), `unsuspend` (suspended hosts) and `terminate` (active or suspended hosts). The others
+ * need an active host.
  */
 export const hostActionRoute: SandboxRoute = {
   method: 'POST',
@@ -75,8 +103,9 @@ export const hostActionRoute: SandboxRoute = {
     const func = formString(body, 'func') ?? '';
     const run = Object.hasOwn(FUNCTIONS, func) ? FUNCTIONS[func] : undefined;
     if (!run) return { status: 406, msg: SANDBOX_MESSAGES.funcUnsupported, data: {} };
-    if (host.status !== 'Active') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
-    const answer = run({ host, body, origin });
+    const allowed = ALLOWED_STATUSES[func] ?? ['Active'];
+    if (!allowed.includes(host.status)) return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
+    const answer = run({ host, body, origin, state });
     if (answer.status === 200) bump(state.ledger.hostActions, `${host.id}:${func}`);
     return answer;
   },

@@ -69,6 +69,7 @@ export const hostListRoute: SandboxRoute = {
       domain: host.hostname,
       domainstatus: host.status,
       dedicatedip: host.ip,
+      assignedips: host.assignedIps.join(','),
       nextduedate: host.nextDueDate,
       billingcycle: host.billingCycle,
       amount: host.amount,

@@ -224,6 +224,7 @@ describe('the hourly backstops (built-in tasks)', () => {
     expect(keys).toEqual([
       ['billing.redispatch_fulfilment', '60m'],
       ['billing.close_expired_payments', '60m'],
+      ['billing.cancel_stale_invoices', '0 3 * * *'],
     ]);
   });
 });

@@ -153,8 +153,13 @@ describe('task runs', () => {
 });
 
 describe('log retention', () => {
-  it('deletes only task runs, plugin runtime logs and login logs older than their retention', async () => {
+  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention', async () => {
     const { sequelize } = platform.deps.db;
+    const user = await platform.deps.db.models.User.create({ email: 'retention@example.com', phone: null, nickname: '', password_hash: 'x', status: 'active' });
+    await sequelize.query(`
+      INSERT INTO notification_log (kind, channel, entity_type, entity_id, occasion, user_id, status, sent_at, created_at) VALUES
+        ('invoice_unpaid', 'mail', 'invoice', 1, 'unpaid', ${user.id}, 'sent', now(), now() - interval '181 days'),
+        ('invoice_unpaid', 'mail', 'invoice', 2, 'unpaid', ${user.id}, 'sent', now(), now() - interval '179 days');`);
     await sequelize.query(`
       INSERT INTO task_runs (task_key, trigger, workflow_id, run_id, status, started_at, finished_at) VALUES
         ('old.done', 'manual', 'wf-old', 'r1', 'succeeded', now() - interval '31 days', now() - interval '31 days'),
@@ -176,7 +181,10 @@ describe('log retention', () => {
       plugin_runtime_logs_retention_days: 30,
       login_logs_deleted: 1,
       login_logs_retention_days: 90,
+      notification_log_deleted: 1,
+      notification_log_retention_days: 180,
     });
+    expect((await platform.deps.db.models.NotificationLog.findAll({ where: { user_id: user.id } })).map((r) => r.entity_id)).toEqual([2]);
     const keys = (await platform.deps.db.models.TaskRun.findAll({ where: { workflow_id: ['wf-old', 'wf-new'] } })).map((r) => r.task_key).sort();
     expect(keys).toEqual(['new.done', 'old.running']);
     expect((await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { plugin_slug: 'gone' } })).map((r) => r.action)).toEqual(['new']);

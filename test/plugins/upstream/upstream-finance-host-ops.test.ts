@@ -157,7 +157,7 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
   it('refuses bad host actions: our checks before sending, the upstream refusals classified', async () => {
     sandbox.control.resetCounters();
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ host_id: hostId, action: 'explode' }, '参数错误：action 必须为 power_on、power_off、reboot、hard_power_off、hard_reboot、status、vnc、reinstall、reset_password、rescue 之一'],
+      [{ host_id: hostId, action: 'explode' }, '参数错误：action 必须为 power_on、power_off、reboot、hard_power_off、hard_reboot、status、vnc、reinstall、reset_password、rescue、suspend、unsuspend、terminate 之一'],
       [{ host_id: hostId, action: 'reinstall', params: {} }, '参数错误：params.os_id 必须为正整数（操作系统子选项 ID）'],
       [{ host_id: hostId, action: 'reset_password', params: { password: 'short' } }, '参数错误：params.password 需 8 到 32 位且包含字母和数字'],
       [{ host_id: hostId, action: 'rescue', params: { system: 'dos' } }, '参数错误：system 必须为 linux、windows 之一'],
@@ -179,6 +179,37 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
     sandbox.control.failNext(1, 'html500', { path: '/provision/default' });
     const broken = await runFinance(sandbox, 'upstream.host_action', { payload: { host_id: hostId, action: 'reboot' } });
     expect(broken.data).toMatchObject({ error_kind: 'transient', error_code: 'upstream_unavailable' });
+  });
+
+  it('suspends, unsuspends and terminates a host; each only from a status that takes it', async () => {
+    const own = (await buyCloudHost(sandbox, newDownstream())).host_id;
+    const suspend = await runOk(sandbox, 'upstream.host_action', { host_id: own, action: 'suspend' });
+    expect(suspend).toEqual({ host_id: own, action: 'suspend', done: true, power_status: null, console_url: null });
+    expect((await detail(own)).status).toBe('suspended');
+    const again = await runFinance(sandbox, 'upstream.host_action', { payload: { host_id: own, action: 'suspend' } });
+    expect(again.data).toMatchObject({ error_kind: 'permanent', error_code: 'business_error', upstream_status: 400 });
+    expect((await runFinance(sandbox, 'upstream.host_action', { payload: { host_id: own, action: 'reboot' } })).success).toBe(false);
+    await runOk(sandbox, 'upstream.host_action', { host_id: own, action: 'unsuspend' });
+    expect((await detail(own)).status).toBe('active');
+    const notSuspended = await runFinance(sandbox, 'upstream.host_action', { payload: { host_id: own, action: 'unsuspend' } });
+    expect(notSuspended.data).toMatchObject({ error_code: 'business_error' });
+    await runOk(sandbox, 'upstream.host_action', { host_id: own, action: 'terminate' });
+    expect((await detail(own)).status).toBe('terminated');
+    const actions = sandbox.control.ledger().hostActions;
+    expect([actions[`${own}:suspend`], actions[`${own}:unsuspend`], actions[`${own}:terminate`]]).toEqual([1, 1, 1]);
+  });
+
+  it('a refused or merely queued state action leaves the host as it was', async () => {
+    const own = (await buyCloudHost(sandbox, newDownstream())).host_id;
+    sandbox.control.failNext(1, 'refused', { path: '/provision/default' });
+    const refused = await runFinance(sandbox, 'upstream.host_action', { payload: { host_id: own, action: 'suspend' } });
+    expect(refused).toMatchObject({ success: false, data: { error_kind: 'permanent', error_code: 'business_error', upstream_status: 400 } });
+    expect((await detail(own)).status).toBe('active');
+    sandbox.control.deferStateActions(1);
+    expect(await runOk(sandbox, 'upstream.host_action', { host_id: own, action: 'suspend' })).toMatchObject({ done: true });
+    expect((await detail(own)).status).toBe('active');
+    await runOk(sandbox, 'upstream.host_action', { host_id: own, action: 'suspend' });
+    expect((await detail(own)).status).toBe('suspended');
   });
 
   it('custom module actions and pages use the JWT scheme, pages with id, key and jwt query parameters', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostDetail, HostSummary } from '../../../plugins/upstream/upstream_finance/normalise/host.js';
+import type { HostDetail, HostListItem } from '../../../plugins/upstream/upstream_finance/normalise/host.js';
 import { clearAllTokens } from '../../../plugins/upstream/upstream_finance/client/token-cache.js';
 import { startUpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/server.js';
 import type { UpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/types.js';
@@ -63,13 +63,28 @@ describe('upstream finance hosts', () => {
     sandbox.control.resetCounters();
     const result = await runFinance(sandbox, 'upstream.host_list');
     expect(result.success, result.message).toBe(true);
-    const hosts = field<HostSummary[]>(result.data, 'hosts');
+    const hosts = field<HostListItem[]>(result.data, 'hosts');
     expect(result.data).toMatchObject({ total: 150, pages: 2, complete: true });
     expect(hosts).toHaveLength(150);
     expect(new Set(hosts.map((h) => h.id)).size).toBe(150);
     expect(sandbox.control.counters().paths['/host/list']).toBe(2);
     expect(hosts[0]).toMatchObject({ status: 'active', billing_cycle: 'monthly', next_due_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} /) });
     expect(hosts.some((h) => h.status === 'suspended')).toBe(true);
+    // Even-indexed seeded hosts have two extra IPs; the list carries them (the main IP never repeats among them).
+    const first = hosts[0] as HostListItem;
+    expect(first.assigned_ips).toEqual([expect.stringMatching(/^198\.51\.100\.\d+$/), expect.stringMatching(/^198\.51\.100\.\d+$/)]);
+    expect(hosts[1]?.assigned_ips).toEqual([]);
+  });
+
+  it('lists a host the upstream removed no more', async () => {
+    sandbox.control.seedHosts(3);
+    const before = field<HostListItem[]>((await runFinance(sandbox, 'upstream.host_list')).data, 'hosts').map((h) => h.id);
+    expect(sandbox.control.removeHost(before[1] as number)).toBe(true);
+    const after = await runFinance(sandbox, 'upstream.host_list');
+    expect(after.data).toMatchObject({ total: 2, complete: true });
+    expect(field<HostListItem[]>(after.data, 'hosts').map((h) => h.id)).toEqual([before[0], before[2]]);
+    const gone = await runFinance(sandbox, 'upstream.host_detail', { payload: { host_id: before[1] } });
+    expect(gone.data).toMatchObject({ error_kind: 'permanent', error_code: 'not_found' });
   });
 
   it('an empty host list needs no second page', async () => {

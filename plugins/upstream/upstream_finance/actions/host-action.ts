@@ -4,7 +4,21 @@ import { asInt, asRecord, asString, type UnknownRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 import { optionalRecord, readText, requireOneOf, requirePositiveInt } from './payload.js';
 
-export const HOST_ACTIONS = ['power_on', 'power_off', 'reboot', 'hard_power_off', 'hard_reboot', 'status', 'vnc', 'reinstall', 'reset_password', 'rescue'] as const;
+export const HOST_ACTIONS = [
+  'power_on',
+  'power_off',
+  'reboot',
+  'hard_power_off',
+  'hard_reboot',
+  'status',
+  'vnc',
+  'reinstall',
+  'reset_password',
+  'rescue',
+  'suspend',
+  'unsuspend',
+  'terminate',
+] as const;
 type HostAction = (typeof HOST_ACTIONS)[number];
 
 /** Our action → the upstream `func` of `POST /provision/default`. */
@@ -19,6 +33,9 @@ const FUNCS: Record<HostAction, string> = {
   reinstall: 'reinstall',
   reset_password: 'crack_pass',
   rescue: 'rescue',
+  suspend: 'suspend',
+  unsuspend: 'unsuspend',
+  terminate: 'terminate',
 };
 
 const MESSAGES: Record<HostAction, string> = {
@@ -32,6 +49,9 @@ const MESSAGES: Record<HostAction, string> = {
   reinstall: '重装系统任务已提交',
   reset_password: '密码已重置',
   rescue: '已进入救援模式',
+  suspend: '暂停请求已提交',
+  unsuspend: '解除暂停请求已提交',
+  terminate: '终止请求已提交',
 };
 
 const POWER_STATES = new Set(['on', 'off', 'rescue', 'suspended', 'paused']);

@@ -1,12 +1,12 @@
 import { HOST_LIST_MAX_PAGES, HOST_LIST_PAGE_SIZE } from '../constants.js';
 import { unexpectedResponse } from '../client/upstream-error.js';
-import { normaliseHostSummary, type HostSummary } from '../normalise/host.js';
+import { normaliseHostListItem, type HostListItem } from '../normalise/host.js';
 import { asArray, asInt, asRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 
 /** All hosts: pages of `limit=100`, the page count computed from the upstream's total. */
 export const readHostList: FinanceAction = async ({ session }) => {
-  const hosts = new Map<number, HostSummary>();
+  const hosts = new Map<number, HostListItem>();
   let total = 0;
   let pages = 1;
   for (let page = 1; page <= pages; page += 1) {
@@ -22,7 +22,7 @@ export const readHostList: FinanceAction = async ({ session }) => {
     for (const raw of asArray(data['list'])) {
       const record = asRecord(raw);
       const id = record ? asInt(record['id']) : null;
-      if (record && id !== null) hosts.set(id, normaliseHostSummary(record, id));
+      if (record && id !== null) hosts.set(id, normaliseHostListItem(record, id));
     }
   }
   const list = [...hosts.values()];

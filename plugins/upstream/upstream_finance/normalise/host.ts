@@ -63,6 +63,14 @@ export function normaliseHostSummary(raw: UnknownRecord, id: number): HostSummar
   };
 }
 
+/** A host-list item: the summary plus `assigned_ips` when the list carries them (null when it does not). */
+export type HostListItem = HostSummary & { assigned_ips: string[] | null };
+
+export function normaliseHostListItem(raw: UnknownRecord, id: number): HostListItem {
+  const summary = normaliseHostSummary(raw, id);
+  return { ...summary, assigned_ips: raw['assignedips'] === undefined ? null : readIps(raw['assignedips'], summary.ip) };
+}
+
 /** `data.host_data` → our `data.host`. The password never appears here: only `has_password`. */
 export function normaliseHostDetail(hostData: unknown): HostDetail | null {
   const raw = asRecord(hostData);

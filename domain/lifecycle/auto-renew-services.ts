@@ -1,0 +1,51 @@
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { systemAudit } from '../billing/audit.js';
+import { payInvoiceByBalance } from '../billing/payments/pay-invoice-by-balance.js';
+import { sqlRows } from '../billing/sql.js';
+import type { DomainDeps } from '../deps.js';
+import type { TaskRunContext } from '../tasks/types.js';
+
+type Candidate = { service_id: number; invoice_id: number; user_id: number };
+
+const OUTCOME_BY_CODE: Partial<Record<number, string>> = {
+  [ErrorCode.INSUFFICIENT_BALANCE]: 'insufficient_balance',
+  [ErrorCode.INVOICE_ALREADY_PAID]: 'already_paid',
+  [ErrorCode.PAYMENT_IN_PROGRESS]: 'payment_in_progress',
+  [ErrorCode.INVOICE_NOT_PAYABLE]: 'not_payable',
+};
+
+/**
+ * Auto-renew from the balance: for services with `auto_renew` whose due date is within
+ * `RENEWAL_INVOICE_LEAD_DAYS` (or past), the oldest unpaid renewal invoice is paid with the
+ * money domain's balance payment (invoice and account row locks, one ledger entry keyed by the
+ * invoice number: exactly once, whoever pays first). A balance that does not cover it leaves
+ * the invoice unpaid (the renewal reminder tells the user). Only our own invoices: the
+ * upstream's auto-renew is never switched or read (spec).
+ */
+export async function autoRenewServices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>) {
+  const candidates = await sqlRows<Candidate>(
+    deps,
+    `SELECT s.id AS service_id, i.id AS invoice_id, i.user_id
+       FROM services s
+       JOIN LATERAL (
+         SELECT id, user_id FROM invoices WHERE service_id = s.id AND type = 'renew' AND status = 'unpaid' ORDER BY id LIMIT 1
+       ) i ON true
+      WHERE s.auto_renew AND s.status IN ('active', 'suspended') AND s.next_due_at <= now() + make_interval(days => $1)
+        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
+      ORDER BY s.next_due_at, s.id`,
+    [deps.config.lifecycle.renewalLeadDays],
+  );
+  const summary: Record<string, number> = { candidates: candidates.length, paid: 0, insufficient_balance: 0, already_paid: 0, payment_in_progress: 0, not_payable: 0, failed: 0 };
+  const audit = systemAudit(`task:${run.taskKey}:${run.taskRunId}`);
+  for (const candidate of candidates) {
+    try {
+      await payInvoiceByBalance(deps, { userId: candidate.user_id, invoiceId: candidate.invoice_id }, audit);
+      summary['paid'] = (summary['paid'] ?? 0) + 1;
+    } catch (error) {
+      const outcome = error instanceof AppError ? OUTCOME_BY_CODE[error.code] : undefined;
+      if (!outcome) deps.logger.error({ err: error, invoiceId: candidate.invoice_id }, 'auto-renew payment failed');
+      summary[outcome ?? 'failed'] = (summary[outcome ?? 'failed'] ?? 0) + 1;
+    }
+  }
+  return summary;
+}

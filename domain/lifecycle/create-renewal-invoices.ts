@@ -1,0 +1,46 @@
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { systemAudit } from '../billing/audit.js';
+import { sqlRows } from '../billing/sql.js';
+import type { DomainDeps } from '../deps.js';
+import { createRenewalInvoice } from '../services/renewals/create-renewal-invoice.js';
+import type { TaskRunContext } from '../tasks/types.js';
+import { RENEWAL_PAID_NOT_APPLIED } from './renewal-state.js';
+
+/**
+ * Renewal invoices ahead of due dates: every active or suspended, periodic service due within
+ * `RENEWAL_INVOICE_LEAD_DAYS` (or past due) without an unpaid renewal invoice or a renewal on its
+ * way gets one for its own period at its own price, through the services domain's
+ * `createRenewalInvoice` with `source: 'scheduler'`: idempotent per service and due date (the
+ * invoice made for a due date is answered again, even after the user cancelled it), so a rerun
+ * or a retry never makes a second one.
+ */
+export async function createDueRenewalInvoices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>) {
+  const candidates = await sqlRows<{ id: number; billing_period: string }>(
+    deps,
+    `SELECT s.id, s.billing_period FROM services s
+      WHERE s.status IN ('active', 'suspended') AND s.billing_period <> 'onetime'
+        AND s.next_due_at IS NOT NULL AND s.next_due_at <= now() + make_interval(days => $1)
+        AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.service_id = s.id AND i.type = 'renew' AND i.status = 'unpaid')
+        AND NOT ${RENEWAL_PAID_NOT_APPLIED}
+      ORDER BY s.next_due_at, s.id`,
+    [deps.config.lifecycle.renewalLeadDays],
+  );
+  const summary = { candidates: candidates.length, created: 0, existing: 0, not_renewable: 0, failed: 0, lead_days: deps.config.lifecycle.renewalLeadDays };
+  const audit = systemAudit(`task:${run.taskKey}:${run.taskRunId}`);
+  for (const service of candidates) {
+    try {
+      const { created } = await createRenewalInvoice(deps, { serviceId: service.id, billingPeriod: service.billing_period, source: 'scheduler' }, audit);
+      if (created) summary.created += 1;
+      else summary.existing += 1;
+    } catch (error) {
+      // Not renewable any more (status changed meanwhile, the product no longer sells its period): the reminder still tells the user.
+      if (error instanceof AppError && (error.code === ErrorCode.SERVICE_NOT_RENEWABLE || error.code === ErrorCode.VALIDATION || error.code === ErrorCode.NOT_FOUND)) {
+        summary.not_renewable += 1;
+        continue;
+      }
+      deps.logger.error({ err: error, serviceId: service.id }, 'renewal invoice not created');
+      summary.failed += 1;
+    }
+  }
+  return summary;
+}
