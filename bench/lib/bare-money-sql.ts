@@ -13,8 +13,8 @@ export const BARE_PAY_BALANCE = {
   settleInvoice: `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = 0, payment_channel = 'balance', paid_at = now(), updated_at = now()
      WHERE id = $1 AND status = 'unpaid' RETURNING id`,
   payOrder: `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
-  insertServices: `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price)
-     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8 FROM generate_series(1, $9::int) AS n RETURNING id`,
+  insertServices: `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
+     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8, $10 FROM generate_series(1, $9::int) AS n RETURNING id`,
   /** Fulfilment dispatch after commit: the invoice with its services, then the dispatch recorded. */
   dispatchRead: `SELECT id, type, status, (SELECT array_agg(s.id ORDER BY s.seq) FROM services s WHERE s.invoice_id = invoices.id) AS service_ids
      FROM invoices WHERE id = $1`,

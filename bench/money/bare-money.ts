@@ -45,6 +45,7 @@ async function createServices(client: pg.PoolClient, invoice: InvoiceRow, orderI
     JSON.stringify(p.config ?? {}),
     p.unit_price,
     p.quantity,
+    String(p.product_name ?? '').slice(0, 128),
   ]);
 }
 

@@ -30,6 +30,7 @@ export type PreparedProvisioning =
 
 type ServiceContext = {
   invoice_no: string;
+  product_name: string | null;
   product_config_options: Array<{ field: string; parameter: string }> | null;
   purchase_template: string | null;
   console_template_explicit: string | null;
@@ -45,7 +46,7 @@ type ServiceContext = {
 
 async function loadContext(deps: DomainDeps, service: ServiceRow, transaction: Transaction): Promise<ServiceContext> {
   const [row] = await deps.db.sequelize.query<ServiceContext>(
-    `SELECT i.invoice_no, p.config_options AS product_config_options, p.purchase_template, p.console_template AS console_template_explicit,
+    `SELECT i.invoice_no, COALESCE(NULLIF(p.display_name, ''), p.name) AS product_name, p.config_options AS product_config_options, p.purchase_template, p.console_template AS console_template_explicit,
             b.plugin_id AS binding_plugin_id, b.supplier_id AS binding_supplier_id, b.provider_key AS binding_provider_key,
             b.upstream_product_id, s.code AS supplier_code, s.status AS supplier_status,
             pl.key AS plugin_key, pl.manifest->'info'->'extra' AS plugin_extra
@@ -96,6 +97,8 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
     );
     const patch: Partial<ServiceRow> = {
       console_template: service.console_template ?? templates.console_template,
+      // Services sold before the name was snapshotted at payment get the product's current one.
+      product_name: service.product_name || (ctx.product_name ?? '').slice(0, 128),
       provider_key: service.provider_key || ctx.binding_provider_key || '',
       plugin_key: service.plugin_key || ctx.plugin_key || '',
       supplier_id: service.supplier_id ?? ctx.binding_supplier_id,

@@ -40,6 +40,9 @@ describe('provisioning', () => {
     const { serviceId, invoice } = await buyWithBalance(platform, upstream.productId, { config: { os: ubuntu?.id } });
     const service = await serviceReaches(platform, serviceId, ['active', 'failed']);
     expect(service).toMatchObject({ status: 'active', provider_key: 'upstream_finance_api', plugin_key: 'upstream_finance', console_template: 'compute', provisioning_stage: 'done' });
+    // The product's name as sold is kept with the service (snapshotted at payment).
+    expect(service.product_name).toBe(product?.display_name || product?.name);
+    expect(service.product_name).not.toBe('');
     expect(service.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(service.os).toContain('Ubuntu');
     expect(service.next_due_at?.getTime()).toBeGreaterThan(Date.now() + 27 * 86_400_000);

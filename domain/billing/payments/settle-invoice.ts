@@ -92,13 +92,13 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
   return { invoice, rechargeRecordId, accountTransactionId };
 }
 
-/** One `pending` service per purchased instance, with the product, period and configuration the invoice was priced for. */
+/** One `pending` service per purchased instance, with the product (and its name at order time), period and configuration the invoice was priced for. */
 async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord, orderId: number, transaction: Tx): Promise<void> {
   const p = invoice.payload;
   await sqlRows(
     deps,
-    `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price)
-     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8 FROM generate_series(1, $9::int) AS n
+    `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
+     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8, $10 FROM generate_series(1, $9::int) AS n
      ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id`,
     [
       invoice.user_id,
@@ -110,6 +110,7 @@ async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord,
       JSON.stringify(p.config ?? {}),
       p.unit_price,
       p.quantity,
+      String(p.product_name ?? '').slice(0, 128),
     ],
     transaction,
   );
