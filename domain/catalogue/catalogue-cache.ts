@@ -6,6 +6,11 @@ export const CATALOGUE_CHANNEL = 'catalogue_invalidate';
 
 /** Distinct keys kept at most; past it the cache starts over (keys come from bounded queries). */
 const MAX_ENTRIES = 5_000;
+/**
+ * Computed answers (quotes) kept at most, apart from the reads: their keys come from request
+ * bodies, so many distinct ones must not push the menus and details out. Oldest first out.
+ */
+const MAX_COMPUTED = 2_000;
 
 type Entry = { value: unknown; until: number };
 
@@ -15,6 +20,9 @@ export type CatalogueCache = {
   /** Taken before loading from the database and handed back to `set` (see principal-cache). */
   ticket(): number;
   set(ticket: number, key: string, value: unknown): void;
+  /** The same for answers computed from the catalogue (quotes), in their own bounded space. */
+  getComputed(key: string): { value: unknown } | undefined;
+  setComputed(ticket: number, key: string, value: unknown): void;
   /** Drops everything: catalogue writes are rare, reads are many. */
   invalidate(): void;
   isListening(): boolean;
@@ -30,10 +38,12 @@ export type CatalogueCache = {
  */
 export function createCatalogueCache(options: { databaseUrl: string; ttlMs: number; logger: Logger }): CatalogueCache {
   const entries = new Map<string, Entry>();
+  const computed = new Map<string, Entry>();
   let generation = 0;
   const invalidate = () => {
     generation += 1;
     entries.clear();
+    computed.clear();
   };
   const listener =
     options.ttlMs > 0
@@ -48,22 +58,31 @@ export function createCatalogueCache(options: { databaseUrl: string; ttlMs: numb
       : null;
   const listening = () => listener?.isListening() ?? false;
 
+  const read = (map: Map<string, Entry>, key: string) => {
+    if (!listening()) return undefined;
+    const entry = map.get(key);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      map.delete(key);
+      return undefined;
+    }
+    return { value: entry.value };
+  };
+  const until = () => Date.now() + options.ttlMs;
+
   return {
-    get(key) {
-      if (!listening()) return undefined;
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (entry.until <= Date.now()) {
-        entries.delete(key);
-        return undefined;
-      }
-      return { value: entry.value };
-    },
+    get: (key) => read(entries, key),
     ticket: () => generation,
     set(ticket, key, value) {
       if (!listening() || ticket !== generation) return;
       if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(key, { value, until: Date.now() + options.ttlMs });
+      entries.set(key, { value, until: until() });
+    },
+    getComputed: (key) => read(computed, key),
+    setComputed(ticket, key, value) {
+      if (!listening() || ticket !== generation) return;
+      if (computed.size >= MAX_COMPUTED) computed.delete(computed.keys().next().value as string);
+      computed.set(key, { value, until: until() });
     },
     invalidate,
     isListening: listening,
@@ -72,6 +91,22 @@ export function createCatalogueCache(options: { databaseUrl: string; ttlMs: numb
       invalidate();
     },
   };
+}
+
+/**
+ * A pure function of the catalogue (a quote), remembered until the next catalogue change: the
+ * remembered answer of `key`, or `compute()` stored under it. Failures (refusals) are never
+ * stored. Without a cache (worker, scripts) it just computes.
+ */
+export async function cachedComputation<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<T> {
+  const cache = deps.catalogueCache;
+  if (!cache) return compute();
+  const hit = cache.getComputed(key);
+  if (hit) return hit.value as T;
+  const ticket = cache.ticket();
+  const value = await compute();
+  cache.setComputed(ticket, key, value);
+  return value;
 }
 
 /**

@@ -6,7 +6,7 @@ import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
 import { findSiteProduct, listSiteProducts, SITE_PRODUCT_SORT_KEYS } from '../../../domain/catalogue/site-catalogue.js';
 import { loadListedProduct } from '../../../domain/catalogue/site-cache.js';
 import { ErrorCode, notFound } from '../../../lib/errors.js';
-import { cachedData, okCached, present } from '../../cached-envelope.js';
+import { cachedComputedData, cachedData, okCached, present } from '../../cached-envelope.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { siteProductDetailResource, siteProductDetailSchema, siteProductItemResource, siteProductItemSchema } from '../../resources/site-catalogue.js';
@@ -110,8 +110,25 @@ export const siteProductRoutes = createRouter()
     return okCached(c, data);
   })
   .openapi(quote, async (c) => {
-    const product = await loadListedProduct(c.var.deps, c.req.valid('param').productId);
-    if (!product) throw notFound(UNLISTED);
+    const productId = c.req.valid('param').productId;
     const body = c.req.valid('json');
-    return ok(c, quoteListedProduct(product, { billingPeriod: body.billing_period, config: body.config, quantity: body.quantity }), '报价成功');
+    const compute = async () => {
+      const product = await loadListedProduct(c.var.deps, productId);
+      if (!product) throw notFound(UNLISTED);
+      return quoteListedProduct(product, { billingPeriod: body.billing_period, config: body.config, quantity: body.quantity });
+    };
+    // A quote is a pure function of the catalogue (prices, options, stock): the same selection is
+    // answered from memory until the next catalogue change (a write, or stock sold at payment).
+    const key = quoteKey(productId, body);
+    if (key === null) return ok(c, await compute(), '报价成功');
+    return okCached(c, await cachedComputedData(c.var.deps, key, compute), '报价成功');
   });
+
+/** The memo key of a quote request (config keys in a fixed order), or null when too long to keep. */
+function quoteKey(productId: number, body: { billing_period: unknown; config?: unknown; quantity?: unknown }): string | null {
+  const config = body.config !== null && typeof body.config === 'object' && !Array.isArray(body.config)
+    ? Object.fromEntries(Object.entries(body.config as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : body.config;
+  const key = `quote:${productId}:${JSON.stringify([body.billing_period, config ?? null, body.quantity ?? null])}`;
+  return key.length <= 1_024 ? key : null;
+}

@@ -260,6 +260,22 @@ describe('site quote', () => {
     expect(res.body.data.config.ip_num).toEqual({ value: 1, label: 'IP：1' });
   });
 
+  it('answers the same selection alike, in any key order, and a price change at once', async () => {
+    const first = await quote({ billing_period: 'monthly', config: { cpu: 2, bw: 3 }, quantity: 2 });
+    const again = await quote({ quantity: 2, config: { bw: 3, cpu: 2 }, billing_period: 'monthly' });
+    expect(again.body.message).toBe('报价成功');
+    expect(again.body.data).toEqual(first.body.data);
+    expect(first.body.data.lines.find((l: { key: string }) => l.key === 'config.cpu').unit_amount).toBe('0.70');
+    const options = (await platform.deps.db.models.Product.findByPk(productId))?.config_options ?? [];
+    const repriced = options.map((o) => (o.field === 'cpu' ? { ...o, sub: o.sub.map((x) => (x.id === 2 ? { ...x, pricing: { monthly: '0.90' } } : x)) } : o));
+    await admin.call('put', `/api/v2/admin/products/${productId}`, { config_options: repriced });
+    const after = await quote({ billing_period: 'monthly', config: { cpu: 2, bw: 3 }, quantity: 2 });
+    expect(after.body.data.lines.find((l: { key: string }) => l.key === 'config.cpu').unit_amount).toBe('0.90');
+    expect(new Decimal(after.body.data.total_amount).minus(first.body.data.total_amount).toFixed(2)).toBe('0.40');
+    await admin.call('put', `/api/v2/admin/products/${productId}`, { config_options: options });
+    expect((await quote({ billing_period: 'monthly', config: { cpu: 2, bw: 3 }, quantity: 2 })).body.data).toEqual(first.body.data);
+  });
+
   it('refuses a bad billing period, config value, hidden option or quantity with 42200 naming each field', async () => {
     const res = await quote({ billing_period: 'quarterly', config: { cpu: 9, bw: 101, ip_num: 2, gpu: 1 }, quantity: 21 });
     expectError(res, 42200, 422);
@@ -276,6 +292,8 @@ describe('site quote', () => {
     expect((await quote({ billing_period: 'annually', quantity: 5 })).body.data.total_amount).toBe('5.00');
     await admin.call('put', `/api/v2/admin/products/${productId}`, { stock_qty: 0 });
     expect((await quote({ billing_period: 'annually' })).body.message).toBe('该商品已售罄');
+    // The very selection quoted before the change is not answered from memory.
+    expectError(await quote({ billing_period: 'annually', quantity: 5 }), 40902, 409);
     const detail = (await site(`/products/${productId}`)).body.data;
     expect(detail).toMatchObject({ stock_status: 'out_of_stock', purchase_capabilities: ['quote', 'config_schema'], not_purchasable_reason: '该商品已售罄，暂不可下单' });
   });

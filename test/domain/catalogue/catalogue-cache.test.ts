@@ -92,4 +92,22 @@ describe('catalogue cache across API instances', () => {
     await platform.deps.db.sequelize.query(`SELECT pg_notify('${CATALOGUE_CHANNEL}', 'garbage')`);
     await eventually(async () => (second.deps.catalogueCache?.get(`product:${p.id}`) === undefined ? true : null));
   });
+
+  it('keeps computed answers (quotes) in their own bounded space: many of them never push reads out', async () => {
+    const p = await product('报价空间');
+    await warm(p.id);
+    const cache = second.deps.catalogueCache;
+    if (!cache) throw new Error('the second instance has a cache');
+    const ticket = cache.ticket();
+    for (let i = 0; i < 2_001; i++) cache.setComputed(ticket, `quote:test:${i}`, i);
+    expect(cache.getComputed('quote:test:0')).toBeUndefined();
+    expect(cache.getComputed('quote:test:1')).toEqual({ value: 1 });
+    expect(cache.getComputed('quote:test:2000')).toEqual({ value: 2000 });
+    expect(cache.get(`product:${p.id}`)).toBeDefined();
+    // An answer computed before a change is not stored after it.
+    cache.invalidate();
+    cache.setComputed(ticket, 'quote:test:stale', 1);
+    expect(cache.getComputed('quote:test:stale')).toBeUndefined();
+    expect(cache.getComputed('quote:test:1')).toBeUndefined();
+  });
 });
