@@ -93,33 +93,33 @@ export function createCatalogueCache(options: { databaseUrl: string; ttlMs: numb
   };
 }
 
+type Space = 'reads' | 'computed';
+
+async function readThrough<T>(deps: DomainDeps, space: Space, key: string, load: () => Promise<T>): Promise<T> {
+  const cache = deps.catalogueCache;
+  if (!cache) return load();
+  const hit = space === 'reads' ? cache.get(key) : cache.getComputed(key);
+  if (hit) return hit.value as T;
+  const ticket = cache.ticket();
+  const value = await load();
+  if (space === 'reads') cache.set(ticket, key, value);
+  else cache.setComputed(ticket, key, value);
+  return value;
+}
+
 /**
  * A pure function of the catalogue (a quote), remembered until the next catalogue change: the
  * remembered answer of `key`, or `compute()` stored under it. Failures (refusals) are never
  * stored. Without a cache (worker, scripts) it just computes.
  */
-export async function cachedComputation<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<T> {
-  const cache = deps.catalogueCache;
-  if (!cache) return compute();
-  const hit = cache.getComputed(key);
-  if (hit) return hit.value as T;
-  const ticket = cache.ticket();
-  const value = await compute();
-  cache.setComputed(ticket, key, value);
-  return value;
+export function cachedComputation<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<T> {
+  return readThrough(deps, 'computed', key, compute);
 }
 
 /**
  * Read-through: the cached value of `key`, or `load()` stored under it. A load that raced an
  * invalidation is answered but not stored. Without a cache (worker, scripts) it just loads.
  */
-export async function cachedRead<T>(deps: DomainDeps, key: string, load: () => Promise<T>): Promise<T> {
-  const cache = deps.catalogueCache;
-  if (!cache) return load();
-  const hit = cache.get(key);
-  if (hit) return hit.value as T;
-  const ticket = cache.ticket();
-  const value = await load();
-  cache.set(ticket, key, value);
-  return value;
+export function cachedRead<T>(deps: DomainDeps, key: string, load: () => Promise<T>): Promise<T> {
+  return readThrough(deps, 'reads', key, load);
 }
