@@ -184,6 +184,8 @@ export async function runProvisioningBench(ctx: {
       },
       // Its info lines would flood the bench output: only the start line is read.
       () => true,
+      // BENCH_WORKER_CPU_PROF=<dir>: a V8 CPU profile of the worker, written when it stops.
+      process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`] : [],
     );
     await workerStarted(worker, ctx.signal);
 
