@@ -1,7 +1,6 @@
-/** The billing periods a product may be priced in (spec "Product": pricing is a flat map keyed by these). */
-export const BILLING_PERIODS = ['monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'onetime'] as const;
+import { BILLING_PERIODS, type BillingPeriod } from '../../lib/catalogue-contract.js';
 
-export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+export { BILLING_PERIODS, type BillingPeriod };
 
 const DEFINITIONS: Record<BillingPeriod, { label: string; months: number | null }> = {
   monthly: { label: '月付', months: 1 },

@@ -1,9 +1,14 @@
 import { type FieldErrors, validationError } from '../../lib/errors.js';
-import { checkPricingMap, type PricingMap } from './pricing-map.js';
+import {
+  CONFIG_OPTION_FIELDS,
+  type ConfigOptionField,
+  type ConfigOptionItem,
+  type ConfigSubOption,
+  isQuantityOptionType,
+} from '../../lib/catalogue-contract.js';
+import { checkPricingMap } from './pricing-map.js';
 
-/** The fields a config option item may configure (spec "Config option item"). */
-export const CONFIG_OPTION_FIELDS = ['cpu', 'memory', 'area', 'os', 'system_disk_size', 'bw', 'ip_num'] as const;
-export type ConfigOptionField = (typeof CONFIG_OPTION_FIELDS)[number];
+export { CONFIG_OPTION_FIELDS, type ConfigOptionField, type ConfigOptionItem, type ConfigSubOption, isQuantityOptionType };
 
 export const CONFIG_OPTION_FIELD_LABELS: Record<ConfigOptionField, string> = {
   cpu: 'CPU',
@@ -15,44 +20,10 @@ export const CONFIG_OPTION_FIELD_LABELS: Record<ConfigOptionField, string> = {
   ip_num: 'IP 数量',
 };
 
-/**
- * A sub-option: a choice of a dropdown-like option, or a price tier of a quantity option. `id` is
- * what a purchase selects (for imported products it is the upstream sub-option id); `pricing`
- * adds to the product's base price for the same period (per unit for quantity options).
- */
-export type ConfigSubOption = {
-  id: number;
-  value: string;
-  label: string;
-  /** Only for `os`: `<family>^<version>`; the storefront groups systems by the family. */
-  version?: string;
-  pricing: PricingMap;
-  /** Quantity tiers: the range of quantities this tier prices. */
-  qty_minimum?: number;
-  qty_maximum?: number;
-};
-
-export type ConfigOptionItem = {
-  field: ConfigOptionField;
-  name: string;
-  /** Upstream option kinds: 1 dropdown, 2 radio, 3 yes/no, 4 quantity, 5 OS, 6-14 typed, 15-19 stepped quantity. */
-  option_type: number;
-  hidden: boolean;
-  sub: ConfigSubOption[];
-  qty_minimum: number;
-  qty_maximum: number;
-  /** The upstream config option id (`configoption[<parameter>]` when buying); empty for local options. */
-  parameter: string;
-  unit: string;
-};
-
 export const MAX_SUB_OPTIONS = 200;
 const MAX_QUANTITY = 100_000;
 
 /** Quantity kinds take a number; the others select one sub-option by id. */
-export function isQuantityOptionType(optionType: number): boolean {
-  return optionType === 4 || (optionType >= 15 && optionType <= 19);
-}
 
 export function isConfigOptionField(value: unknown): value is ConfigOptionField {
   return typeof value === 'string' && (CONFIG_OPTION_FIELDS as readonly string[]).includes(value);

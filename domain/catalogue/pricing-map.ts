@@ -1,9 +1,9 @@
 import { type FieldErrors, validationError } from '../../lib/errors.js';
 import { formatMoney, MONEY_PATTERN } from '../../lib/money.js';
+import type { PricingMap } from '../../lib/catalogue-contract.js';
 import { BILLING_PERIODS, type BillingPeriod, isBillingPeriod } from './billing-periods.js';
 
-/** Billing period → two-digit decimal string (spec "Product": pricing is a flat map). */
-export type PricingMap = Partial<Record<BillingPeriod, string>>;
+export type { PricingMap };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,5 +1,6 @@
-export const BILLING_PERIODS = ['monthly', 'quarterly', 'semiannually', 'annually', 'biennially', 'triennially', 'onetime'] as const;
-export type BillingPeriod = (typeof BILLING_PERIODS)[number];
+import { BILLING_PERIODS, type BillingPeriod } from '../../../../lib/catalogue-contract.js';
+
+export { BILLING_PERIODS, type BillingPeriod };
 
 const CYCLE_ALIASES: Record<string, BillingPeriod> = {
   monthly: 'monthly',

@@ -1,20 +1,9 @@
+import type { ConfigOptionItem } from '../../../../lib/catalogue-contract.js';
 import { asArray, asBool, asInt, asRecord, asString } from '../read.js';
-import { DEFAULT_UNITS, isQuantityOptionType, resolveOptionField, type ConfigOptionField } from './option-field.js';
+import { DEFAULT_UNITS, isQuantityOptionType, resolveOptionField } from './option-field.js';
 import { normaliseSubOption, splitValueLabel, type ConfigSubOption } from './sub-option.js';
 
-/** A config option item in our spec shape ("Config option item"). */
-export type ConfigOptionItem = {
-  field: ConfigOptionField;
-  name: string;
-  option_type: number;
-  hidden: boolean;
-  sub: ConfigSubOption[];
-  qty_minimum: number;
-  qty_maximum: number;
-  /** The upstream config option id: the key of `configoption[<id>]` when buying. */
-  parameter: string;
-  unit: string;
-};
+export type { ConfigOptionItem };
 
 export type SkippedOption = { upstream_id: number | null; name: string };
 

@@ -1,5 +1,6 @@
-export const CONFIG_OPTION_FIELDS = ['cpu', 'memory', 'area', 'os', 'system_disk_size', 'bw', 'ip_num'] as const;
-export type ConfigOptionField = (typeof CONFIG_OPTION_FIELDS)[number];
+import { CONFIG_OPTION_FIELDS, type ConfigOptionField, isQuantityOptionType } from '../../../../lib/catalogue-contract.js';
+
+export { CONFIG_OPTION_FIELDS, type ConfigOptionField, isQuantityOptionType };
 
 const FIELD_ALIASES: Record<string, ConfigOptionField> = {
   cpu: 'cpu',
@@ -44,9 +45,6 @@ const FIELD_BY_OPTION_TYPE: Record<number, ConfigOptionField> = {
 };
 
 /** Quantity kinds take a number when buying; the others take a sub-option id. */
-export function isQuantityOptionType(optionType: number): boolean {
-  return optionType === 4 || (optionType >= 15 && optionType <= 19);
-}
 
 /** Our field for an upstream option (`"<field>|<label>"` name, else its option_type); null if none fits. */
 export function resolveOptionField(rawField: string | null, optionType: number): ConfigOptionField | null {

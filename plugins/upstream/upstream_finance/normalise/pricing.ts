@@ -1,8 +1,9 @@
 import { formatMoney } from '../../../../lib/money.js';
 import { asString } from '../read.js';
-import { toBillingPeriod, type BillingPeriod } from './billing-period.js';
+import type { PricingMap } from '../../../../lib/catalogue-contract.js';
+import { toBillingPeriod } from './billing-period.js';
 
-export type PricingMap = Partial<Record<BillingPeriod, string>>;
+export type { PricingMap };
 
 const AMOUNT = /^-?\d{1,12}(\.\d+)?$/;
 

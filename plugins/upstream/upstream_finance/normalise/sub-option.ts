@@ -1,18 +1,9 @@
+import type { ConfigSubOption } from '../../../../lib/catalogue-contract.js';
 import { asInt, asRecord, asString } from '../read.js';
 import type { ConfigOptionField } from './option-field.js';
-import { normalisePricing, type PricingMap } from './pricing.js';
+import { normalisePricing } from './pricing.js';
 
-export type ConfigSubOption = {
-  /** The upstream sub-option id (what is sent when buying a non-quantity option). */
-  id: number;
-  value: string;
-  label: string;
-  /** Only for `os`: `<family>^<version>`; the storefront groups systems by the family. */
-  version?: string;
-  pricing: PricingMap;
-  qty_minimum?: number;
-  qty_maximum?: number;
-};
+export type { ConfigSubOption };
 
 /** `"<value>|<label>"` → [value, label]; without a bar both are the whole text. */
 export function splitValueLabel(name: string): [string, string] {
