@@ -2,8 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { adminAudit } from '../../billing/audit.js';
 import { createRefund } from '../../billing/refunds/create-refund.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
-import { eventKindOf, loadServiceOrder } from './order-record.js';
+import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 
 export type Decider = { id: number; name: string };
 
@@ -44,11 +43,10 @@ export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: n
       { status: 'cancelled', stage: 'cancelled', stage_changed_at: now, cancelled_at: now, refund_id: refund?.id ?? null },
       { where: { id: order.id, status: ['pending', 'processing', 'awaiting_admin'] }, transaction },
     );
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: 'cancelled',
         status: 'succeeded',
         message: refund ? `管理员已取消，退款 ${refund.amount} 元至余额` : '管理员已取消',

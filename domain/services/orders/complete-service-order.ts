@@ -2,8 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
 import { extendDueDate, renewalBase } from '../renewals/renewal-rules.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
-import { eventKindOf, loadServiceOrder } from './order-record.js';
+import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 
 /**
  * The local effect of a fulfilled order, exactly once (the order row is locked and `succeeded`
@@ -34,11 +33,10 @@ export async function completeServiceOrder(deps: DomainDeps, input: { invoiceId:
       { transaction },
     );
     await Order.update({ status: 'completed', completed_at: now }, { where: { invoice_id: order.invoice_id, status: 'paid' }, transaction });
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: 'done',
         status: 'succeeded',
         message,

@@ -2,12 +2,23 @@ import type { Transaction } from 'sequelize';
 import type { ServiceOrderKind, ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
+import { recordServiceEvent, type ServiceEventInput } from '../../provisioning/service-events.js';
 
 export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包' };
 
 /** The `service_events.kind` of an order's history rows. */
-export function eventKindOf(kind: ServiceOrderKind): 'renew' | 'traffic' {
+function eventKindOf(kind: ServiceOrderKind): 'renew' | 'traffic' {
   return kind === 'renew' ? 'renew' : 'traffic';
+}
+
+/** One row of the order's service history (kind from the order, serviceId from its service). */
+export function recordOrderEvent(
+  deps: DomainDeps,
+  order: Pick<ServiceUpstreamOrderRow, 'service_id' | 'kind'>,
+  event: Omit<ServiceEventInput, 'serviceId' | 'kind'>,
+  transaction?: Transaction,
+): Promise<void> {
+  return recordServiceEvent(deps, { ...event, serviceId: order.service_id, kind: eventKindOf(order.kind) }, transaction);
 }
 
 /** The order of a paid renewal or traffic-package invoice (optionally row-locked). */

@@ -1,7 +1,6 @@
 import type { ServiceOrderFailure } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
-import { eventKindOf, loadServiceOrder } from './order-record.js';
+import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 
 const STAGE_MESSAGES: Record<string, string> = {
   prepare: '准备处理',
@@ -17,11 +16,10 @@ export async function enterServiceOrderStage(deps: DomainDeps, input: { invoiceI
   await deps.db.sequelize.transaction(async (transaction) => {
     const order = await loadServiceOrder(deps, input.invoiceId, transaction);
     await order.update({ stage: input.stage, stage_changed_at: new Date() }, { transaction });
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: input.stage,
         status: 'started',
         message: STAGE_MESSAGES[input.stage] ?? '',
@@ -48,11 +46,10 @@ export async function markServiceOrderFailed(deps: DomainDeps, input: { invoiceI
       },
       { transaction },
     );
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: failure.stage,
         status: 'failed',
         message: failure.reason,

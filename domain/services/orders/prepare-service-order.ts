@@ -2,9 +2,8 @@ import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
-import { eventKindOf, loadServiceOrder } from './order-record.js';
+import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 
 /**
  * The start of a run (and of every admin retry): the order becomes `processing`, its upstream
@@ -32,11 +31,10 @@ export async function prepareServiceOrder(
       { transaction },
     );
     if (input.retriedBy) {
-      await recordServiceEvent(
+      await recordOrderEvent(
         deps,
+        order,
         {
-          serviceId: order.service_id,
-          kind: eventKindOf(order.kind),
           stage: 'retry',
           status: 'info',
           message: `管理员 ${input.retriedBy.name} 重试`,

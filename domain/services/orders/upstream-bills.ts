@@ -2,8 +2,7 @@ import { UniqueConstraintError } from 'sequelize';
 import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
 import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
-import { eventKindOf } from './order-record.js';
+import { recordOrderEvent } from './order-record.js';
 import { UpstreamStepError } from '../../provisioning/upstream-call.js';
 import { callUpstreamStep } from './upstream-step.js';
 
@@ -78,11 +77,10 @@ export async function recordUpstreamBill(
         { where: { id: order.id, upstream_invoice_id: null }, transaction },
       );
       if (updated === 0) return;
-      await recordServiceEvent(
+      await recordOrderEvent(
         deps,
+        order,
         {
-          serviceId: order.service_id,
-          kind: eventKindOf(order.kind),
           stage: 'upstream_bill',
           status: 'info',
           message: via === 'reconciled' ? `核对上游账单后沿用已有账单 #${bill.invoiceId}` : `上游账单 #${bill.invoiceId} 已记录`,
@@ -105,11 +103,10 @@ export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceUpstrea
       { upstream_invoice_id: null, upstream_amount: null, upstream_requested_at: null, upstream_pay_requested_at: null },
       { where: { id: order.id, upstream_paid_at: null }, transaction },
     );
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: 'upstream_bill',
         status: 'info',
         message: `上游账单 #${order.upstream_invoice_id ?? ''} 已失效（${status}），将重新申请`,
@@ -126,11 +123,10 @@ export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceUpstr
   await deps.db.sequelize.transaction(async (transaction) => {
     const [updated] = await deps.db.models.ServiceUpstreamOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
     if (updated === 0) return;
-    await recordServiceEvent(
+    await recordOrderEvent(
       deps,
+      order,
       {
-        serviceId: order.service_id,
-        kind: eventKindOf(order.kind),
         stage: 'upstream_pay',
         status: 'succeeded',
         message: via === 'reconciled' ? `核对确认上游账单 #${order.upstream_invoice_id ?? ''} 已支付` : `上游账单 #${order.upstream_invoice_id ?? ''} 已支付`,
