@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ErrorCode } from '../lib/errors.js';
+import { cutText, ErrorCode } from '../lib/errors.js';
 import { unixSeconds } from '../lib/time.js';
 
 export type Envelope<T> = { code: number; message: string; data: T; timestamp: number };
@@ -15,8 +15,11 @@ export function ok<T>(c: Context, data: T, message = '成功') {
   return c.json(envelope(data, message), 200 as const);
 }
 
+/** A message may quote input back (a name, a code): cut, so that no answer grows with the input. */
+const MESSAGE_MAX = 300;
+
 export function fail(c: Context, code: number, message: string, data: unknown, status: number) {
-  return c.json(envelope(data, message, code), status as ContentfulStatusCode);
+  return c.json(envelope(data, cutText(message, MESSAGE_MAX), code), status as ContentfulStatusCode);
 }
 
 export type Page<T> = { list: T[]; total: number; page: number; page_size: number };

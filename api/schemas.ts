@@ -6,18 +6,26 @@ export const PAGE_SIZE_MAX = 100;
 
 const LEGACY_PAGING_KEYS = ['per_page', 'pageSize', 'limit', 'offset'] as const;
 
+/** Pages past this are refused rather than sent to the database as an absurd OFFSET. */
+export const PAGE_MAX = 100_000;
+
+/**
+ * A whole number written the plain way in a query or path (`12`): no sign, no leading zero,
+ * no spaces, no `0x10`, `1.0` or `1e3`, which `z.coerce.number()` would all accept.
+ */
+function plainInteger(message: string, min: number, max: number, rangeMessage = message) {
+  return z
+    .string({ error: message })
+    .regex(/^(0|[1-9][0-9]{0,15})$/, { error: message })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: rangeMessage }).max(max, { error: rangeMessage }));
+}
+
 const pagingShape = {
-  page: z.coerce
-    .number({ error: '页码必须是正整数' })
-    .int({ error: '页码必须是正整数' })
-    .min(1, { error: '页码必须是正整数' })
+  page: plainInteger('页码必须是正整数', 1, PAGE_MAX, `页码必须在 1 到 ${PAGE_MAX} 之间`)
     .default(1)
-    .openapi({ type: 'integer', minimum: 1, default: 1, description: '页码，从 1 开始' }),
-  page_size: z.coerce
-    .number({ error: '每页条数必须是整数' })
-    .int({ error: '每页条数必须是整数' })
-    .min(1, { error: `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间` })
-    .max(PAGE_SIZE_MAX, { error: `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间` })
+    .openapi({ type: 'integer', minimum: 1, maximum: PAGE_MAX, default: 1, description: '页码，从 1 开始' }),
+  page_size: plainInteger('每页条数必须是整数', 1, PAGE_SIZE_MAX, `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间`)
     .default(PAGE_SIZE_DEFAULT)
     .openapi({ type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: '每页条数' }),
 };
@@ -27,14 +35,21 @@ const pagingShape = {
  * paging names are refused by name (spec: Conventions, Versioning 2) rather than ignored.
  */
 export function listQuery<S extends z.ZodRawShape>(shape: S) {
+  const full = { ...pagingShape, ...shape };
   return z
-    .looseObject({ ...pagingShape, ...shape })
+    .looseObject(full)
     .superRefine((value, ctx) => {
       for (const key of LEGACY_PAGING_KEYS) {
         if (key in value) {
           ctx.addIssue({ code: 'custom', path: [key], message: `不支持 ${key} 分页参数，请使用 page 和 page_size` });
         }
       }
+    })
+    .transform((value) => {
+      // Other unknown keys are ignored, and never reach the handler (a stray `sort` is not a sort).
+      const known: Record<string, unknown> = {};
+      for (const key of Object.keys(full)) if (key in value) known[key] = (value as Record<string, unknown>)[key];
+      return known as z.infer<z.ZodObject<typeof full>>;
     });
 }
 
@@ -71,21 +86,34 @@ export const moneyInput = z
   .transform((v) => (typeof v === 'number' ? String(v) : v.trim()))
   .openapi({ type: 'string', example: '100.00', description: '金额（元），最多两位小数' });
 
+/** Ids are PostgreSQL INTEGER columns: 1 to 2^31 - 1. A larger id names nothing that can exist. */
+export const ID_MAX = 2_147_483_647;
+
+/** An id in a JSON body: a JSON integer within the id range. */
+export const idInput = (message = '编号必须是正整数') =>
+  z
+    .number({ error: message })
+    .int({ error: message })
+    .min(1, { error: message })
+    .max(ID_MAX, { error: '编号超出范围' })
+    .openapi({ type: 'integer', minimum: 1, maximum: ID_MAX });
+
+/** An id in a query filter, written plainly (see plainInteger). */
+export const idQuery = (message = '编号必须是正整数') =>
+  plainInteger(message, 1, ID_MAX, '编号超出范围').openapi({ type: 'integer', minimum: 1, maximum: ID_MAX });
+
 export const idsBody = z.object({
   ids: z
-    .array(z.number().int().positive(), { error: 'ids 必须是整数数组' })
+    .array(idInput(), { error: 'ids 必须是整数数组' })
     .min(1, { error: 'ids 不能为空' })
     .max(PAGE_SIZE_MAX, { error: `ids 最多 ${PAGE_SIZE_MAX} 个` }),
 });
 
-const positiveId = z.coerce
-  .number({ error: '编号必须是正整数' })
-  .int({ error: '编号必须是正整数' })
-  .positive({ error: '编号必须是正整数' });
+const positiveId = plainInteger('编号必须是正整数', 1, ID_MAX, '编号超出范围');
 
 /** A path parameter holding a positive integer id, named as in the route path. */
 export function idParam<const N extends string>(name: N) {
-  const shape = { [name]: positiveId.openapi({ param: { name, in: 'path' }, type: 'integer' }) } as {
+  const shape = { [name]: positiveId.openapi({ param: { name, in: 'path' }, type: 'integer', minimum: 1, maximum: ID_MAX }) } as {
     [K in N]: typeof positiveId;
   };
   return z.object(shape);

@@ -12,6 +12,8 @@ export const ErrorCode = {
   PRECONDITION_REQUIRED: 40301,
   NOT_FOUND: 40400,
   METHOD_NOT_ALLOWED: 40500,
+  PAYLOAD_TOO_LARGE: 41300,
+  UNSUPPORTED_MEDIA_TYPE: 41500,
   CONFLICT: 40900,
   IN_USE: 40901,
   OUT_OF_STOCK: 40902,
@@ -46,6 +48,8 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 const explicitStatus: Record<number, number> = {
   [ErrorCode.SIGNATURE_INVALID]: 401,
   [ErrorCode.METHOD_NOT_ALLOWED]: 405,
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 415,
   [ErrorCode.TOO_MANY_REQUESTS]: 429,
   [ErrorCode.DEPENDENCY_UNAVAILABLE]: 503,
 };
@@ -73,6 +77,8 @@ export const defaultMessages: Record<number, string> = {
   [ErrorCode.PRECONDITION_REQUIRED]: '请先完成邮箱验证或实名认证',
   [ErrorCode.NOT_FOUND]: '资源不存在',
   [ErrorCode.METHOD_NOT_ALLOWED]: '不支持该请求方法',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: '请求体过大',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: '不支持的请求内容类型，请以 application/json 提交',
   [ErrorCode.CONFLICT]: '操作冲突，请刷新后重试',
   [ErrorCode.IN_USE]: '资源仍被业务数据引用',
   [ErrorCode.OUT_OF_STOCK]: '商品库存不足',
@@ -119,6 +125,31 @@ export class AppError extends Error {
   }
 }
 
+/** Bounds of a validation answer: hostile input must not make the error map itself large. */
+export const VALIDATION_LIMITS = { fields: 20, messagesPerField: 5, fieldNameLength: 100, messageLength: 200 } as const;
+
+/** Cuts a text (an echoed value, a field path) to `max` characters, never splitting a surrogate pair. */
+export function cutText(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * `data.errors` as the client sees it: at most VALIDATION_LIMITS.fields fields (the first ones),
+ * each with a few messages, names and messages cut; `data.error_count` says how many fields failed.
+ */
+export function boundedFieldErrors(errors: FieldErrors): { errors: FieldErrors; error_count: number } {
+  const entries = Object.entries(errors);
+  const bounded: FieldErrors = {};
+  for (const [field, messages] of entries.slice(0, VALIDATION_LIMITS.fields)) {
+    bounded[cutText(field, VALIDATION_LIMITS.fieldNameLength)] = messages
+      .slice(0, VALIDATION_LIMITS.messagesPerField)
+      .map((m) => cutText(m, VALIDATION_LIMITS.messageLength));
+  }
+  return { errors: bounded, error_count: entries.length };
+}
+
+/** A 42200 with every field error; the answer is bounded when it leaves (api/middleware/errors.ts). */
 export function validationError(errors: FieldErrors, message = defaultMessages[ErrorCode.VALIDATION]): AppError {
   return new AppError(ErrorCode.VALIDATION, message, { errors });
 }

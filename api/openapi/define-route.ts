@@ -4,6 +4,7 @@ import type { PermissionCode } from '../../domain/auth/permissions.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { requireAccess } from '../middleware/auth.js';
+import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
 
 export type Access =
@@ -41,7 +42,7 @@ function accessText(access: Access): string {
 export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spec: RouteSpec<R, D>) {
   const codes = new Set<number>(spec.errors ?? []);
   if (spec.request) codes.add(ErrorCode.VALIDATION);
-  if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY);
+  if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
   codes.add(ErrorCode.INTERNAL);
@@ -69,7 +70,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
     ...(spec.access.surface === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
     'x-access': spec.access,
-    middleware: [requireAccess(spec.access)] as const,
+    // Size first (before anything reads the body), then who may call, then the strings every route refuses.
+    middleware: [...(spec.request?.body ? [limitBody(JSON_BODY_LIMIT_BYTES)] : []), requireAccess(spec.access), guardStrings] as const,
     request: (spec.request ?? {}) as R,
     responses: {
       200: { description: '成功', content: { 'application/json': { schema: envelopeSchema(spec.data) } } },

@@ -11,7 +11,7 @@ import { ok, page, pageSchema } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminResource, adminSchema, roleResource, roleSchema, tokenSchema } from '../../resources/accounts.js';
-import { idParam, jsonBody as json, listQuery, newPassword as password } from '../../schemas.js';
+import { idInput, idParam, jsonBody as json, listQuery, newPassword as password } from '../../schemas.js';
 
 const tags = ['管理端：认证与管理员'];
 
@@ -130,7 +130,7 @@ const createAdminRoute = defineRoute({
       username: z.string().regex(/^[A-Za-z0-9_.-]{3,64}$/, { error: '用户名为 3 到 64 位字母、数字、下划线、点或横线' }),
       display_name: z.string().max(64).optional(),
       password,
-      role_id: z.number().int().positive(),
+      role_id: idInput(),
     }),
   ),
   data: adminSchema,
@@ -148,7 +148,7 @@ const updateAdminRoute = defineRoute({
     ...json(
       z.object({
         display_name: z.string().max(64).optional(),
-        role_id: z.number().int().positive().optional(),
+        role_id: idInput().optional(),
         status: z.enum(['active', 'disabled']).optional(),
         password: password.optional(),
       }),

@@ -3,7 +3,7 @@ import { AUDIT_ACTIONS, getCatalogueAuditEntry, listCatalogueAudit } from '../..
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { auditDetailResource, auditDetailSchema, auditSummaryResource, auditSummarySchema } from '../../resources/catalogue.js';
-import { idParam, listQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：商品目录'];
 const base = '/api/v2/admin/catalogue-audit-logs';
@@ -19,8 +19,8 @@ const list = defineRoute({
   request: {
     query: listQuery({
       entity_type: z.enum(['menu', 'group', 'category', 'product']).optional(),
-      entity_id: z.coerce.number().int().positive().optional(),
-      operator_id: z.coerce.number().int().positive().optional(),
+      entity_id: idQuery().optional(),
+      operator_id: idQuery().optional(),
       action: z.enum(AUDIT_ACTIONS).optional(),
     }),
   },

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { CatalogueOperator } from '../../../domain/catalogue/audit.js';
 import type { AppEnv } from '../../context.js';
-import { PAGE_SIZE_MAX } from '../../schemas.js';
+import { idInput, PAGE_SIZE_MAX } from '../../schemas.js';
 
 /** Input pieces shared by the admin catalogue routes. */
 export const nameInput = z.string({ error: '请填写名称' }).trim().min(1, { error: '名称不能为空' }).max(64, { error: '名称最多 64 个字符' });
@@ -19,12 +19,12 @@ export const visibleInput = z
   .transform((v) => (v === true || v === 1 ? 1 : 0))
   .openapi({ type: 'integer', enum: [0, 1], description: '1 显示，0 隐藏（也接受 true/false）' });
 
-export const parentIdInput = (label: string) => z.number({ error: `请选择${label}` }).int({ error: `${label}编号必须是整数` }).positive({ error: `${label}编号必须是正整数` });
+export const parentIdInput = (label: string) => idInput(`请选择${label}`);
 
 export const reorderBody = z
   .object({
     items: z
-      .array(z.object({ id: z.number({ error: '编号必须是正整数' }).int().positive({ error: '编号必须是正整数' }), sort_order: sortOrderInput }), {
+      .array(z.object({ id: idInput(), sort_order: sortOrderInput }), {
         error: 'items 必须是数组',
       })
       .min(1, { error: 'items 不能为空' })

@@ -3,7 +3,7 @@ import { checkLedgerIntegrity, INTEGRITY_RULES } from '../../../domain/billing/i
 import { formatDateTime } from '../../../lib/time.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { dateTimeString } from '../../schemas.js';
+import { dateTimeString, idQuery } from '../../schemas.js';
 
 const SHOWN = 100;
 
@@ -14,7 +14,7 @@ const integrity = defineRoute({
   summary: '账务一致性检查',
   description: `逐条核对资金不变量：${INTEGRITY_RULES.map((r) => `${r.rule}（${r.message}）`).join('；')}。ok 为 true 表示全部成立；violations 最多返回 ${SHOWN} 条，total 为总数。可按 user_id 只查一个用户。`,
   access: { surface: 'admin', permission: 'invoice.view' },
-  request: { query: z.object({ user_id: z.coerce.number().int().positive().optional() }) },
+  request: { query: z.object({ user_id: idQuery().optional() }) },
   data: z.object({
     ok: z.boolean(),
     checked_at: dateTimeString.nullable(),

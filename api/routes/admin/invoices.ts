@@ -6,7 +6,7 @@ import { getUser } from '../../../domain/users/users.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminInvoiceDetailResource, adminInvoiceDetailSchema, adminInvoiceSummaryResource, adminInvoiceSummarySchema } from '../../resources/money/invoice.js';
-import { idParam, listQuery, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];
 const SORT_KEYS = ['id', 'created_at', 'amount', 'paid_at'] as const;
@@ -17,7 +17,7 @@ const filters = {
   status: z.enum(INVOICE_STATUSES).optional(),
   invoice_no: z.string().max(32).optional(),
   payment_channel: z.enum(PAYMENT_CHANNELS).optional(),
-  origin_invoice_id: z.coerce.number().int().positive().optional(),
+  origin_invoice_id: idQuery().optional(),
   sort: sortQuery(SORT_KEYS).optional(),
 };
 
@@ -28,7 +28,7 @@ const list = defineRoute({
   summary: '账单列表',
   description: `筛选：user_id、type、status、invoice_no、payment_channel、origin_invoice_id（红字账单的原账单）；sort 可选 ${SORT_KEYS.join('、')}（前缀 - 倒序），默认 -id。`,
   access: { surface: 'admin', permission: 'invoice.view' },
-  request: { query: listQuery({ user_id: z.coerce.number().int().positive().optional(), ...filters }) },
+  request: { query: listQuery({ user_id: idQuery().optional(), ...filters }) },
   data: pageSchema(adminInvoiceSummarySchema),
 });
 

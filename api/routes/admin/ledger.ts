@@ -4,11 +4,11 @@ import { findDocument, listDocuments } from '../../../domain/billing/lists/list-
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { accountTransactionResource, accountTransactionSchema, rechargeRecordResource, rechargeRecordSchema } from '../../resources/money/ledger.js';
-import { idParam, listQuery, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];
 const SORT_KEYS = ['id', 'created_at', 'amount'] as const;
-const positiveId = z.coerce.number().int().positive().optional();
+const positiveId = idQuery().optional();
 
 const transactions = defineRoute({
   method: 'get',

@@ -4,7 +4,7 @@ import { listNotificationLogs } from '../../../domain/notifications/list-notific
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { dateTimeString, listQuery } from '../../schemas.js';
+import { dateTimeString, idQuery, listQuery } from '../../schemas.js';
 
 const KIND_LABELS: Record<NotificationLogRow['kind'], string> = {
   renewal_due: '到期提醒',
@@ -56,9 +56,9 @@ const notificationLogs = defineRoute({
       kind: z.enum(NOTIFICATION_KINDS).optional(),
       channel: z.enum(NOTIFICATION_CHANNELS).optional(),
       status: z.enum(NOTIFICATION_STATUSES).optional(),
-      user_id: z.coerce.number().int().positive().optional(),
+      user_id: idQuery().optional(),
       entity_type: z.enum(['service', 'invoice']).optional(),
-      entity_id: z.coerce.number().int().positive().optional(),
+      entity_id: idQuery().optional(),
     }),
   },
   data: pageSchema(notificationLogSchema),

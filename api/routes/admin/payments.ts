@@ -4,7 +4,7 @@ import { findDocument, listDocuments } from '../../../domain/billing/lists/list-
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminPaymentResource, adminPaymentSchema } from '../../resources/money/payment.js';
-import { idParam, listQuery, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];
 const SORT_KEYS = ['id', 'created_at', 'amount', 'paid_at'] as const;
@@ -18,12 +18,12 @@ const list = defineRoute({
   access: { surface: 'admin', permission: 'invoice.view' },
   request: {
     query: listQuery({
-      user_id: z.coerce.number().int().positive().optional(),
-      invoice_id: z.coerce.number().int().positive().optional(),
+      user_id: idQuery().optional(),
+      invoice_id: idQuery().optional(),
       status: z.enum(PAYMENT_STATUSES).optional(),
       payment_no: z.string().max(64).optional(),
       trade_no: z.string().max(64).optional(),
-      plugin_id: z.coerce.number().int().positive().optional(),
+      plugin_id: idQuery().optional(),
       sort: sortQuery(SORT_KEYS).optional(),
     }),
   },

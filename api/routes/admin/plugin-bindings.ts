@@ -6,7 +6,7 @@ import { PLUGIN_DOMAINS } from '../../../plugins/runtime/contract.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { pluginBindingResource, pluginBindingSchema } from '../../resources/plugins.js';
-import { idParam, listQuery } from '../../schemas.js';
+import { idInput, idParam, idQuery, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：集成插件'];
 const base = '/api/v2/admin/integration-plugins/bindings';
@@ -22,7 +22,7 @@ const list = defineRoute({
     query: listQuery({
       domain: z.enum(PLUGIN_DOMAINS).optional(),
       binding_type: z.enum(PLUGIN_BINDING_TYPES).optional(),
-      plugin_id: z.coerce.number().int().positive().optional(),
+      plugin_id: idQuery().optional(),
       scene: scene.optional(),
     }),
   },
@@ -42,10 +42,10 @@ const create = defineRoute({
       content: {
         'application/json': {
           schema: z.object({
-            plugin_id: z.number().int().positive(),
+            plugin_id: idInput(),
             binding_type: z.enum(PLUGIN_BINDING_TYPES),
             scene: scene.optional(),
-            binding_id: z.number().int().positive().optional(),
+            binding_id: idInput().optional(),
           }),
         },
       },

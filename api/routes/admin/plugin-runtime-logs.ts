@@ -5,7 +5,7 @@ import { PLUGIN_DOMAINS } from '../../../plugins/runtime/contract.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { runtimeLogDetailResource, runtimeLogDetailSchema, runtimeLogResource, runtimeLogSchema } from '../../resources/plugins.js';
-import { idParam, listQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：集成插件'];
 const base = '/api/v2/admin/integration-plugins/runtime-logs';
@@ -20,7 +20,7 @@ const list = defineRoute({
   request: {
     query: listQuery({
       domain: z.enum(PLUGIN_DOMAINS).optional(),
-      plugin_id: z.coerce.number().int().positive().optional(),
+      plugin_id: idQuery().optional(),
       status: z.enum(PLUGIN_RUN_STATUSES).optional(),
       action: z.string().min(1).max(128).optional(),
     }),

@@ -5,7 +5,7 @@ import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { groupResource, groupSchema, reorderResultSchema } from '../../resources/catalogue.js';
-import { boolQuery, idParam, jsonBody, listQuery, sortQuery } from '../../schemas.js';
+import { boolQuery, idParam, idQuery, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 import { descriptionInput, nameInput, operatorOf, parentIdInput, reorderBody, sortOrderInput, visibleInput } from './catalogue-inputs.js';
 
 const tags = ['管理端：商品目录'];
@@ -22,7 +22,7 @@ const list = defineRoute({
   access: view,
   request: {
     query: listQuery({
-      first_product_group_id: z.coerce.number().int().positive().optional(),
+      first_product_group_id: idQuery().optional(),
       is_visible: boolQuery.optional(),
       keyword: z.string().max(64).optional(),
       sort: sortQuery(GROUP_SORT_KEYS).optional(),

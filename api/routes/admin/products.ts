@@ -5,14 +5,14 @@ import { bindProductsToCategory, createProduct, deleteProduct, type ProductInput
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminConfigOptionsResource, adminConfigOptionsSchema, productDetailResource, productDetailSchema, productListItemResource, productListItemSchema } from '../../resources/products.js';
-import { idParam, idsBody, jsonBody, listQuery, sortQuery } from '../../schemas.js';
+import { idInput, idParam, idQuery, idsBody, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 import { operatorOf, sortOrderInput } from './catalogue-inputs.js';
 
 const tags = ['管理端：商品'];
 const base = '/api/v2/admin/products';
 const view = { surface: 'admin', permission: 'product.view' } as const;
 const manage = { surface: 'admin', permission: 'product.manage' } as const;
-const positiveId = (label: string) => z.number({ error: `${label}编号必须是正整数` }).int({ error: `${label}编号必须是正整数` }).positive({ error: `${label}编号必须是正整数` });
+const positiveId = (label: string) => idInput(`${label}编号必须是正整数`);
 const templateInput = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,63}$/, { error: '模板名只能包含小写字母、数字和下划线，以字母开头，最多 64 个字符' })
@@ -27,9 +27,9 @@ const list = defineRoute({
   access: view,
   request: {
     query: listQuery({
-      first_product_group_id: z.coerce.number().int().positive().optional(),
-      second_product_group_id: z.coerce.number().int().positive().optional(),
-      product_group_id: z.coerce.number().int().positive().optional(),
+      first_product_group_id: idQuery().optional(),
+      second_product_group_id: idQuery().optional(),
+      product_group_id: idQuery().optional(),
       status: z.enum(['active', 'hidden']).optional(),
       product_type: z.enum(PRODUCT_TYPES).optional(),
       keyword: z.string().max(100).optional(),

@@ -6,7 +6,7 @@ import { SERVICE_STATUSES } from '../../../db/models/service.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { provisioningDetail, provisioningDetailSchema, provisioningItem, provisioningItemSchema } from '../../resources/provisioning.js';
-import { idParam, jsonBody, listQuery } from '../../schemas.js';
+import { idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：开通'];
 const base = '/api/v2/admin/provisioning';
@@ -25,8 +25,8 @@ const list = defineRoute({
       status: z.enum(SERVICE_STATUSES).optional(),
       stage: z.enum(PROVISION_STAGES).optional(),
       stuck_minutes: z.coerce.number({ error: '分钟数必须是整数' }).int({ error: '分钟数必须是整数' }).min(0).max(100_000).optional(),
-      supplier_id: z.coerce.number().int().positive().optional(),
-      user_id: z.coerce.number().int().positive().optional(),
+      supplier_id: idQuery().optional(),
+      user_id: idQuery().optional(),
     }),
   },
   data: pageSchema(provisioningItemSchema),

@@ -10,7 +10,7 @@ import { startRefundWorkflow } from '../../../domain/billing/refunds/start-refun
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { refundResource, refundSchema } from '../../resources/money/refund.js';
-import { idParam, jsonBody, listQuery, moneyInput, moneyString, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, jsonBody, listQuery, moneyInput, moneyString, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];
 const SORT_KEYS = ['id', 'created_at', 'amount', 'refunded_at'] as const;
@@ -79,8 +79,8 @@ const list = defineRoute({
   access: { surface: 'admin', permission: 'invoice.view' },
   request: {
     query: listQuery({
-      user_id: z.coerce.number().int().positive().optional(),
-      invoice_id: z.coerce.number().int().positive().optional(),
+      user_id: idQuery().optional(),
+      invoice_id: idQuery().optional(),
       status: z.enum(REFUND_STATUSES).optional(),
       refund_method: z.enum(REFUND_METHODS).optional(),
       refund_no: z.string().max(32).optional(),

@@ -5,7 +5,7 @@ import { decideServiceOrder, getServiceOrder, listServiceOrders } from '../../..
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { serviceOrderDetailResource, serviceOrderDetailSchema, serviceOrderSummaryResource, serviceOrderSummarySchema } from '../../resources/service-orders.js';
-import { idParam, jsonBody, listQuery } from '../../schemas.js';
+import { idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：续费与流量包订单'];
 
@@ -23,9 +23,9 @@ const list = defineRoute({
     query: listQuery({
       kind: z.enum(SERVICE_ORDER_KINDS).optional(),
       status: z.enum(SERVICE_ORDER_STATUSES).optional(),
-      service_id: z.coerce.number().int().positive().optional(),
-      user_id: z.coerce.number().int().positive().optional(),
-      supplier_id: z.coerce.number().int().positive().optional(),
+      service_id: idQuery().optional(),
+      user_id: idQuery().optional(),
+      supplier_id: idQuery().optional(),
       stuck_minutes: z.coerce.number().int().min(1).max(100_000).optional(),
     }),
   },

@@ -7,14 +7,14 @@ import { getUser } from '../../../domain/users/users.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { adminServiceDetailResource, adminServiceDetailSchema, adminServiceSummaryResource, adminServiceSummarySchema } from '../../resources/admin-services.js';
-import { idParam, listQuery, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：服务'];
 
 const filters = {
   status: z.enum(SERVICE_STATUSES).optional(),
   product_type: z.enum(PRODUCT_TYPES).optional(),
-  supplier_id: z.coerce.number().int().positive().optional(),
+  supplier_id: idQuery().optional(),
   keyword: z.string().trim().min(1).max(64).optional().openapi({ description: '商品名称、主机名或 IP（包含，不区分大小写）' }),
   sort: sortQuery(SERVICE_SORT_KEYS).optional(),
 };
@@ -27,7 +27,7 @@ const list = defineRoute({
   summary: '服务列表',
   description: `${FILTER_TEXT}另可按 user_id 筛选。`,
   access: { surface: 'admin', permission: 'service.view' },
-  request: { query: listQuery({ user_id: z.coerce.number().int().positive().optional(), ...filters }) },
+  request: { query: listQuery({ user_id: idQuery().optional(), ...filters }) },
   data: pageSchema(adminServiceSummarySchema),
 });
 

@@ -9,7 +9,7 @@ import { requireSupplierData } from '../../../domain/suppliers/upstream-result.j
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { supplierResource, supplierSchema } from '../../resources/suppliers.js';
-import { idParam, jsonBody, listQuery, PAGE_SIZE_MAX } from '../../schemas.js';
+import { idInput, idParam, jsonBody, listQuery, PAGE_SIZE_MAX } from '../../schemas.js';
 
 const tags = ['管理端：供应商'];
 const view = { surface: 'admin', permission: 'supplier.view' } as const;
@@ -25,7 +25,7 @@ const supplierFields = {
   base_url: text('接口地址', 255),
   account: text('上游账号', 191),
   api_key: z.string({ error: 'API 密钥必须是文本' }).max(255, { error: 'API 密钥最多 255 个字符' }),
-  plugin_id: z.number().int().positive().optional(),
+  plugin_id: idInput().optional(),
   status: z.enum(['active', 'disabled']).optional(),
   remark: z.string().max(255, { error: '备注最多 255 个字符' }).optional(),
 };
@@ -154,8 +154,8 @@ const pull = defineRoute({
     params: idParam('supplier'),
     ...jsonBody(
       z.object({
-        upstream_product_ids: z.array(z.number().int().positive(), { error: 'upstream_product_ids 必须是整数数组' }).min(1).max(PAGE_SIZE_MAX),
-        product_group_id: z.number().int().positive(),
+        upstream_product_ids: z.array(idInput(), { error: 'upstream_product_ids 必须是整数数组' }).min(1).max(PAGE_SIZE_MAX),
+        product_group_id: idInput(),
         price_rule: priceRuleSchema.optional(),
         status: z.enum(['active', 'hidden']).default('hidden'),
       }),
@@ -178,8 +178,8 @@ const bind = defineRoute({
     params: idParam('supplier'),
     ...jsonBody(
       z.object({
-        ids: z.array(z.number().int().positive(), { error: 'ids 必须是整数数组' }).min(1, { error: 'ids 不能为空' }).max(PAGE_SIZE_MAX),
-        upstream_product_id: z.number().int().positive(),
+        ids: z.array(idInput(), { error: 'ids 必须是整数数组' }).min(1, { error: 'ids 不能为空' }).max(PAGE_SIZE_MAX),
+        upstream_product_id: idInput(),
       }),
     ),
   },

@@ -9,7 +9,7 @@ import { listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { invoiceDetailResource, invoiceDetailSchema, invoiceSummaryResource, invoiceSummarySchema } from '../../resources/money/invoice.js';
-import { idParam, jsonBody, listQuery, sortQuery } from '../../schemas.js';
+import { idInput, idParam, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['客户端：账单与支付'];
 const SORT_KEYS = ['id', 'created_at', 'amount', 'paid_at'] as const;
@@ -24,7 +24,7 @@ const create = defineRoute({
   access: { surface: 'client' },
   request: jsonBody(
     z.object({
-      product_id: z.number({ error: '请选择商品' }).int().positive(),
+      product_id: idInput('请选择商品'),
       billing_period: z.string({ error: '请选择计费周期' }).min(1).max(32),
       config: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
       quantity: z.number().int().optional(),

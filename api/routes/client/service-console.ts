@@ -7,7 +7,7 @@ import { readServiceRuntime } from '../../../domain/services/console/runtime.js'
 import { openVncConsole } from '../../../domain/services/console/vnc.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { idParam, jsonBody } from '../../schemas.js';
+import { idInput, idParam, jsonBody } from '../../schemas.js';
 
 const tags = ['客户端：服务控制台'];
 const CONSOLE_ERRORS = [
@@ -58,7 +58,7 @@ const reinstall = defineRoute({
   access: { surface: 'client' },
   request: {
     params: idParam('id'),
-    ...jsonBody(z.object({ os_id: z.number({ error: '请选择操作系统' }).int().positive(), password: hostPassword.optional() })),
+    ...jsonBody(z.object({ os_id: idInput('请选择操作系统'), password: hostPassword.optional() })),
   },
   data: z.object({ service_id: z.number().int(), os_id: z.number().int(), os: z.string(), done: z.boolean(), password_generated: z.boolean() }),
   errors: CONSOLE_ERRORS,

@@ -8,7 +8,7 @@ import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/money/invoice.js';
 import { trafficPackageResource, trafficPackageSchema, trafficQuoteResource, trafficQuoteSchema } from '../../resources/traffic-packages.js';
-import { idParam, jsonBody, listQuery } from '../../schemas.js';
+import { idInput, idParam, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['客户端：服务续费与流量包'];
 const UPSTREAM_ERRORS = [
@@ -20,7 +20,7 @@ const UPSTREAM_ERRORS = [
 ];
 const PRICE_RULE =
   '价格：上游为该主机出售的流量包价格，按服务商品绑定（导入时）的加价规则计算：percent 按比例加价，fixed 只加在商品基础价上、流量包保持上游价；四舍五入到分。需要上游绑定且服务运行中（40943、40944），服务类型需支持流量包（40947）。';
-const packageBody = jsonBody(z.object({ package_id: z.number({ error: '请选择流量包' }).int().positive() }));
+const packageBody = jsonBody(z.object({ package_id: idInput('请选择流量包') }));
 
 const list = defineRoute({
   method: 'get',

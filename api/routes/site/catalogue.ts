@@ -1,4 +1,3 @@
-import { z } from '@hono/zod-openapi';
 import { BILLING_PERIODS, billingPeriodLabel, billingPeriodMonths } from '../../../domain/catalogue/billing-periods.js';
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { productTypeOptions } from '../../../domain/catalogue/product-types.js';
@@ -18,11 +17,11 @@ import {
   siteMenuSchema,
   siteProductItemResource,
 } from '../../resources/site-catalogue.js';
-import { listQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas.js';
+import { idQuery, listQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas.js';
 
 const tags = ['站点：商品目录'];
 const open = { surface: 'public' } as const;
-const optionalId = z.coerce.number().int().positive().optional();
+const optionalId = idQuery().optional();
 
 const menus = defineRoute({
   method: 'get',

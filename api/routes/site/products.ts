@@ -10,11 +10,11 @@ import { cachedComputedData, cachedData, okCached, present } from '../../cached-
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { siteProductDetailResource, siteProductDetailSchema, siteProductItemResource, siteProductItemSchema } from '../../resources/site-catalogue.js';
-import { idParam, jsonBody, listQuery, moneyString, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, jsonBody, listQuery, moneyString, sortQuery } from '../../schemas.js';
 
 const tags = ['站点：商品'];
 const open = { surface: 'public' } as const;
-const optionalId = z.coerce.number().int().positive().optional();
+const optionalId = idQuery().optional();
 const UNLISTED = '商品不存在或已下架';
 
 const list = defineRoute({
