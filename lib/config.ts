@@ -23,6 +23,8 @@ const envSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7200),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL: z.coerce.number().int().min(1).default(50),
+  LOGIN_THROTTLE_IPV6_PREFIX: z.coerce.number().int().min(16).max(128).default(64),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   TRUST_PROXY: z
     .enum(['1', '0', 'true', 'false'])
@@ -92,7 +94,18 @@ export type AppConfig = {
   catalogueCacheTtlMs: number;
   /** Shown by `GET /api/v2/site/config` and the home page. */
   siteName: string;
-  loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
+  /**
+   * Failed logins allowed per window: per account and address together, per address over all
+   * accounts, and per account over all addresses (past that, each address gets one guess per
+   * window on the account); IPv6 addresses are counted by this prefix length.
+   */
+  loginThrottle: {
+    maxFailuresPerAccount: number;
+    maxFailuresPerIp: number;
+    maxFailuresPerAccountGlobal: number;
+    windowSeconds: number;
+    ipv6PrefixLength: number;
+  };
   trustProxy: boolean;
   logLevel: string;
   /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
@@ -170,7 +183,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     loginThrottle: {
       maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+      maxFailuresPerAccountGlobal: e.LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL,
       windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
+      ipv6PrefixLength: e.LOGIN_THROTTLE_IPV6_PREFIX,
     },
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

@@ -27,6 +27,8 @@ export interface LoginLogRow extends Model<InferAttributes<LoginLogRow>, InferCr
   account: string;
   subject_id: number | null;
   ip: string;
+  /** What the login throttle counts by: the IPv4 address or the IPv6 prefix (see domain/auth/login-throttle.ts). */
+  address_key: CreationOptional<string>;
   user_agent: string;
   success: boolean;
   reason: string;
@@ -60,6 +62,7 @@ export function defineLoginLog(sequelize: Sequelize) {
       account: { type: DataTypes.STRING(191), allowNull: false },
       subject_id: { type: DataTypes.INTEGER, allowNull: true },
       ip: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      address_key: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
       user_agent: { type: DataTypes.STRING(255), allowNull: false, defaultValue: '' },
       success: { type: DataTypes.BOOLEAN, allowNull: false },
       reason: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },

@@ -1,45 +1,181 @@
-import { Op } from 'sequelize';
+import { isIPv4, isIPv6 } from 'node:net';
+import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
 import type { RequestMeta } from './sessions.js';
 
-export type LoginAttempt = {
-  surface: Surface;
-  account: string;
-  subjectId: number | null;
-  success: boolean;
-  reason: string;
-};
+/**
+ * The login-log reasons that count as a guess. 'pending' is an attempt still being verified: it
+ * counts from the moment its row exists, so a burst of parallel requests cannot all pass the
+ * check before any of them is recorded. 'throttled' (refused unverified) and 'disabled' (right
+ * password) never count, so nobody can extend a throttle by asking again.
+ */
+const GUESS_REASONS = ['bad_password', 'unknown_account', 'pending'] as const;
+const GUESS_SQL = `reason IN (${GUESS_REASONS.map((r) => `'${r}'`).join(', ')})`;
 
-/** Every attempt, good or bad, lands in the login log; the throttle counts from the same table. */
-export async function recordLoginAttempt(deps: DomainDeps, attempt: LoginAttempt, meta: RequestMeta): Promise<void> {
-  await deps.db.models.LoginLog.create({
-    surface: attempt.surface,
-    account: attempt.account.slice(0, 191),
-    subject_id: attempt.subjectId,
-    ip: meta.ip.slice(0, 64),
-    user_agent: meta.userAgent.slice(0, 255),
-    success: attempt.success,
-    reason: attempt.reason,
-  });
+/** An attempt whose login-log row exists (reason 'pending') and that passed the throttle. */
+export type LoginAttempt = { id: number; surface: Surface; account: string };
+
+export type LoginOutcome = { success: boolean; reason: string; subjectId: number | null };
+
+/** Expands an IPv6 address into its eight 16-bit groups (null if it is not one). */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.split('%')[0] ?? '';
+  if (!isIPv6(text)) return null;
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', rest] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = rest ? rest.split(':') : [];
+  const groups = rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((g) => parseInt(g, 16));
 }
 
 /**
- * Refuses a login once an account, or an IP, has failed too often within the window. Kept in
- * PostgreSQL so that every API instance sees the same counts.
+ * What the throttle counts an address by: an IPv4 address as is (also when it arrives
+ * IPv4-mapped), an IPv6 address by its first `prefixLength` bits, since one subscriber usually
+ * holds a whole /64 and could otherwise take a fresh address for every guess. Anything else
+ * (an unparsable forwarded header) is kept as text; an unknown address is ''.
  */
-export async function assertLoginAllowed(deps: DomainDeps, surface: Surface, account: string, meta: RequestMeta) {
-  const { maxFailuresPerAccount, maxFailuresPerIp, windowSeconds } = deps.config.loginThrottle;
-  const since = new Date(Date.now() - windowSeconds * 1000);
-  const failed = { success: false, created_at: { [Op.gte]: since } };
-  const [byAccount, byIp] = await Promise.all([
-    deps.db.models.LoginLog.count({ where: { ...failed, surface, account } }),
-    meta.ip ? deps.db.models.LoginLog.count({ where: { ...failed, ip: meta.ip } }) : Promise.resolve(0),
-  ]);
-  if (byAccount >= maxFailuresPerAccount || byIp >= maxFailuresPerIp) {
-    await recordLoginAttempt(deps, { surface, account, subjectId: null, success: false, reason: 'throttled' }, meta);
-    const minutes = Math.ceil(windowSeconds / 60);
-    throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `登录失败次数过多，请 ${minutes} 分钟后再试`);
+export function throttleAddressKey(ip: string, prefixLength: number): string {
+  const trimmed = ip.trim().toLowerCase();
+  if (isIPv4(trimmed)) return trimmed;
+  const groups = ipv6Groups(trimmed);
+  if (!groups) return trimmed.slice(0, 64);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [hi = 0, lo = 0] = groups.slice(6);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
+  const masked = groups.map((g, i) => {
+    const keep = Math.min(16, Math.max(0, prefixLength - i * 16));
+    return keep === 0 ? 0 : g & ((0xffff << (16 - keep)) & 0xffff);
+  });
+  return `${masked.map((g) => g.toString(16)).join(':')}/${prefixLength}`;
+}
+
+type Scope = { sql: string; replacements: Record<string, unknown> };
+
+/**
+ * Seconds until fewer than `limit` guesses of the scope remain in the window (the window
+ * slides, and only guesses count, so this is when the scope is free again unless it guesses
+ * more). 0 if it already is.
+ */
+async function secondsUntilBelow(deps: DomainDeps, scope: Scope, limit: number, since: Date, ownId: number): Promise<number> {
+  const [row] = await deps.db.sequelize.query<{ created_at: Date }>(
+    `SELECT created_at FROM login_logs
+      WHERE ${scope.sql} AND ${GUESS_SQL} AND created_at >= :since AND id <> :ownId
+      ORDER BY created_at DESC OFFSET :offset LIMIT 1`,
+    { replacements: { ...scope.replacements, since, ownId, offset: limit - 1 }, type: QueryTypes.SELECT },
+  );
+  if (!row) return 0;
+  const windowMs = deps.config.loginThrottle.windowSeconds * 1000;
+  return Math.max(0, (new Date(row.created_at).getTime() + windowMs - Date.now()) / 1000);
+}
+
+/**
+ * Opens the attempt's login-log row, then refuses it (42900) if its address, or its account
+ * from its address, has guessed too often within the sliding window:
+ * - per account and address together: LOGIN_MAX_FAILURES_PER_ACCOUNT;
+ * - per address over every account: LOGIN_MAX_FAILURES_PER_IP;
+ * - once the account has LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL guesses from all addresses
+ *   together (distributed guessing), each address gets one guess per window on it.
+ * Whether an attempt is refused therefore depends only on what its own address did: the owner
+ * of an account logs in from a clean address whatever others send. A refused attempt is logged
+ * as 'throttled', never verifies the password and never counts. Counted in PostgreSQL so that
+ * every API instance sees the same numbers.
+ */
+export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, account: string, meta: RequestMeta): Promise<LoginAttempt> {
+  const limits = deps.config.loginThrottle;
+  const addressKey = throttleAddressKey(meta.ip, limits.ipv6PrefixLength);
+  const row = await deps.db.models.LoginLog.create({
+    surface,
+    account: account.slice(0, 191),
+    subject_id: null,
+    ip: meta.ip.slice(0, 64),
+    address_key: addressKey,
+    user_agent: meta.userAgent.slice(0, 255),
+    success: false,
+    reason: 'pending',
+  });
+  const attempt: LoginAttempt = { id: row.id, surface, account: row.account };
+  const since = new Date(row.created_at.getTime() - limits.windowSeconds * 1000);
+  const pairScope: Scope = {
+    sql: 'surface = :surface AND account = :account AND address_key = :addressKey',
+    replacements: { surface, account: row.account, addressKey },
+  };
+  const accountScope: Scope = { sql: 'surface = :surface AND account = :account', replacements: { surface, account: row.account } };
+  const addressScope: Scope = { sql: 'address_key = :addressKey', replacements: { addressKey } };
+
+  const [counts] = await deps.db.sequelize.query<{ pair: number; account: number; address: number }>(
+    `SELECT count(*) FILTER (WHERE ${pairScope.sql})::int AS pair,
+            count(*) FILTER (WHERE ${accountScope.sql})::int AS account,
+            count(*) FILTER (WHERE ${addressScope.sql})::int AS address
+       FROM login_logs
+      WHERE ${GUESS_SQL} AND created_at >= :since AND id <> :ownId
+        AND ((${accountScope.sql}) OR (${addressScope.sql}))`,
+    { replacements: { surface, account: row.account, addressKey, since, ownId: row.id }, type: QueryTypes.SELECT },
+  );
+  const pair = counts?.pair ?? 0;
+  const underAttack = (counts?.account ?? 0) >= limits.maxFailuresPerAccountGlobal;
+  // An unknown address ('') is not one client: only the per-pair rule applies to it.
+  const addressThrottled = addressKey !== '' && (counts?.address ?? 0) >= limits.maxFailuresPerIp;
+  const pairThrottled = pair >= (underAttack ? 1 : limits.maxFailuresPerAccount);
+  if (!addressThrottled && !pairThrottled) return attempt;
+
+  await settleLoginAttempt(deps, attempt, { success: false, reason: 'throttled', subjectId: null });
+  let wait = 0;
+  if (addressThrottled) wait = await secondsUntilBelow(deps, addressScope, limits.maxFailuresPerIp, since, row.id);
+  if (pairThrottled) {
+    const belowPairLimit = pair >= limits.maxFailuresPerAccount ? await secondsUntilBelow(deps, pairScope, limits.maxFailuresPerAccount, since, row.id) : 0;
+    let pairWait = belowPairLimit;
+    if (underAttack) {
+      // Free once this address's own guesses have all left the window, or once the account is
+      // below the global ceiling again and this address below the per-pair limit.
+      const clean = await secondsUntilBelow(deps, pairScope, 1, since, row.id);
+      const calm = await secondsUntilBelow(deps, accountScope, limits.maxFailuresPerAccountGlobal, since, row.id);
+      pairWait = Math.min(clean, Math.max(belowPairLimit, calm));
+    }
+    wait = Math.max(wait, pairWait);
+  }
+  const minutes = Math.max(1, Math.ceil(wait / 60));
+  throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `登录失败次数过多，请 ${minutes} 分钟后再试`);
+}
+
+/**
+ * Failed password guesses on an account since its previous successful login, and from how many
+ * addresses: written on the success row, so the login log shows the owner (and the admins) that
+ * someone was guessing.
+ */
+async function failuresSinceLastLogin(deps: DomainDeps, surface: Surface, subjectId: number, ownId: number) {
+  const [row] = await deps.db.sequelize.query<{ failures: number; addresses: number }>(
+    `SELECT count(*)::int AS failures, count(DISTINCT ip)::int AS addresses
+       FROM login_logs
+      WHERE surface = :surface AND subject_id = :subjectId AND reason = 'bad_password' AND id <> :ownId
+        AND id > COALESCE((SELECT max(id) FROM login_logs
+                            WHERE surface = :surface AND subject_id = :subjectId AND success AND id <> :ownId), 0)`,
+    { replacements: { surface, subjectId, ownId }, type: QueryTypes.SELECT },
+  );
+  return { failures: row?.failures ?? 0, addresses: row?.addresses ?? 0 };
+}
+
+/**
+ * Writes the attempt's outcome on its row. A success after failed guesses is recorded as
+ * `after_failures:N,addresses:M` (N failed passwords since the previous successful login, from
+ * M addresses). Guarded on 'pending' so an outcome is written once.
+ */
+export async function settleLoginAttempt(deps: DomainDeps, attempt: LoginAttempt, outcome: LoginOutcome): Promise<void> {
+  let reason = outcome.reason;
+  if (outcome.success && outcome.subjectId !== null) {
+    const { failures, addresses } = await failuresSinceLastLogin(deps, attempt.surface, outcome.subjectId, attempt.id);
+    if (failures > 0) reason = `after_failures:${failures},addresses:${addresses}`;
+  }
+  await deps.db.models.LoginLog.update(
+    { success: outcome.success, reason, subject_id: outcome.subjectId },
+    { where: { id: attempt.id, reason: 'pending' } },
+  );
 }

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, unauthenticated } from '../../lib/errors.js';
 import type { AdminRow } from '../../db/models/admin.js';
 import type { UserRow } from '../../db/models/user.js';
 import type { DomainDeps } from '../deps.js';
-import { assertLoginAllowed, recordLoginAttempt } from './login-throttle.js';
+import { beginLoginAttempt, settleLoginAttempt } from './login-throttle.js';
 import { hashPassword, isLegacyHash, verifyDecoy, verifyPassword } from './passwords.js';
 import { type IssuedToken, issueSession, type RequestMeta } from './sessions.js';
 
@@ -12,7 +12,10 @@ const DISABLED = '账号已被禁用';
 
 type Account = { id: number; password_hash: string; status: string; last_login_at: Date | null; save(): Promise<unknown> };
 
-/** Shared steps of both login forms: throttle, verify, log, upgrade a legacy hash, open a session. */
+/**
+ * Shared steps of both login forms: open the attempt's log row and throttle (before anything is
+ * looked up or verified), verify, log the outcome, upgrade a legacy hash, open a session.
+ */
 async function authenticate<T extends Account>(
   deps: DomainDeps,
   surface: 'admin' | 'client',
@@ -21,25 +24,25 @@ async function authenticate<T extends Account>(
   meta: RequestMeta,
   find: () => Promise<T | null>,
 ): Promise<{ row: T; token: IssuedToken }> {
-  await assertLoginAllowed(deps, surface, account, meta);
+  const attempt = await beginLoginAttempt(deps, surface, account, meta);
   const row = await find();
   if (!row) {
     await verifyDecoy(password);
-    await recordLoginAttempt(deps, { surface, account, subjectId: null, success: false, reason: 'unknown_account' }, meta);
+    await settleLoginAttempt(deps, attempt, { subjectId: null, success: false, reason: 'unknown_account' });
     throw unauthenticated(BAD_CREDENTIALS);
   }
   if (!(await verifyPassword(row.password_hash, password))) {
-    await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: false, reason: 'bad_password' }, meta);
+    await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: false, reason: 'bad_password' });
     throw unauthenticated(BAD_CREDENTIALS);
   }
   if (row.status !== 'active') {
-    await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: false, reason: 'disabled' }, meta);
+    await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: false, reason: 'disabled' });
     throw new AppError(ErrorCode.FORBIDDEN, DISABLED);
   }
   row.last_login_at = new Date();
   if (isLegacyHash(row.password_hash)) row.password_hash = await hashPassword(password);
   await row.save();
-  await recordLoginAttempt(deps, { surface, account, subjectId: row.id, success: true, reason: '' }, meta);
+  await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: true, reason: '' });
   return { row, token: await issueSession(deps, surface, row.id, meta) };
 }
 

@@ -14,7 +14,11 @@ const loginLogSchema = z
     ip: z.string(),
     user_agent: z.string(),
     success: z.boolean(),
-    reason: z.string().openapi({ description: '失败原因：unknown_account、bad_password、disabled、throttled' }),
+    reason: z.string().openapi({
+      description:
+        '失败原因：unknown_account、bad_password、disabled、throttled（因失败过多被拒绝，未校验密码，不计入失败次数）、pending（正在校验）；' +
+        '成功行在上次成功登录后有过密码错误时为 after_failures:N,addresses:M（N 次错误，来自 M 个地址），否则为空',
+    }),
     created_at: dateTimeString.nullable(),
   })
   .openapi('LoginLog');

@@ -42,7 +42,7 @@ describe('admin login', () => {
 });
 
 describe('login throttling', () => {
-  it('locks an account after repeated failures, even with the right password', async () => {
+  it('throttles an account for the address that failed, even with the right password (other addresses: test/domain/auth/login-throttle.test.ts)', async () => {
     await register('throttle@example.com', 'right-password-1');
     for (let i = 0; i < 3; i++) {
       const res = await platform.api.post('/api/v2/client/login', { body: { account: 'throttle@example.com', password: 'wrong-password' } });
