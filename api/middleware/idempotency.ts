@@ -64,12 +64,13 @@ function scopeOf(c: Context<AppEnv>, surface: 'client' | 'admin'): string {
 }
 
 /**
- * Answers kept for replay: successes and the refusals the handler decided (4xx). Not kept, so
- * the client may retry with the same key: server errors and dependency failures (5xx, thrown
- * errors) and throttling (429).
+ * Answers kept for replay: successes and business refusals (404, 409xx). Not kept, and the key
+ * given back: server errors and dependency failures (5xx, thrown errors) so the same request may
+ * be retried, throttling (429), and refusals of the request's form (400 malformed, 422
+ * validation), after which the client corrects the body and sends it again under the same key.
  */
 function replayable(status: number): boolean {
-  return status < 500 && status !== 429;
+  return status < 500 && status !== 400 && status !== 422 && status !== 429;
 }
 
 /**
@@ -122,8 +123,9 @@ async function settle(c: Context<AppEnv>, claim: IdempotencyClaim, res: Response
 }
 
 /**
- * The header in the OpenAPI document. The middleware checks it first (the route's validators
- * run after it); this schema's validator applies the same rule with the same message.
+ * The header in the OpenAPI document. The middleware checks the key first (in
+ * `claimIdempotencyKey`, before the route's validators); this schema's validator applies the
+ * same rule with the same message.
  */
 const idempotencyKeyHeaders = z.object({
   [IDEMPOTENCY_KEY_HEADER]: z
@@ -134,7 +136,7 @@ const idempotencyKeyHeaders = z.object({
       param: {
         name: IDEMPOTENCY_KEY_HEADER,
         in: 'header',
-        description: `幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 ${IDEMPOTENCY_KEY_TTL_HOURS} 小时）：相同的键与相同的请求返回首次的结果（响应头 ${IDEMPOTENT_REPLAYED_HEADER}: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）不保留，可用同一个键重试。`,
+        description: `幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 ${IDEMPOTENCY_KEY_TTL_HOURS} 小时）：相同的键与相同的请求返回首次的结果（响应头 ${IDEMPOTENT_REPLAYED_HEADER}: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。`,
       },
       example: 'c6f1e7a2-3b7d-4a0e-9f51-2d8c0b4e6a17',
     }),

@@ -169,6 +169,18 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(paid.body.data.status).toBe('paid');
   });
 
+  it('does not keep a validation refusal: the corrected request may use the same key', async () => {
+    const client = await registerClient(platform);
+    const key = randomUUID();
+    const refused = await createInvoice(client, key, { product_id: productId, billing_period: 'monthly', quantity: 'two' });
+    expectError(refused, 42200, 422);
+    expect(Object.keys(refused.body.data.errors)).toEqual(['quantity']);
+    const corrected = await createInvoice(client, key, { product_id: productId, billing_period: 'monthly', quantity: 2 });
+    expect(corrected.body.code, corrected.body.message).toBe(0);
+    expect(replayed(corrected)).toBeNull();
+    expect(await invoiceCount(client)).toBe(1);
+  });
+
   it('gives the key back after a server error, so the same request may be retried with it', async () => {
     const client = await registerClient(platform);
     const key = randomUUID();
