@@ -4,6 +4,7 @@ import type { PermissionCode } from '../../domain/auth/permissions.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { requireAccess } from '../middleware/auth.js';
+import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
 
@@ -25,6 +26,8 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   data: D;
   /** Business error codes beyond those implied by access, input and path. */
   errors?: number[];
+  /** Honours an `Idempotency-Key` header (creating POSTs of a logged-in surface; README "Idempotency keys"). */
+  idempotent?: boolean;
 };
 
 function accessText(access: Access): string {
@@ -46,6 +49,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
   codes.add(ErrorCode.INTERNAL);
+  const idempotency = spec.idempotent ? idempotentRoute(spec) : null;
+  if (idempotency) codes.add(ErrorCode.VALIDATION).add(ErrorCode.IDEMPOTENCY_KEY_IN_PROGRESS);
 
   const byStatus = new Map<number, number[]>();
   for (const code of [...codes].sort((a, b) => a - b)) {
@@ -70,9 +75,15 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
     ...(spec.access.surface === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
     'x-access': spec.access,
-    // Size first (before anything reads the body), then who may call, then the strings every route refuses.
-    middleware: [...(spec.request?.body ? [limitBody(JSON_BODY_LIMIT_BYTES)] : []), requireAccess(spec.access), guardStrings] as const,
-    request: (spec.request ?? {}) as R,
+    // Size first (before anything reads the body), then who may call, then the strings every route
+    // refuses, then a replayed answer for a repeated idempotency key.
+    middleware: [
+      ...(spec.request?.body ? [limitBody(JSON_BODY_LIMIT_BYTES)] : []),
+      requireAccess(spec.access),
+      guardStrings,
+      ...(idempotency ? [idempotency.middleware] : []),
+    ],
+    request: (idempotency ? { ...spec.request, headers: idempotency.headers } : (spec.request ?? {})) as R,
     responses: {
       200: { description: '成功', content: { 'application/json': { schema: envelopeSchema(spec.data) } } },
       ...errorResponses,

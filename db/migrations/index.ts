@@ -8,6 +8,7 @@ import { migration0007Suppliers } from './0007-suppliers.js';
 import { migration0008Provisioning } from './0008-provisioning.js';
 import { migration0009ServiceOrders } from './0009-service-orders.js';
 import { migration0010Lifecycle } from './0010-lifecycle.js';
+import { migration0011IdempotencyKeys } from './0011-idempotency-keys.js';
 import { migration0012LoginThrottle } from './0012-login-throttle.js';
 import type { Migration } from './types.js';
 
@@ -23,5 +24,6 @@ export const migrations: Migration[] = [
   migration0008Provisioning,
   migration0009ServiceOrders,
   migration0010Lifecycle,
+  migration0011IdempotencyKeys,
   migration0012LoginThrottle,
 ];

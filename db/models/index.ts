@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
 import { defineCatalogueModels } from './catalogue.js';
+import { defineIdempotencyKey } from './idempotency-key.js';
 import { defineMoneyModels } from './money.js';
 import { defineNotificationLog } from './notification-log.js';
 import { definePlugin } from './plugin.js';
@@ -36,6 +37,7 @@ export function defineModels(sequelize: Sequelize) {
     ...defineServiceModels(sequelize),
     ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
     NotificationLog: defineNotificationLog(sequelize),
+    IdempotencyKey: defineIdempotencyKey(sequelize),
   };
 }
 

@@ -32,6 +32,7 @@ const create = defineRoute({
   ),
   data: invoiceDetailSchema,
   errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
+  idempotent: true,
 });
 
 const list = defineRoute({

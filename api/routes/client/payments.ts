@@ -25,6 +25,7 @@ const payBalance = defineRoute({
   request: { params: idParam('id') },
   data: invoiceDetailSchema,
   errors: [ErrorCode.INVOICE_ALREADY_PAID, ErrorCode.INSUFFICIENT_BALANCE, ErrorCode.INVOICE_NOT_PAYABLE, ErrorCode.PAYMENT_IN_PROGRESS],
+  idempotent: true,
 });
 
 const payQr = defineRoute({
@@ -41,6 +42,7 @@ const payQr = defineRoute({
   },
   data: paymentSchema,
   errors: [ErrorCode.INVOICE_ALREADY_PAID, ErrorCode.INVOICE_NOT_PAYABLE, ErrorCode.PAYMENT_IN_PROGRESS, ErrorCode.DEPENDENCY_UNAVAILABLE],
+  idempotent: true,
 });
 
 const qrStatus = defineRoute({

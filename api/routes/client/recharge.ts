@@ -36,6 +36,7 @@ const create = defineRoute({
   request: jsonBody(z.object({ amount: moneyInput })),
   data: rechargeState,
   errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
+  idempotent: true,
 });
 
 const state = defineRoute({

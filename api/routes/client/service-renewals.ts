@@ -41,6 +41,7 @@ const create = defineRoute({
   request: { params: idParam('id'), ...jsonBody(z.object({ billing_period: z.string({ error: '请选择续费周期' }).min(1).max(32) })) },
   data: invoiceDetailSchema,
   errors: [ErrorCode.RENEWAL_INVOICE_EXISTS, ErrorCode.SERVICE_ORDER_IN_PROGRESS, ErrorCode.SERVICE_NOT_RENEWABLE],
+  idempotent: true,
 });
 
 export const clientServiceRenewalRoutes = createRouter()

@@ -60,6 +60,7 @@ const order = defineRoute({
   request: { params: idParam('id'), ...packageBody },
   data: invoiceDetailSchema,
   errors: [...UPSTREAM_ERRORS, ErrorCode.TRAFFIC_INVOICE_EXISTS, ErrorCode.SERVICE_ORDER_IN_PROGRESS],
+  idempotent: true,
 });
 
 export const clientServiceTrafficRoutes = createRouter()

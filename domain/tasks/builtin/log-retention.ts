@@ -21,6 +21,8 @@ export const RETENTION_TARGETS: RetentionTarget[] = [
   { table: 'plugin_runtime_logs', column: 'created_at', summaryKey: 'plugin_runtime_logs_deleted', days: (c) => c.retention.pluginLogDays },
   { table: 'login_logs', column: 'created_at', summaryKey: 'login_logs_deleted', days: (c) => c.retention.loginLogDays },
   { table: 'notification_log', column: 'created_at', summaryKey: 'notification_log_deleted', days: (c) => c.retention.notificationLogDays },
+  // Keyed on expiry: an idempotency key is kept until it expires (24 h), not a day after.
+  { table: 'idempotency_keys', column: 'expires_at', summaryKey: 'idempotency_keys_deleted', days: () => 0 },
 ];
 
 /** Deleted in batches so a large backlog never holds one long lock. */
@@ -58,7 +60,7 @@ export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
 export const logRetentionTask: BuiltinTask = {
   key: LOG_RETENTION_TASK_KEY,
   title: '日志保留期清理',
-  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置）。',
+  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置），以及已过期的幂等键。',
   category: 'maintenance',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'automation',

@@ -153,7 +153,7 @@ describe('task runs', () => {
 });
 
 describe('log retention', () => {
-  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention', async () => {
+  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention, and expired idempotency keys', async () => {
     const { sequelize } = platform.deps.db;
     const user = await platform.deps.db.models.User.create({ email: 'retention@example.com', phone: null, nickname: '', password_hash: 'x', status: 'active' });
     await sequelize.query(`
@@ -171,6 +171,9 @@ describe('log retention', () => {
       INSERT INTO login_logs (surface, account, success, created_at) VALUES
         ('admin', 'old-login', false, now() - interval '91 days'),
         ('admin', 'new-login', false, now() - interval '89 days');
+      INSERT INTO idempotency_keys (scope, key, method, route, fingerprint, state, claim_token, expires_at) VALUES
+        ('client:1', 'expired-key', 'POST', '/r', repeat('a', 64), 'in_progress', gen_random_uuid(), now() - interval '1 minute'),
+        ('client:1', 'live-key', 'POST', '/r', repeat('a', 64), 'in_progress', gen_random_uuid(), now() + interval '23 hours');
     `);
     const res = await platform.api.post(`${BASE}/logs.retention_cleanup/trigger`, { token });
     const run = await runOf(res.body.data.workflow_id);
@@ -183,12 +186,15 @@ describe('log retention', () => {
       login_logs_retention_days: 90,
       notification_log_deleted: 1,
       notification_log_retention_days: 180,
+      idempotency_keys_deleted: 1,
+      idempotency_keys_retention_days: 0,
     });
     expect((await platform.deps.db.models.NotificationLog.findAll({ where: { user_id: user.id } })).map((r) => r.entity_id)).toEqual([2]);
     const keys = (await platform.deps.db.models.TaskRun.findAll({ where: { workflow_id: ['wf-old', 'wf-new'] } })).map((r) => r.task_key).sort();
     expect(keys).toEqual(['new.done', 'old.running']);
     expect((await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { plugin_slug: 'gone' } })).map((r) => r.action)).toEqual(['new']);
     expect((await platform.deps.db.models.LoginLog.findAll({ where: { account: ['old-login', 'new-login'] } })).map((r) => r.account)).toEqual(['new-login']);
+    expect((await platform.deps.db.models.IdempotencyKey.findAll({ where: { scope: 'client:1' } })).map((r) => r.key)).toEqual(['live-key']);
   });
 });
 
