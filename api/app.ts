@@ -47,7 +47,7 @@ import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
 export const API_TITLE = '主机转售平台 API';
 
-/** Builds the whole HTTP API over the given dependencies; `main.ts` serves it. */
+/** Builds the whole HTTP API over the given dependencies; `main.ts` serves it through `serveApp`. */
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   // Payments made through this process dispatch paid renewals and traffic packages.

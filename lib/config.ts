@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -25,9 +26,16 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   TRUST_PROXY: z
-    .enum(['1', '0', 'true', 'false'])
-    .default('0')
-    .transform((v) => v === '1' || v === 'true'),
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTrustedProxies(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   PLUGINS_DIR: z.string().min(1).optional(),
   QRPAY_PAYMENT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   QRPAY_POLL_INTERVALS_SECONDS: z
@@ -93,7 +101,8 @@ export type AppConfig = {
   /** Shown by `GET /api/v2/site/config` and the home page. */
   siteName: string;
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
-  trustProxy: boolean;
+  /** Proxies whose `X-Forwarded-For` is believed (`TRUST_PROXY`); empty trusts nobody. */
+  trustedProxies: TrustedProxies;
   logLevel: string;
   /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
   pluginsDir?: string;
@@ -172,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
       windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
     },
-    trustProxy: e.TRUST_PROXY,
+    trustedProxies: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     ...(e.PLUGINS_DIR ? { pluginsDir: e.PLUGINS_DIR } : {}),
     schedules: {
