@@ -3,6 +3,16 @@ import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin` (no path, no trailing slash). */
+function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -34,6 +44,15 @@ const envSchema = z.object({
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
+      }
+    }),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .superRefine((origins, ctx) => {
+      for (const origin of origins) {
+        if (!isExactOrigin(origin)) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://shop.example.com (scheme, host, optional port; no path)` });
       }
     }),
   PLUGINS_DIR: z.string().min(1).optional(),
@@ -103,6 +122,8 @@ export type AppConfig = {
   loginThrottle: { maxFailuresPerAccount: number; maxFailuresPerIp: number; windowSeconds: number };
   /** Proxies whose `X-Forwarded-For` is believed (`TRUST_PROXY`); empty trusts nobody. */
   trustedProxies: TrustedProxies;
+  /** Browser origins allowed to call the API cross-origin (`CORS_ORIGINS`); empty allows none. */
+  corsOrigins: string[];
   logLevel: string;
   /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
   pluginsDir?: string;
@@ -182,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
     },
     trustedProxies: e.TRUST_PROXY,
+    corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     ...(e.PLUGINS_DIR ? { pluginsDir: e.PLUGINS_DIR } : {}),
     schedules: {

@@ -173,7 +173,9 @@ describe('OpenAPI', () => {
   it('serves the API reference page and its assets locally', async () => {
     const page = await fetch(`${platform.baseUrl}/api/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/api/openapi.json');
+    expect(await page.text()).toContain('/api/docs/assets/init.js');
+    const init = await fetch(`${platform.baseUrl}/api/docs/assets/init.js`);
+    expect(await init.text()).toContain('/api/openapi.json');
     const asset = await fetch(`${platform.baseUrl}/api/docs/assets/swagger-ui-bundle.js`);
     expect(asset.status).toBe(200);
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);

@@ -37,6 +37,22 @@ describe('TRUST_PROXY', () => {
   });
 });
 
+describe('CORS_ORIGINS', () => {
+  it('is empty by default and reads exact origins', () => {
+    expect(loadConfig(BASE).corsOrigins).toEqual([]);
+    expect(loadConfig({ ...BASE, CORS_ORIGINS: 'https://shop.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://shop.example.com',
+      'http://localhost:5173',
+    ]);
+  });
+
+  it('refuses anything but scheme://host[:port]', () => {
+    for (const bad of ['*', 'shop.example.com', 'https://shop.example.com/', 'https://shop.example.com/app', 'ftp://x.example.com']) {
+      expect(() => loadConfig({ ...BASE, CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+});
+
 describe('client address', () => {
   const trusted = parseTrustedProxies('127.0.0.1,10.0.0.0/8');
 
