@@ -4,6 +4,7 @@ import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
+import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
 import { docsRoutes } from './openapi/docs.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
@@ -47,7 +48,7 @@ import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
 export const API_TITLE = '主机转售平台 API';
 
-/** Builds the whole HTTP API over the given dependencies; `main.ts` serves it. */
+/** Builds the whole HTTP API over the given dependencies; `main.ts` serves it through `serveApp`. */
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   // Payments made through this process dispatch paid renewals and traffic packages.
@@ -64,6 +65,11 @@ export function createApp(deps: AppDeps) {
       'request',
     );
   });
+  // On every answer, errors and preflights included (the not-found and error handlers run inside).
+  app.use(securityHeaders());
+  app.use(noStoreByDefault);
+  const cors = corsForOrigins(deps.config.corsOrigins);
+  if (cors) app.use(cors);
 
   app.route('/', healthRoutes);
   app.route('/', adminAuthRoutes);
@@ -116,7 +122,7 @@ export function createApp(deps: AppDeps) {
     },
     servers: [{ url: deps.config.publicBaseUrl }],
   });
-  app.route('/', docsRoutes());
+  app.route('/', docsRoutes(deps.config.publicBaseUrl));
 
   app.onError(handleError);
   app.notFound(createNotFoundHandler(app));

@@ -1,6 +1,17 @@
 import { z } from 'zod';
+import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin` (no path, no trailing slash). */
+function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -27,9 +38,25 @@ const envSchema = z.object({
   LOGIN_THROTTLE_IPV6_PREFIX: z.coerce.number().int().min(16).max(128).default(64),
   LOGIN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   TRUST_PROXY: z
-    .enum(['1', '0', 'true', 'false'])
-    .default('0')
-    .transform((v) => v === '1' || v === 'true'),
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTrustedProxies(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .superRefine((origins, ctx) => {
+      for (const origin of origins) {
+        if (!isExactOrigin(origin)) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://shop.example.com (scheme, host, optional port; no path)` });
+      }
+    }),
   PLUGINS_DIR: z.string().min(1).optional(),
   QRPAY_PAYMENT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   QRPAY_POLL_INTERVALS_SECONDS: z
@@ -106,7 +133,10 @@ export type AppConfig = {
     windowSeconds: number;
     ipv6PrefixLength: number;
   };
-  trustProxy: boolean;
+  /** Proxies whose `X-Forwarded-For` is believed (`TRUST_PROXY`); empty trusts nobody. */
+  trustedProxies: TrustedProxies;
+  /** Browser origins allowed to call the API cross-origin (`CORS_ORIGINS`); empty allows none. */
+  corsOrigins: string[];
   logLevel: string;
   /** Root of the plugin folders (`<root>/<domain>/<slug>`); unset means the repository's `plugins/`. */
   pluginsDir?: string;
@@ -187,7 +217,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: e.LOGIN_THROTTLE_WINDOW_SECONDS,
       ipv6PrefixLength: e.LOGIN_THROTTLE_IPV6_PREFIX,
     },
-    trustProxy: e.TRUST_PROXY,
+    trustedProxies: e.TRUST_PROXY,
+    corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     ...(e.PLUGINS_DIR ? { pluginsDir: e.PLUGINS_DIR } : {}),
     schedules: {

@@ -1,18 +1,24 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { RequestMeta } from '../../domain/auth/sessions.js';
+import { clientAddress } from '../../lib/client-address.js';
 import type { AppEnv } from '../context.js';
 
-/** Client address and agent for login logs and sessions; proxies are trusted only when configured. */
-export function requestMeta(c: Context<AppEnv>): RequestMeta {
-  let ip = '';
-  if (c.var.deps.config.trustProxy) ip = c.req.header('x-forwarded-for')?.split(',')[0]?.trim() ?? '';
-  if (!ip) {
-    try {
-      ip = getConnInfo(c).remote.address ?? '';
-    } catch {
-      ip = '';
-    }
+/** The socket's remote address; '' only when the app is not served by `serveApp` (no Node bindings). */
+function peerAddress(c: Context<AppEnv>): string {
+  try {
+    return getConnInfo(c).remote.address ?? '';
+  } catch {
+    return '';
   }
+}
+
+/**
+ * Client address and agent for login logs, sessions and audit records: the one place that reads
+ * the address. `X-Forwarded-For` counts only through proxies listed in `TRUST_PROXY` (see
+ * `clientAddress`).
+ */
+export function requestMeta(c: Context<AppEnv>): RequestMeta {
+  const ip = clientAddress(peerAddress(c), c.req.header('x-forwarded-for'), c.var.deps.config.trustedProxies);
   return { ip, userAgent: c.req.header('user-agent') ?? '' };
 }

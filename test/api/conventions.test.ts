@@ -1,7 +1,6 @@
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
+import { serveApp } from '../../api/server.js';
 import { createTemporalGateway } from '../../lib/temporal.js';
 import { createApiClient, expectError } from '../helpers/http.js';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -139,15 +138,14 @@ describe('health', () => {
   it('answers 50300 naming the dependency that is down', async () => {
     const temporal = createTemporalGateway({ address: '127.0.0.1:1', namespace: 'default' });
     const app = createApp({ ...platform.deps, temporal });
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise((r) => server.once('listening', r));
+    const served = await serveApp(app, { hostname: '127.0.0.1', port: 0 });
     try {
-      const api = createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const api = createApiClient(`http://127.0.0.1:${served.port}`);
       const res = await api.get('/api/health');
       expectError(res, 50300, 503);
       expect(res.body.data).toEqual({ status: 'degraded', database: 'ok', temporal: 'down' });
     } finally {
-      await new Promise((r) => server.close(r));
+      await served.stop();
       await temporal.close();
     }
   });
@@ -175,7 +173,9 @@ describe('OpenAPI', () => {
   it('serves the API reference page and its assets locally', async () => {
     const page = await fetch(`${platform.baseUrl}/api/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/api/openapi.json');
+    expect(await page.text()).toContain('/api/docs/assets/init.js');
+    const init = await fetch(`${platform.baseUrl}/api/docs/assets/init.js`);
+    expect(await init.text()).toContain('/api/openapi.json');
     const asset = await fetch(`${platform.baseUrl}/api/docs/assets/swagger-ui-bundle.js`);
     expect(asset.status).toBe(200);
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);

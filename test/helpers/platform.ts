@@ -1,12 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.js';
 import type { AppDeps } from '../../api/context.js';
 import { closeAppDeps, createAppDeps } from '../../api/deps.js';
+import { serveApp } from '../../api/server.js';
 import { createWorkers } from '../../activities/worker.js';
 import { ensureSchedules } from '../../activities/schedules.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
@@ -81,11 +80,9 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
   registerKnownSecret(ROOT_ADMIN.password);
   const logger = createLogger(config.logLevel, 'test');
   const deps = createAppDeps(config, logger);
-  const app = createApp(deps);
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Served exactly as api/main.ts serves it, so the socket (the client address) reaches the app.
+  const served = await serveApp(createApp(deps), { hostname: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${served.port}`;
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
 
@@ -129,7 +126,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       await running;
       await nativeConnection?.close();
       await clientConnection.close();
-      await new Promise((r) => server.close(r));
+      await served.stop();
       await closeAppDeps(deps);
       await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
     },

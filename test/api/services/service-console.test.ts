@@ -105,6 +105,7 @@ describe('password reveal', () => {
     expect(res.body.data).toEqual({ service_id: id, username: 'root', password: 'Stored-Pass-77', source: 'local' });
     const logged = await events(id, 'credential');
     expect(logged.map((e) => [e.stage, e.status, e.operator_type, e.operator_id])).toEqual([['reveal', 'succeeded', 'user', client.id]]);
+    expect(logged[0]?.detail).toMatchObject({ ip: '127.0.0.1' });
     expect(JSON.stringify(logged.map((e) => e.toJSON()))).not.toContain('Stored-Pass-77');
     const other = await registerClient(platform);
     expectError(await platform.api.post(`${base}/${id}/password/reveal`, { token: other.token }), 40400, 404);

@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../api/app.js';
 import type { AppDeps } from '../../../api/context.js';
+import { type ServedApp, serveApp } from '../../../api/server.js';
 import { AUTH_CHANNEL, createPrincipalCache } from '../../../domain/auth/principal-cache.js';
 import { sessionIdOf, warmAuthCache as warm } from '../../helpers/auth-cache.js';
 import { type ApiClient, createApiClient, expectError } from '../../helpers/http.js';
@@ -10,7 +9,7 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js'
 import { eventually } from '../../helpers/wait.js';
 
 let platform: TestPlatform;
-let second: { deps: AppDeps; api: ApiClient; server: ServerType };
+let second: { deps: AppDeps; api: ApiClient; served: ServedApp };
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -18,12 +17,11 @@ beforeAll(async () => {
     ...platform.deps,
     authCache: createPrincipalCache({ databaseUrl: platform.deps.config.databaseUrl, ttlMs: 60_000, logger: platform.deps.logger }),
   };
-  const server = serve({ fetch: createApp(deps).fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise((r) => server.once('listening', r));
-  second = { deps, server, api: createApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`) };
+  const served = await serveApp(createApp(deps), { hostname: '127.0.0.1', port: 0 });
+  second = { deps, served, api: createApiClient(`http://127.0.0.1:${served.port}`) };
 });
 afterAll(async () => {
-  await new Promise((r) => second?.server.close(r));
+  await second?.served.stop();
   await second?.deps.authCache?.close();
   await platform?.close();
 });

@@ -1,0 +1,63 @@
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppEnv } from '../context.js';
+
+type ContentSecurityPolicy = NonNullable<NonNullable<Parameters<typeof secureHeaders>[0]>['contentSecurityPolicy']>;
+
+/** A JSON answer loads nothing and is never framed. */
+const JSON_CSP: ContentSecurityPolicy = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
+
+/**
+ * Hono's secure headers (nosniff, `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`, the
+ * cross-origin isolation headers, ...) with `csp`. A header the handler or an inner
+ * `securityHeaders` already set is kept (`overwrite: false`): that is how the docs page keeps its
+ * own CSP under the JSON one applied to every answer. HSTS is left to the TLS terminator in front
+ * of the API: only it knows the site is served over HTTPS.
+ */
+export function securityHeaders(csp: ContentSecurityPolicy = JSON_CSP): MiddlewareHandler<AppEnv> {
+  return secureHeaders({ contentSecurityPolicy: csp, xFrameOptions: 'DENY', strictTransportSecurity: false, overwrite: false });
+}
+
+/** Public catalogue reads: cacheable by whatever the route sets itself (nothing today). */
+function isSiteRead(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && path.startsWith('/api/v2/site/');
+}
+
+/**
+ * `Cache-Control: no-store` on every answer that did not set its own cache policy, except public
+ * catalogue reads: tokens, personal data and admin data must never sit in a browser or proxy cache.
+ */
+export const noStoreByDefault: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.res.headers.has('cache-control') || isSiteRead(c.req.method, c.req.path)) return;
+  c.res.headers.set('Cache-Control', 'no-store');
+};
+
+export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
+export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
+
+/**
+ * CORS for the configured origins only (`CORS_ORIGINS`), through hono's `cors`. A request from
+ * any other origin (or none) passes untouched, without a single CORS header; so an `OPTIONS`
+ * preflight from it reaches the not-found handler and gets the usual 40400/40500 envelope.
+ * Tokens travel in `Authorization`, never in cookies: no credentials mode.
+ */
+export function corsForOrigins(origins: readonly string[]): MiddlewareHandler<AppEnv> | null {
+  if (origins.length === 0) return null;
+  const allowed = new Set(origins);
+  const withCors = cors({
+    origin: [...origins],
+    allowMethods: CORS_ALLOW_METHODS,
+    allowHeaders: CORS_ALLOW_HEADERS,
+    exposeHeaders: ['X-Request-Id'],
+    maxAge: 600,
+  });
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin && allowed.has(origin)) return withCors(c, next);
+    await next();
+    // The answer differs by origin: a shared cache must not hand this one to an allowed origin.
+    c.res.headers.append('Vary', 'Origin');
+  };
+}
