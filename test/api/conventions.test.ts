@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +171,13 @@ describe('OpenAPI', () => {
     for (const route of ['GET /api/health', 'POST /api/v2/admin/login', 'GET /api/v2/admin/users/{user}', 'GET /api/v2/admin/schedules/overview']) {
       expect(documented).toContain(route);
     }
+  });
+
+  it('serves the document the SDK is generated from (sdk/openapi.json)', async () => {
+    const served: unknown = await (await fetch(`${platform.baseUrl}/api/openapi.json`)).json();
+    const committed: unknown = JSON.parse(await readFile(new URL('../../sdk/openapi.json', import.meta.url), 'utf8'));
+    // A boolean: the difference of two 800 KB documents would drown the report.
+    expect(JSON.stringify(served) === JSON.stringify(committed), 'sdk/openapi.json 已过期：请运行 npm run sdk:generate').toBe(true);
   });
 
   it('serves the API reference page and its assets locally', async () => {
