@@ -6,6 +6,8 @@ import { handleError } from './middleware/errors.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
 import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
 import { docsRoutes } from './openapi/docs.js';
+import { fixNullableRefs } from './openapi/nullable-refs.js';
+import { assertOperations, BEARER_SCHEME } from './openapi/operations.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
 import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
@@ -48,6 +50,78 @@ import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
 export const API_TITLE = '主机转售平台 API';
 
+/** The document-level fields of the OpenAPI document (everything but the operations). */
+export const OPENAPI_OBJECT = {
+  openapi: '3.1.0',
+  info: {
+    title: API_TITLE,
+    version: '2.0.0',
+    description:
+      '所有 JSON 响应使用统一信封 {code, message, data, timestamp}；code 为 0 表示成功。列表只接受 page 与 page_size（默认 20，最大 100）。金额为两位小数的字符串（元），币种 CNY；时间格式 YYYY-MM-DD HH:mm:ss（Asia/Shanghai）。',
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+  },
+  // Relative: the document is served by the API it describes, whatever host that is.
+  servers: [{ url: '/', description: '提供本文档的服务器' }],
+};
+
+/**
+ * Every documented route, built without dependencies (handlers reach them per request), so
+ * the OpenAPI document and the SDK can be produced without a database.
+ */
+export function createApiRoutes() {
+  const api = new OpenAPIHono<AppEnv>();
+  api.route('/', healthRoutes);
+  api.route('/', adminAuthRoutes);
+  api.route('/', adminUserRoutes);
+  api.route('/', adminScheduleRoutes);
+  api.route('/', adminLogRoutes);
+  api.route('/', adminNotificationLogRoutes);
+  // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
+  api.route('/', adminPluginBindingRoutes);
+  api.route('/', adminPluginRuntimeLogRoutes);
+  api.route('/', adminPluginRoutes);
+  api.route('/', clientAuthRoutes);
+  api.route('/', adminProductTypeRoutes);
+  api.route('/', adminSupplierRoutes);
+  api.route('/', adminProvisioningRoutes);
+  api.route('/', siteProductTypeRoutes);
+  api.route('/', adminProductMenuRoutes);
+  api.route('/', adminProductGroupRoutes);
+  api.route('/', adminProductCategoryRoutes);
+  api.route('/', adminProductRoutes);
+  api.route('/', adminCatalogueAuditRoutes);
+  api.route('/', siteCatalogueRoutes);
+  api.route('/', siteProductRoutes);
+  api.route('/', clientInvoiceRoutes);
+  api.route('/', clientPaymentRoutes);
+  api.route('/', clientPaymentNotifyRoutes);
+  api.route('/', clientRechargeRoutes);
+  api.route('/', clientBalanceRoutes);
+  api.route('/', adminInvoiceRoutes);
+  api.route('/', adminPaymentRoutes);
+  api.route('/', adminLedgerRoutes);
+  api.route('/', adminRefundRoutes);
+  api.route('/', adminBalanceAdjustmentRoutes);
+  api.route('/', adminFinanceRoutes);
+  api.route('/', clientServiceRoutes);
+  api.route('/', clientServiceConsoleRoutes);
+  api.route('/', clientServiceRenewalRoutes);
+  api.route('/', clientServiceTrafficRoutes);
+  api.route('/', adminServiceRoutes);
+  api.route('/', adminServiceOrderRoutes);
+
+  api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  assertOperations(api.openAPIRegistry.definitions);
+  return api;
+}
+
+/** The OpenAPI document served at `/api/openapi.json`. */
+export function openApiDocument(api = createApiRoutes()) {
+  const document = api.getOpenAPI31Document(OPENAPI_OBJECT);
+  fixNullableRefs(document);
+  return document;
+}
+
 /** Builds the whole HTTP API over the given dependencies; `main.ts` serves it through `serveApp`. */
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
@@ -71,57 +145,11 @@ export function createApp(deps: AppDeps) {
   const cors = corsForOrigins(deps.config.corsOrigins);
   if (cors) app.use(cors);
 
-  app.route('/', healthRoutes);
-  app.route('/', adminAuthRoutes);
-  app.route('/', adminUserRoutes);
-  app.route('/', adminScheduleRoutes);
-  app.route('/', adminLogRoutes);
-  app.route('/', adminNotificationLogRoutes);
-  // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
-  app.route('/', adminPluginBindingRoutes);
-  app.route('/', adminPluginRuntimeLogRoutes);
-  app.route('/', adminPluginRoutes);
-  app.route('/', clientAuthRoutes);
-  app.route('/', adminProductTypeRoutes);
-  app.route('/', adminSupplierRoutes);
-  app.route('/', adminProvisioningRoutes);
-  app.route('/', siteProductTypeRoutes);
-  app.route('/', adminProductMenuRoutes);
-  app.route('/', adminProductGroupRoutes);
-  app.route('/', adminProductCategoryRoutes);
-  app.route('/', adminProductRoutes);
-  app.route('/', adminCatalogueAuditRoutes);
-  app.route('/', siteCatalogueRoutes);
-  app.route('/', siteProductRoutes);
-  app.route('/', clientInvoiceRoutes);
-  app.route('/', clientPaymentRoutes);
-  app.route('/', clientPaymentNotifyRoutes);
-  app.route('/', clientRechargeRoutes);
-  app.route('/', clientBalanceRoutes);
-  app.route('/', adminInvoiceRoutes);
-  app.route('/', adminPaymentRoutes);
-  app.route('/', adminLedgerRoutes);
-  app.route('/', adminRefundRoutes);
-  app.route('/', adminBalanceAdjustmentRoutes);
-  app.route('/', adminFinanceRoutes);
-  app.route('/', clientServiceRoutes);
-  app.route('/', clientServiceConsoleRoutes);
-  app.route('/', clientServiceRenewalRoutes);
-  app.route('/', clientServiceTrafficRoutes);
-  app.route('/', adminServiceRoutes);
-  app.route('/', adminServiceOrderRoutes);
-
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  app.doc31('/api/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: API_TITLE,
-      version: '2.0.0',
-      description:
-        '所有 JSON 响应使用统一信封 {code, message, data, timestamp}；code 为 0 表示成功。列表只接受 page 与 page_size（默认 20，最大 100）。金额为两位小数的字符串（元），币种 CNY；时间格式 YYYY-MM-DD HH:mm:ss（Asia/Shanghai）。',
-    },
-    servers: [{ url: deps.config.publicBaseUrl }],
-  });
+  const api = createApiRoutes();
+  app.route('/', api);
+  // Built once at start-up: a route that cannot be documented fails here, not on a request.
+  const document = openApiDocument(api);
+  app.get('/api/openapi.json', (c) => c.json(document));
   app.route('/', docsRoutes(deps.config.publicBaseUrl));
 
   app.onError(handleError);

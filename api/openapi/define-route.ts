@@ -7,6 +7,7 @@ import { requireAccess } from '../middleware/auth.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
+import { documentAccess, operationIdFor } from './operations.js';
 
 export type Access =
   | { surface: 'public' }
@@ -28,6 +29,8 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   errors?: number[];
   /** Honours an `Idempotency-Key` header (creating POSTs of a logged-in surface; README "Idempotency keys"). */
   idempotent?: boolean;
+  /** Only where `operationIdFor(method, path)` would collide with another route's id. */
+  operationId?: string;
 };
 
 function accessText(access: Access): string {
@@ -39,7 +42,8 @@ function accessText(access: Access): string {
 /**
  * One route of the OpenAPI document: the envelope around `data`, every error code the route
  * can answer (with its HTTP status), and the access rule enforced by middleware. The access
- * rule is also written to `x-access`, which the auth-matrix test reads back.
+ * rule is also written to `x-access` (read back by the auth-matrix test) and `security`; the
+ * operation id follows `operationIdFor`.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a route without input has an empty request
 export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spec: RouteSpec<R, D>) {
@@ -68,13 +72,13 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
   );
 
   return createRoute({
+    operationId: spec.operationId ?? operationIdFor(spec.method, spec.path),
     method: spec.method,
     path: spec.path,
     tags: spec.tags,
     summary: spec.summary,
     description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
-    ...(spec.access.surface === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
-    'x-access': spec.access,
+    ...documentAccess(spec.access),
     // Size first (before anything reads the body), then who may call, then the strings every route
     // refuses, then a replayed answer for a repeated idempotency key.
     middleware: [

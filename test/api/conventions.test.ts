@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { serveApp } from '../../api/server.js';
@@ -168,6 +169,13 @@ describe('OpenAPI', () => {
     for (const route of ['GET /api/health', 'POST /api/v2/admin/login', 'GET /api/v2/admin/users/{user}', 'GET /api/v2/admin/schedules/overview']) {
       expect(documented).toContain(route);
     }
+  });
+
+  it('serves the document the SDK is generated from (sdk/openapi.json)', async () => {
+    const served: unknown = await (await fetch(`${platform.baseUrl}/api/openapi.json`)).json();
+    const committed: unknown = JSON.parse(await readFile(new URL('../../sdk/openapi.json', import.meta.url), 'utf8'));
+    // A boolean: the difference of two 800 KB documents would drown the report.
+    expect(JSON.stringify(served) === JSON.stringify(committed), 'sdk/openapi.json 已过期：请运行 npm run sdk:generate').toBe(true);
   });
 
   it('serves the API reference page and its assets locally', async () => {

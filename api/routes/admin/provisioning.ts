@@ -14,6 +14,8 @@ const view = { surface: 'admin', permission: 'service.view' } as const;
 const manage = { surface: 'admin', permission: 'service.manage' } as const;
 
 const list = defineRoute({
+  // `provisioning` is not plural: the rule would name this like the item route.
+  operationId: 'adminProvisioningList',
   method: 'get',
   path: base,
   tags,

@@ -6,9 +6,12 @@ import { handleQrNotification } from '../../../domain/billing/payments/handle-qr
 import { errorEnvelopeSchema } from '../../envelope.js';
 import { guardStrings, limitBody } from '../../middleware/input-guard.js';
 import { createRouter } from '../../openapi/define-route.js';
+import { documentAccess, operationIdFor } from '../../openapi/operations.js';
 
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
 const errorResponse = (codes: number[]) => ({ description: describe(codes), content: { 'application/json': { schema: errorEnvelopeSchema } } });
+
+const NOTIFY_PATH = '/api/v2/client/payment/qrpay/notify';
 
 /** A gateway notification is a small form; anything else is not one (40000, nothing read further). */
 const NOTIFY_BODY_LIMIT_BYTES = 16 * 1024;
@@ -26,13 +29,14 @@ const formOnly: MiddlewareHandler = async (c, next) => {
  * retries.
  */
 const notify = createRoute({
+  operationId: operationIdFor('post', NOTIFY_PATH),
   method: 'post',
-  path: '/api/v2/client/payment/qrpay/notify',
+  path: NOTIFY_PATH,
   tags: ['客户端：账单与支付'],
   summary: '扫码支付网关异步通知',
   description:
     '公开接口（以签名校验代替登录）。先由支付插件 payment.verify_notify 验签与校验应用 ID：签名无效答 40001（HTTP 401），应用 ID 不符答 40918；再核对本平台支付单存在（40400）且金额完全一致（40916）。成功或重复的通知都答纯文本 success（不套 JSON 信封），重复通知不改变任何数据；非支付成功状态的通知同样答 success 且不做处理。请求体须为 application/x-www-form-urlencoded 表单（最多 16 KB），否则答 40000，不做任何处理。',
-  'x-access': { surface: 'public' },
+  ...documentAccess({ surface: 'public' }),
   middleware: [limitBody(NOTIFY_BODY_LIMIT_BYTES), formOnly, guardStrings] as const,
   request: {
     body: {
