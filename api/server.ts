@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 
 /** What `serveApp` needs of an app: Hono's `fetch`, which takes the Node bindings as its env. */
@@ -14,6 +14,25 @@ export type ServedApp = {
    */
   stop(options?: { drainMs?: number }): Promise<void>;
 };
+
+/**
+ * Requests Node's HTTP parser refuses before any app code runs (a URL or headers over 16 KB, a
+ * broken request line) still get the envelope in Chinese, not Node's bare status line.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const message = tooLarge ? '请求网址或请求头过长' : '请求格式不正确';
+  const body = JSON.stringify({ code: 40000, message, data: null, timestamp: Math.floor(Date.now() / 1000) });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=UTF-8\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 /**
  * The one way the API is served, by `api/main.ts` and by the test platform alike. The Node
@@ -33,6 +52,7 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch, hostname: options.hostname, port: options.port }, () => {
       s.off('error', reject);
+      s.on('clientError', answerClientError);
       resolve(s);
     });
     s.once('error', reject);

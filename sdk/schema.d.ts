@@ -1883,7 +1883,7 @@ export interface paths {
         put?: never;
         /**
          * 扫码支付网关异步通知
-         * @description 公开接口（以签名校验代替登录）。先由支付插件 payment.verify_notify 验签与校验应用 ID：签名无效答 40001（HTTP 401），应用 ID 不符答 40918；再核对本平台支付单存在（40400）且金额完全一致（40916）。成功或重复的通知都答纯文本 success（不套 JSON 信封），重复通知不改变任何数据；非支付成功状态的通知同样答 success 且不做处理。
+         * @description 公开接口（以签名校验代替登录）。先由支付插件 payment.verify_notify 验签与校验应用 ID：签名无效答 40001（HTTP 401），应用 ID 不符答 40918；再核对本平台支付单存在（40400）且金额完全一致（40916）。成功或重复的通知都答纯文本 success（不套 JSON 信封），重复通知不改变任何数据；非支付成功状态的通知同样答 success 且不做处理。请求体须为 application/x-www-form-urlencoded 表单（最多 16 KB），否则答 40000，不做任何处理。
          */
         post: operations["clientPaymentQrpayNotify"];
         delete?: never;
@@ -2955,7 +2955,7 @@ export interface components {
             ip: string;
             user_agent: string;
             success: boolean;
-            /** @description 失败原因：unknown_account、bad_password、disabled、throttled */
+            /** @description 失败原因：unknown_account、bad_password、disabled、throttled（因失败过多被拒绝，未校验密码，不计入失败次数）、pending（正在校验）；成功行在上次成功登录后有过密码错误时为 after_failures:N,addresses:M（N 次错误，来自 M 个地址），否则为空 */
             reason: string;
             /**
              * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
@@ -4932,6 +4932,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -5188,6 +5206,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -5392,6 +5428,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -5484,6 +5538,24 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5654,6 +5726,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -5749,6 +5839,24 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6860,6 +6968,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -7571,6 +7697,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -7896,6 +8040,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -7975,6 +8137,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8238,6 +8418,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -8467,6 +8665,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -8631,6 +8847,24 @@ export interface operations {
             };
             /** @description 40400 资源不存在 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9122,6 +9356,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -9225,6 +9477,24 @@ export interface operations {
             };
             /** @description 40930 上游供应商拒绝了该请求 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9592,6 +9862,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -9695,6 +9983,24 @@ export interface operations {
             };
             /** @description 40931 该开通当前不在等待管理员处理的状态 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9884,6 +10190,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -10043,6 +10367,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10222,6 +10564,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -10379,6 +10739,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10544,6 +10922,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10722,6 +11118,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -10879,6 +11293,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11045,6 +11477,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11223,6 +11673,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -11390,6 +11858,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -11507,9 +11993,9 @@ export interface operations {
                     first_product_group_id?: number;
                     /** @description 一级菜单编码，可代替 first_product_group_id */
                     first_product_group_code?: string;
-                    second_product_group_id?: number | null;
+                    second_product_group_id?: number;
                     /** @description 三级分类；给出时其分组与菜单决定商品的位置 */
-                    product_group_id?: number | null;
+                    product_group_id?: number;
                     /** @description 忽略：商品类型总是取自所属一级菜单 */
                     product_type?: unknown;
                     /** @description 忽略：总是等于所属一级菜单的商品类型 */
@@ -11533,7 +12019,7 @@ export interface operations {
                     status?: "active" | "hidden";
                     sort_order?: number;
                     /** @description 上游插件（upstream 领域，已安装）；other 类型必须是已启用的插件；null 解除绑定 */
-                    plugin_id?: number | null;
+                    plugin_id?: number;
                     upstream_product_id?: string;
                     /** @description 配置模板：平铺对象 */
                     config_template?: Record<string, unknown>;
@@ -11579,6 +12065,24 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11698,9 +12202,9 @@ export interface operations {
                     first_product_group_id?: number;
                     /** @description 一级菜单编码，可代替 first_product_group_id */
                     first_product_group_code?: string;
-                    second_product_group_id?: number | null;
+                    second_product_group_id?: number;
                     /** @description 三级分类；给出时其分组与菜单决定商品的位置 */
-                    product_group_id?: number | null;
+                    product_group_id?: number;
                     /** @description 忽略：商品类型总是取自所属一级菜单 */
                     product_type?: unknown;
                     /** @description 忽略：总是等于所属一级菜单的商品类型 */
@@ -11724,7 +12228,7 @@ export interface operations {
                     status?: "active" | "hidden";
                     sort_order?: number;
                     /** @description 上游插件（upstream 领域，已安装）；other 类型必须是已启用的插件；null 解除绑定 */
-                    plugin_id?: number | null;
+                    plugin_id?: number;
                     upstream_product_id?: string;
                     /** @description 配置模板：平铺对象 */
                     config_template?: Record<string, unknown>;
@@ -11779,6 +12283,24 @@ export interface operations {
             };
             /** @description 40400 资源不存在 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12538,6 +13060,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -12638,7 +13178,10 @@ export interface operations {
     clientInvoicesCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12698,8 +13241,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买 */
+            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买；40920 相同幂等键的请求正在处理中，请稍后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12887,7 +13448,10 @@ export interface operations {
     clientInvoicesPayBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -12938,7 +13502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40910 账单已支付，请勿重复支付；40911 账户余额不足；40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试 */
+            /** @description 40910 账单已支付，请勿重复支付；40911 账户余额不足；40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试；40920 相同幂等键的请求正在处理中，请稍后重试 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12970,7 +13534,10 @@ export interface operations {
     clientInvoicesPayQrpay: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13036,8 +13603,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40910 账单已支付，请勿重复支付；40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试 */
+            /** @description 40910 账单已支付，请勿重复支付；40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试；40920 相同幂等键的请求正在处理中，请稍后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13215,6 +13800,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -13238,7 +13832,10 @@ export interface operations {
     clientRecharge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13290,6 +13887,33 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14454,6 +15078,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -14727,6 +15369,24 @@ export interface operations {
             };
             /** @description 40400 资源不存在 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15155,6 +15815,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -15360,6 +16038,24 @@ export interface operations {
             };
             /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15576,6 +16272,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -15679,6 +16393,24 @@ export interface operations {
             };
             /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15893,7 +16625,10 @@ export interface operations {
     clientServicesRenew: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -15959,8 +16694,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40940 该服务已有未支付的续费账单，请先支付或取消；40941 该服务有正在处理的续费或流量包订单，请稍后再试；40942 服务当前状态不可续费 */
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40940 该服务已有未支付的续费账单，请先支付或取消；40941 该服务有正在处理的续费或流量包订单，请稍后再试；40942 服务当前状态不可续费 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16168,6 +16921,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -16200,7 +16971,10 @@ export interface operations {
     clientServicesTrafficPackagesOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -16266,8 +17040,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40930 上游供应商拒绝了该请求；40941 该服务有正在处理的续费或流量包订单，请稍后再试；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40946 该服务已有未支付的流量包账单，请先支付或取消；40947 该服务不支持此操作 */
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40930 上游供应商拒绝了该请求；40941 该服务有正在处理的续费或流量包订单，请稍后再试；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40946 该服务已有未支付的流量包账单，请先支付或取消；40947 该服务不支持此操作 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16786,6 +17578,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42200 参数校验失败 */
             422: {
                 headers: {
@@ -16882,6 +17692,24 @@ export interface operations {
             };
             /** @description 40945 该续费或流量包订单当前不在等待管理员处理的状态 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

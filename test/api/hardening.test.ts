@@ -145,6 +145,13 @@ describe('hostile input', () => {
     });
   });
 
+  describe('what Node refuses before the app', () => {
+    it('answers a 20 KB address with the envelope (431, 40000)', async () => {
+      const res = await platform.api.get('/api/v2/site/products', { query: { keyword: '长'.repeat(2500) } });
+      expectError(res, 40000, 431);
+    });
+  });
+
   describe('body size', () => {
     const big = (bytes: number) => JSON.stringify({ billing_period: 'monthly', pad: 'x'.repeat(bytes) });
 
