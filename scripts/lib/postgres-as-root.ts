@@ -40,10 +40,12 @@ const STAMP = '.complete';
 export class PostgresLaunchError extends Error {
   constructor(reason: string) {
     super(
-      `以 root 运行时无法启动内置 PostgreSQL：${reason}。请以普通用户运行，或设置 DATABASE_URL 指向已有的 PostgreSQL / ` +
-        `cannot start the embedded PostgreSQL as root (${reason}): run as a regular user, or set DATABASE_URL to an existing PostgreSQL.`,
+      `内置 PostgreSQL 无法以 root 启动 / the embedded PostgreSQL could not start as root: ${reason} — ` +
+        '请以普通用户运行，或设置 DATABASE_URL 指向已有的 PostgreSQL / run as a regular user, or set DATABASE_URL to an existing PostgreSQL',
     );
     this.name = 'PostgresLaunchError';
+    // The message says what to do; a stack trace (vitest prints it for a failed global setup) only hides it.
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
@@ -237,15 +239,13 @@ export function ensureReachableDistribution(sourceDir: string, runtimeDir: strin
   return target;
 }
 
-export type PlacedDataDir = { dir: string; relocated: boolean };
-
 /**
  * Where the cluster lives. The asked-for folder when the postgres user can reach it. Otherwise
  * a folder under `<runtimeDir>/data/`: for a persistent cluster one per asked-for path, with a
  * symlink at the asked-for path (so `.data/postgres` still leads to it, and deleting `.data/`
  * still starts over); for a throwaway one a fresh folder, removed on stop.
  */
-export function placeDataDir(dataDir: string, persistent: boolean, runtimeDir: string, ids: PostgresIds, log: (m: string) => void = () => {}): PlacedDataDir {
+export function placeDataDir(dataDir: string, persistent: boolean, runtimeDir: string, ids: PostgresIds, log: (m: string) => void = () => {}): string {
   const own = (dir: string) => {
     chownSync(dir, ids.uid, ids.gid);
     chmodSync(dir, 0o700);
@@ -263,7 +263,7 @@ export function placeDataDir(dataDir: string, persistent: boolean, runtimeDir: s
   if (!blocked) {
     mkdirSync(real, { recursive: true });
     if (!existsSync(join(real, 'PG_VERSION'))) own(real);
-    return { dir: real, relocated: real !== asked };
+    return real;
   }
   if (existsSync(join(real, 'PG_VERSION'))) {
     throw new PostgresLaunchError(
@@ -276,11 +276,6 @@ export function placeDataDir(dataDir: string, persistent: boolean, runtimeDir: s
   chmodSync(dataHome, 0o755);
   let dir: string;
   if (persistent) {
-    dir = join(dataHome, `${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 16)}`);
-    // No symlink at the asked-for path means a fresh start (e.g. `.data/` was deleted): what an
-    // earlier start left for this path is stale and goes.
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
     if (askedSt?.isSymbolicLink()) unlinkSync(asked);
     else if (askedSt) {
       try {
@@ -289,18 +284,29 @@ export function placeDataDir(dataDir: string, persistent: boolean, runtimeDir: s
         throw new PostgresLaunchError(`postgres 用户无法进入 ${blocked}，且 ${asked} 不是空目录 / the postgres user cannot enter ${blocked} and ${asked} is not empty`);
       }
     }
+    dir = join(dataHome, `${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 16)}`);
+    // No symlink at the asked-for path means a fresh start (e.g. `.data/` was deleted): what an
+    // earlier start left for this path is stale and goes.
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
     symlinkSync(dir, asked);
   } else {
     dir = mkdtempSync(join(dataHome, `${basename(real)}-`));
   }
   own(dir);
   log(`the postgres user cannot enter ${blocked}: PostgreSQL data for ${asked} lives in ${dir}`);
-  return { dir, relocated: true };
+  return dir;
 }
 
 function lastLines(lines: string[], text: string): void {
   for (const line of text.split('\n')) if (line.trim()) lines.push(line.trim());
   lines.splice(0, Math.max(0, lines.length - 20));
+}
+
+/** The lines of a failed initdb or postgres that say why, without their timestamp and pid. */
+function why(lines: string[]): string {
+  const errors = lines.filter((l) => /\b(FATAL|PANIC|ERROR|WARNING|error):/.test(l));
+  return (errors.length ? errors : lines.slice(-3)).map((l) => l.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \S+ \[\d+\] /, '')).join(' | ');
 }
 
 function run(cmd: string, args: string[], opts: { ids: PostgresIds; cwd: string; env: NodeJS.ProcessEnv }): ChildProcess {
@@ -325,10 +331,10 @@ export async function initdbAs(opts: { binDir: string; dataDir: string; ids: Pos
       child.stdout?.on('data', () => {});
       child.stderr?.on('data', (chunk: Buffer) => lastLines(lines, chunk.toString()));
       child.on('error', (err) => fail(new PostgresLaunchError(`initdb: ${err.message}`)));
-      child.on('close', (code) => (code === 0 ? ok() : fail(new PostgresLaunchError(`initdb 失败 / initdb failed (${code}): ${lines.slice(-3).join(' | ')}`))));
+      child.on('close', (code) => (code === 0 ? ok() : fail(new PostgresLaunchError(`initdb 失败 / initdb failed (${code}): ${why(lines)}`))));
     });
   } finally {
-    unlinkSync(pwfile);
+    rmSync(pwfile, { force: true });
   }
 }
 
@@ -356,7 +362,7 @@ export async function startPostgresAs(opts: { binDir: string; dataDir: string; i
         if (text.includes('database system is ready to accept connections')) ok();
       });
       child.once('error', (err) => fail(new PostgresLaunchError(`postgres: ${err.message}`)));
-      void exited.then(() => fail(new PostgresLaunchError(`postgres 已退出 / postgres exited: ${lines.slice(-3).join(' | ')}`)));
+      void exited.then(() => fail(new PostgresLaunchError(`postgres 已退出 / postgres exited (port ${opts.port}): ${why(lines)}`)));
     });
   } catch (err) {
     process.removeListener('exit', onExit);

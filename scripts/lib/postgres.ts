@@ -100,7 +100,7 @@ async function startAsRoot(options: StartPostgresOptions): Promise<RunningPostgr
     const ids = postgresSystemUser();
     const distribution = ensureReachableDistribution(options.distributionDir ?? (await installedDistributionDir()), runtimeDir, ids, log);
     const binDir = join(distribution, 'bin');
-    dataDir = placeDataDir(options.dataDir, options.persistent, runtimeDir, ids, log).dir;
+    dataDir = placeDataDir(options.dataDir, options.persistent, runtimeDir, ids, log);
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await initdbAs({ binDir, dataDir, ids, user: 'postgres', password: PASSWORD });
     const server = await startPostgresAs({ binDir, dataDir, ids, port: options.port });
     const placed = dataDir;
