@@ -4,7 +4,7 @@ import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { TransactionType } from '../constants.js';
-import { sqlOne, type Tx } from '../sql.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 import { lockAccount } from './lock-account.js';
 
 export type PostTransactionInput = {

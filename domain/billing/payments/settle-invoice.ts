@@ -7,7 +7,7 @@ import { ORDER_TYPE_BY_INVOICE, type PaymentChannel, RECHARGE_SCENE_BY_INVOICE }
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne, sqlRows, type Tx } from '../sql.js';
+import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 
 export type SettlementParts = {
   balance: Decimal;

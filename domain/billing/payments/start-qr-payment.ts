@@ -10,7 +10,7 @@ import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { lockAccount } from '../ledger/lock-account.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { closeQrPayment } from './close-qr-payment.js';
 import { PAYMENT_COLUMNS, type PaymentRecord, pluginActor } from './payment-record.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';
