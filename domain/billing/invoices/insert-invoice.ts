@@ -1,7 +1,7 @@
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../constants.js';
+import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../../../db/models/money.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
 
