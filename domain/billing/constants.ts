@@ -77,3 +77,10 @@ export const ADJUSTMENT_MAX_AMOUNT = '1000000.00';
 
 /** The fixed remark of an admin recharge's recharge record (spec: "a fixed remark"). */
 export const ADMIN_RECHARGE_REMARK = '管理员后台充值';
+
+/**
+ * The platform's QR gateway notification route (spec: Events 2): the `notify_url` a QR payment
+ * asks for, and the API route that receives it. The qrpay plugin keeps the same path as its
+ * fallback for calls without a `notify_url` (a plugin never imports platform code).
+ */
+export const QRPAY_NOTIFY_PATH = '/api/v2/client/payment/qrpay/notify';
