@@ -5,7 +5,8 @@ import type { CategoryView } from '../../domain/catalogue/categories.js';
 import type { DirectoryTree } from '../../domain/catalogue/directory-tree.js';
 import type { GroupView } from '../../domain/catalogue/groups.js';
 import type { MenuView } from '../../domain/catalogue/menus.js';
-import { PRODUCT_TYPES, productTypeLabel } from '../../domain/catalogue/product-types.js';
+import { productTypeLabel } from '../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../db/models/catalogue.js';
 import { dateTimeString } from '../schemas.js';
 
 /** Whitelist resources of the admin directory (menus, groups, categories, tree) and its audit. */

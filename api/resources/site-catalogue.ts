@@ -4,7 +4,8 @@ import { BILLING_PERIODS, billingPeriodLabel } from '../../domain/catalogue/bill
 import { siteConfigView } from '../../domain/catalogue/config-view.js';
 import { readPluginSchemas, readPurchaseSchema } from '../../domain/catalogue/plugin-schemas.js';
 import { primaryPrice } from '../../domain/catalogue/pricing-map.js';
-import { productTypeLabel, type ProductType, resolveTemplates } from '../../domain/catalogue/product-types.js';
+import { productTypeLabel, resolveTemplates } from '../../domain/catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import type { SiteCategoryRow, SiteGroupRow, SiteMenuRow, SiteProductDetailRow, SiteProductRow } from '../../domain/catalogue/site-catalogue.js';
 import { STOCK_STATUSES, stockStatus } from '../../domain/catalogue/stock.js';
 import { dateTimeString, moneyString } from '../schemas.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runMigrations } from '../../db/migrate.js';
-import { seedDemoCatalogue } from '../../db/seeders/catalogue.js';
+import { seedDemoCatalogue } from '../../scripts/seeders/catalogue.js';
 import { createDatabase } from '../../db/sequelize.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
 import { loadConfig } from '../../lib/config.js';

@@ -6,9 +6,25 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
-import type { ProductType } from '../../domain/catalogue/product-types.js';
-import type { ConfigOptionItem } from '../../domain/catalogue/config-options.js';
-import type { PricingMap } from '../../domain/catalogue/pricing-map.js';
+import type { ConfigOptionItem, PricingMap } from '../../lib/catalogue-contract.js';
+
+/**
+ * The 8 fixed product types (spec: Product type, Product type resolution). No route creates a
+ * type; first-level menus bind to one of these. Migration 0003's CHECKs hold the same list;
+ * labels and templates are in `domain/catalogue/product-types.ts`.
+ */
+export const PRODUCT_TYPES = [
+  'cloud_server',
+  'game_cloud',
+  'cloud_desktop',
+  'bare_metal',
+  'cdn',
+  'other',
+  'physical_machine',
+  'web_hosting',
+] as const;
+
+export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 export interface ProductMenuRow extends Model<InferAttributes<ProductMenuRow>, InferCreationAttributes<ProductMenuRow>> {
   id: CreationOptional<number>;

@@ -7,7 +7,7 @@ import {
   type NonAttribute,
   type Sequelize,
 } from 'sequelize';
-import type { PluginDomain } from '../../plugins/runtime/contract.js';
+import type { PluginDomain } from '../../lib/plugin-manifest.js';
 import type { PluginRow } from './plugin.js';
 
 export const PLUGIN_BINDING_TYPES = ['default', 'supplier', 'product', 'service'] as const;

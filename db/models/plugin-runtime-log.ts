@@ -6,7 +6,7 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
-import type { PluginActor, PluginDomain } from '../../plugins/runtime/contract.js';
+import type { PluginActor, PluginDomain } from '../../lib/plugin-manifest.js';
 
 export const PLUGIN_RUN_STATUSES = ['success', 'failure', 'timeout'] as const;
 export type PluginRunStatus = (typeof PLUGIN_RUN_STATUSES)[number];

@@ -6,7 +6,7 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
-import type { PluginDomain, PluginManifest } from '../../plugins/runtime/contract.js';
+import type { PluginDomain, PluginManifest } from '../../lib/plugin-manifest.js';
 
 export type PluginStatus = 'installed' | 'enabled' | 'disabled';
 

@@ -6,7 +6,7 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
-import type { ProductType } from '../../domain/catalogue/product-types.js';
+import type { ProductType } from './catalogue.js';
 
 export const SERVICE_STATUSES = ['pending', 'provisioning', 'active', 'suspended', 'terminated', 'cancelled', 'failed'] as const;
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];

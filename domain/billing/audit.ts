@@ -1,4 +1,4 @@
-import type { OperatorType } from './constants.js';
+import type { OperatorType } from '../../db/models/money.js';
 
 /** Who did it: an admin, the user themself, or the system (workflows, notifications). */
 export type Operator = { type: OperatorType; id: number | null; name: string };

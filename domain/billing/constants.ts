@@ -1,61 +1,13 @@
 /**
- * The values of every money document (decided here where the spec says "not shown"; README
- * "Money" lists them). The database CHECKs of migration 0004 hold the same lists.
+ * Rules and labels of the money documents (decided here where the spec says "not shown"; README
+ * "Money" lists them). The stored values themselves (types, statuses, channels, ...) live beside
+ * the schema in `db/models/money.ts`, next to the database CHECKs of migration 0004.
  */
+import type { InvoiceStatus, InvoiceType, OrderType, PaymentStatus, RechargeScene, RefundStatus, TransactionType } from '../../db/models/money.js';
 
-/** `purchase` and `renew`/`traffic_package` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
-export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'recharge', 'deduction', 'refund'] as const;
-export type InvoiceType = (typeof INVOICE_TYPES)[number];
-
-/** `paid` means settled: red-entry refund invoices and admin documents are created `paid`. */
-export const INVOICE_STATUSES = ['unpaid', 'paid', 'partially_refunded', 'refunded', 'cancelled'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-
-export const PAYMENT_CHANNELS = ['balance', 'qrpay', 'mixed', 'admin', 'free'] as const;
-export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
-
-export const ORDER_TYPES = ['new_purchase', 'renewal', 'traffic_package'] as const;
-export type OrderType = (typeof ORDER_TYPES)[number];
-
-export const ORDER_STATUSES = ['pending', 'paid', 'completed', 'cancelled', 'refunded'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-export const PAYMENT_STATUSES = ['pending', 'paid', 'closed', 'partially_refunded', 'refunded'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-
-/** How a paid payment was applied: to its invoice, or (invoice no longer payable) credited to the balance. */
-export const PAYMENT_SETTLEMENTS = ['invoice', 'balance_credit'] as const;
-export type PaymentSettlement = (typeof PAYMENT_SETTLEMENTS)[number];
-
-export const PAID_SOURCES = ['notify', 'poll', 'close'] as const;
-export type PaidSource = (typeof PAID_SOURCES)[number];
-
-export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund'] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
-
-export const RECHARGE_SCENES = ['new_purchase', 'renewal', 'user_recharge', 'admin_recharge', 'refund'] as const;
-export type RechargeScene = (typeof RECHARGE_SCENES)[number];
-
-/** `in`: money came in; `out`: a refund offset (negative amount) against an original record. */
-export const RECHARGE_DIRECTIONS = ['in', 'out'] as const;
-export type RechargeDirection = (typeof RECHARGE_DIRECTIONS)[number];
-
-/** Where the money of the record came from: a payment gateway, or an admin credit. Offsets keep their original's. */
-export const RECHARGE_ENTRY_TYPES = ['third_party', 'admin'] as const;
-export type RechargeEntryType = (typeof RECHARGE_ENTRY_TYPES)[number];
-
-export const REFUND_METHODS = ['balance', 'original'] as const;
-export type RefundMethod = (typeof REFUND_METHODS)[number];
-
-/** `balance` refunds succeed at once; `original` ones are `processing` until the gateway answers. */
-export const REFUND_STATUSES = ['processing', 'succeeded', 'failed'] as const;
-export type RefundStatus = (typeof REFUND_STATUSES)[number];
-
+/** Which parts of a paid invoice a refund request covers (a request parameter; stored as a plain array). */
 export const REFUND_SCOPES = ['order', 'payment'] as const;
 export type RefundScope = (typeof REFUND_SCOPES)[number];
-
-export const OPERATOR_TYPES = ['admin', 'user', 'system'] as const;
-export type OperatorType = (typeof OPERATOR_TYPES)[number];
 
 export const INVOICE_TYPE_LABELS: Record<InvoiceType, string> = {
   purchase: '新购',
@@ -125,3 +77,10 @@ export const ADJUSTMENT_MAX_AMOUNT = '1000000.00';
 
 /** The fixed remark of an admin recharge's recharge record (spec: "a fixed remark"). */
 export const ADMIN_RECHARGE_REMARK = '管理员后台充值';
+
+/**
+ * The platform's QR gateway notification route (spec: Events 2): the `notify_url` a QR payment
+ * asks for, and the API route that receives it. The qrpay plugin keeps the same path as its
+ * fallback for calls without a `notify_url` (a plugin never imports platform code).
+ */
+export const QRPAY_NOTIFY_PATH = '/api/v2/client/payment/qrpay/notify';

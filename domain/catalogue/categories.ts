@@ -6,7 +6,7 @@ import { type AuditRecord, type CatalogueOperator, diffFields, recordCatalogueAu
 import { publishCatalogueChange } from './catalogue-events.js';
 import { findCategory, findGroup, findMenu, orInvalid, orNotFound } from './directory-rows.js';
 import { replaceProducts } from './product-moves.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import { likePattern, orderBy, pageSql, type SortSpec } from './sorting.js';
 import { assertUpstreamBound } from './upstream-check.js';
 

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 
 export type TreeMenu = { id: number; code: string; name: string; product_type: ProductType; is_visible: number; sort_order: number; group_count: number; product_count: number };
 export type TreeGroup = { id: number; first_product_group_id: number; name: string; is_visible: number; sort_order: number; category_count: number; product_count: number };

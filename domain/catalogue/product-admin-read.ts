@@ -6,7 +6,7 @@ import { type AuditEntry, listCatalogueAudit } from './audit.js';
 import type { ConfigOptionItem } from './config-options.js';
 import { orNotFound } from './directory-rows.js';
 import { type PricingMap, primaryPriceSql } from './pricing-map.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import { likePattern, orderBy, pageSql, type SortSpec } from './sorting.js';
 
 /** The columns a product list needs (no description, no config options). */

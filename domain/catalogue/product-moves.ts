@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
 import type { AuditAction, AuditRecord, FieldChanges } from './audit.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 
 export type MoveScope = { menuId: number } | { groupId: number } | { categoryId: number };
 

@@ -1,20 +1,9 @@
+import { PRODUCT_TYPES, type ProductType } from '../../db/models/catalogue.js';
+
 /**
- * The 8 fixed product types (spec: Product type, Product type resolution). No route creates a
- * type; first-level menus bind to one of these.
+ * What each of the 8 fixed product types (spec: Product type, Product type resolution; the
+ * list itself lives beside the schema, `db/models/catalogue.ts`) means: label and templates.
  */
-export const PRODUCT_TYPES = [
-  'cloud_server',
-  'game_cloud',
-  'cloud_desktop',
-  'bare_metal',
-  'cdn',
-  'other',
-  'physical_machine',
-  'web_hosting',
-] as const;
-
-export type ProductType = (typeof PRODUCT_TYPES)[number];
-
 type TypeDefinition = { label: string; purchaseTemplate: string; consoleTemplate: string; pluginDriven: boolean };
 
 const DEFINITIONS: Record<ProductType, TypeDefinition> = {

@@ -7,7 +7,8 @@ import type { ConfigOptionItem } from './config-options.js';
 import type { PricingMap } from './pricing-map.js';
 import { priceSelection, type QuoteLine, type SelectedConfig } from './pricing.js';
 import { readPurchaseSchema } from './plugin-schemas.js';
-import { type ProductType, resolveTemplates } from './product-types.js';
+import { resolveTemplates } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 
 export type { QuoteLine } from './pricing.js';
 

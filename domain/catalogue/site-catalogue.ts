@@ -3,7 +3,7 @@ import type { DomainDeps } from '../deps.js';
 import type { ConfigOptionItem } from './config-options.js';
 import { type PricingMap } from './pricing-map.js';
 import { PRODUCT_SORT_COLUMNS } from './product-admin-read.js';
-import type { ProductType } from './product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import { likePattern, orderBy, pageSql, type SortSpec } from './sorting.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode, validationError } from '../../lib/errors.js';
-import { sqlOne } from '../billing/sql.js';
+import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 
 /** How long a key answers its first result again; after that it is treated as never used. */

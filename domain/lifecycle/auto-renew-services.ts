@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { systemAudit } from '../billing/audit.js';
 import { payInvoiceByBalance } from '../billing/payments/pay-invoice-by-balance.js';
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { TaskRunContext } from '../tasks/types.js';
 

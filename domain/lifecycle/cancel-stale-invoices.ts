@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 import { cancelInvoice } from '../billing/invoices/cancel-invoice.js';
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ServiceStatus } from '../../db/models/service.js';
 import { AppError } from '../../lib/errors.js';
 import type { PluginInvocation } from '../../plugins/runtime/invoke.js';
-import { inTransaction, sqlOne, type Tx } from '../billing/sql.js';
+import { inTransaction, sqlOne, type Tx } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
 import { RENEWAL_PAID_NOT_APPLIED } from './renewal-state.js';

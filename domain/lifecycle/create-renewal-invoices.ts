@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { systemAudit } from '../billing/audit.js';
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { createRenewalInvoice } from '../services/renewals/create-renewal-invoice.js';
 import type { TaskRunContext } from '../tasks/types.js';

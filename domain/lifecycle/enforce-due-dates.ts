@@ -1,4 +1,4 @@
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { notifyServiceState } from '../notifications/send-account-notices.js';
 import type { TaskRunContext } from '../tasks/types.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 import { parseDateTime } from '../../lib/time.js';
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
 

@@ -1,4 +1,4 @@
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { TaskRunContext } from '../tasks/types.js';
 import { addToTally, emptyTally, type NoticeOutcome, type NoticeTally } from './notice.js';

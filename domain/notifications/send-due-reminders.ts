@@ -1,5 +1,5 @@
 import { RENEWAL_PAID_NOT_APPLIED } from '../lifecycle/renewal-state.js';
-import { sqlRows } from '../billing/sql.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { TaskRunContext } from '../tasks/types.js';
 import { addToTally, emptyTally, type NoticeTally } from './notice.js';

@@ -2,7 +2,7 @@ import type { NotificationChannel } from '../../db/models/notification-log.js';
 import { AppError } from '../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invoke.js';
 import { resolvePluginTarget } from '../../plugins/runtime/resolve-target.js';
-import { sqlOne } from '../billing/sql.js';
+import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { maskEmail, maskPhone } from './mask-recipient.js';
 import type { ChannelOutcome, Notice, NoticeOutcome } from './notice.js';

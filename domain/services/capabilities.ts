@@ -1,5 +1,5 @@
 import type { ServiceStatus } from '../../db/models/service.js';
-import type { ProductType } from '../catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 
 /**
  * What the service console can do, as the client sees it (spec: "Console buttons are shown only

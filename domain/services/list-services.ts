@@ -1,5 +1,5 @@
 import type { ServiceStatus } from '../../db/models/service.js';
-import type { ProductType } from '../catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
 import { readServiceViews, type ServiceView } from './service-view.js';
 

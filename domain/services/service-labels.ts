@@ -1,5 +1,6 @@
 import type { ServiceStatus } from '../../db/models/service.js';
-import { isProductType, type ProductType } from '../catalogue/product-types.js';
+import { isProductType } from '../catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 
 export const SERVICE_STATUS_LABELS: Record<ServiceStatus, string> = {
   pending: '待开通',

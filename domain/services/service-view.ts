@@ -1,6 +1,7 @@
 import type { ServiceStatus } from '../../db/models/service.js';
 import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
-import { type ProductType, resolveTemplates } from '../catalogue/product-types.js';
+import { resolveTemplates } from '../catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
 import { type ConsoleView, describeConsole } from './capabilities.js';
 import { normaliseProductType } from './service-labels.js';

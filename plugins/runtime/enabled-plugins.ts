@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { PluginRow } from '../../db/models/plugin.js';
-import type { DomainDeps } from '../../domain/deps.js';
+import type { RuntimeDeps } from './deps.js';
 import type { PluginDomain, ScheduledTaskDeclaration } from './contract.js';
 import { loadPluginEntry } from './entry.js';
 import { type HookListenerFn, resolveHookListener } from './hook-listener.js';
@@ -9,7 +9,7 @@ import { pluginsRoot } from './plugins-root.js';
 export type EnabledPluginTask = { pluginId: number; domain: PluginDomain; slug: string; task: ScheduledTaskDeclaration };
 
 /** Scheduled tasks of enabled plugins only (spec: Plugin lifecycle), from the install snapshot. */
-export async function listEnabledPluginTasks(deps: DomainDeps): Promise<EnabledPluginTask[]> {
+export async function listEnabledPluginTasks(deps: RuntimeDeps): Promise<EnabledPluginTask[]> {
   const rows = await deps.db.models.Plugin.findAll({ where: { status: 'enabled' }, order: [['id', 'ASC']] });
   return rows.flatMap((p) =>
     (p.manifest.info.extra?.scheduled_tasks ?? []).map((task) => ({ pluginId: p.id, domain: p.domain, slug: p.slug, task })),
@@ -28,7 +28,7 @@ export type EnabledHookListener = {
  * A plugin whose entry no longer loads is skipped with a warning (a failing hook never stops
  * the schedule); the caller runs each listener and handles its failure the same way.
  */
-export async function enabledHookListeners(deps: DomainDeps, hook: string): Promise<EnabledHookListener[]> {
+export async function enabledHookListeners(deps: RuntimeDeps, hook: string): Promise<EnabledHookListener[]> {
   const rows = await deps.db.models.Plugin.findAll({ where: { status: 'enabled' }, order: [['id', 'ASC']] });
   const found: EnabledHookListener[] = [];
   for (const plugin of rows) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PluginRunStatus } from '../../db/models/plugin-runtime-log.js';
-import type { DomainDeps } from '../../domain/deps.js';
+import type { RuntimeDeps } from './deps.js';
 import { openConfig } from './config-open.js';
 import { type EnabledHookListener, enabledHookListeners } from './enabled-plugins.js';
 import { redactSummary } from './redact.js';
@@ -32,7 +32,7 @@ async function callWithTimeout(listener: EnabledHookListener, hook: string, cont
   }
 }
 
-function secretValuesOf(deps: DomainDeps, listener: EnabledHookListener): string[] {
+function secretValuesOf(deps: RuntimeDeps, listener: EnabledHookListener): string[] {
   const { plugin } = listener;
   try {
     return openConfig(plugin.manifest.config, { config: plugin.config, secrets: plugin.secrets }, deps.secretBox).secretValues;
@@ -41,7 +41,7 @@ function secretValuesOf(deps: DomainDeps, listener: EnabledHookListener): string
   }
 }
 
-async function record(deps: DomainDeps, listener: EnabledHookListener, hook: string, context: unknown, outcome: Outcome, durationMs: number) {
+async function record(deps: RuntimeDeps, listener: EnabledHookListener, hook: string, context: unknown, outcome: Outcome, durationMs: number) {
   const { plugin } = listener;
   const secrets = secretValuesOf(deps, listener);
   const traceId = randomUUID();
@@ -77,7 +77,7 @@ async function record(deps: DomainDeps, listener: EnabledHookListener, hook: str
  * that throws, times out or answers a non-array writes a warning (logger and a plugin runtime
  * log row, action `hook:<name>`) and the next listener runs: firing a hook never throws.
  */
-export async function fireScheduleHook(deps: DomainDeps, hook: string, context: Record<string, unknown>): Promise<HookFireSummary> {
+export async function fireScheduleHook(deps: RuntimeDeps, hook: string, context: Record<string, unknown>): Promise<HookFireSummary> {
   const summary: HookFireSummary = { hook, listeners: 0, failed: 0, warnings: 0, entries: [] };
   let listeners: EnabledHookListener[];
   try {
@@ -104,7 +104,7 @@ export async function fireScheduleHook(deps: DomainDeps, hook: string, context: 
  * listeners of every enabled plugin declared under that exact name run as for schedule hooks.
  * A plugin may fire only its own namespace, so it cannot impersonate another plugin.
  */
-export async function fireCustomHook(deps: DomainDeps, sourceSlug: string, name: string, payload: Record<string, unknown> = {}): Promise<HookFireSummary> {
+export async function fireCustomHook(deps: RuntimeDeps, sourceSlug: string, name: string, payload: Record<string, unknown> = {}): Promise<HookFireSummary> {
   if (!isCustomHookName(name) || !name.startsWith(`plugins.${sourceSlug}.`)) {
     throw new Error(`自定义钩子名称必须是 plugins.${sourceSlug}.<action>`);
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { PluginRunStatus } from '../../db/models/plugin-runtime-log.js';
-import type { DomainDeps } from '../../domain/deps.js';
+import type { RuntimeDeps } from './deps.js';
 import type { PluginActor, PluginDomain, PluginExecuteResult } from './contract.js';
 import { openConfig } from './config-open.js';
 import { loadPluginEntry } from './entry.js';
@@ -63,7 +63,7 @@ async function runWithTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: n
  * `diagnostics` go only to the runtime log, redacted (sensitive keys and every secret value).
  * Resolution failures (nothing bound, not enabled) throw 42200 before any call.
  */
-export async function invokePlugin(deps: DomainDeps, input: InvokePluginInput): Promise<PluginInvocation> {
+export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput): Promise<PluginInvocation> {
   const { plugin, bindingId } = await resolvePluginTarget(deps, input.domain, input, input.allowNotEnabled ?? false);
   const traceId = input.traceId ?? randomUUID();
   const payload = input.payload ?? {};

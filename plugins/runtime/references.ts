@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { DomainDeps } from '../../domain/deps.js';
+import type { RuntimeDeps } from './deps.js';
 import type { PluginDomain } from './contract.js';
 import { BUILT_IN_REFERENCE_CHECKERS } from './reference-checkers.js';
 
@@ -15,8 +15,8 @@ export type PluginReferenceChecker = {
   name: string;
   /** Chinese label used in the refusal message, e.g. `支付记录`. */
   label: string;
-  count(deps: DomainDeps, plugin: PluginRef, transaction: Transaction): Promise<number>;
-  detach(deps: DomainDeps, plugin: PluginRef, transaction: Transaction): Promise<void>;
+  count(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<number>;
+  detach(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<void>;
 };
 
 export type PluginReference = { name: string; label: string; count: number };
@@ -36,7 +36,7 @@ export function pluginReferenceCheckers(): PluginReferenceChecker[] {
   return [...registry.values()];
 }
 
-export async function findPluginReferences(deps: DomainDeps, plugin: PluginRef, transaction: Transaction): Promise<PluginReference[]> {
+export async function findPluginReferences(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<PluginReference[]> {
   const found: PluginReference[] = [];
   for (const checker of registry.values()) {
     const count = await checker.count(deps, plugin, transaction);
@@ -45,6 +45,6 @@ export async function findPluginReferences(deps: DomainDeps, plugin: PluginRef, 
   return found;
 }
 
-export async function detachPluginReferences(deps: DomainDeps, plugin: PluginRef, transaction: Transaction): Promise<void> {
+export async function detachPluginReferences(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<void> {
   for (const checker of registry.values()) await checker.detach(deps, plugin, transaction);
 }

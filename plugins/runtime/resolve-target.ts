@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { PluginRow } from '../../db/models/plugin.js';
 import type { PluginBindingRow } from '../../db/models/plugin-binding.js';
-import type { DomainDeps } from '../../domain/deps.js';
+import type { RuntimeDeps } from './deps.js';
 import type { PluginDomain } from './contract.js';
 import { PLUGIN_DOMAIN_LABELS } from './domain-labels.js';
 
@@ -19,7 +19,7 @@ export type ResolvedTarget = { plugin: PluginRow; bindingId: number | null };
  * The binding of a scene (falling back to the `default` scene) or of a business object, with
  * its plugin; null when nothing is bound. The plugin may be disabled: callers check `status`.
  */
-export async function findBinding(deps: DomainDeps, domain: PluginDomain, selector: BindingSelector): Promise<PluginBindingRow | null> {
+export async function findBinding(deps: RuntimeDeps, domain: PluginDomain, selector: BindingSelector): Promise<PluginBindingRow | null> {
   const { PluginBinding } = deps.db.models;
   const include = [{ association: 'plugin' }];
   if ('scene' in selector) {
@@ -35,7 +35,7 @@ export async function findBinding(deps: DomainDeps, domain: PluginDomain, select
 
 /** Resolves the plugin of an invocation; a missing or (unless allowed) non-enabled plugin is 42200. */
 export async function resolvePluginTarget(
-  deps: DomainDeps,
+  deps: RuntimeDeps,
   domain: PluginDomain,
   selector: PluginSelector,
   allowNotEnabled = false,

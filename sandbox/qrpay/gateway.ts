@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { parseDateTime } from '../../lib/time.js';
-import { buildSignString, responseMemberName, sign, verify } from '../../plugins/payment/qrpay/signing.js';
 import { SERVER_ERROR_HTML } from './pages.js';
+import { answerMember, requestSignContent, rsa2Sign, rsa2Verify } from './signing.js';
 import type { SandboxSwitches } from './switches.js';
 import type { TradeBook } from './trade-book.js';
 import { isQrpayMethod, type GatewayAnswer, type QrpayMethod } from './types.js';
@@ -45,7 +45,7 @@ export class QrpayGateway {
 
   private answer(memberName: string, answer: GatewayAnswer, tamper = false): Reply {
     const text = JSON.stringify(answer);
-    const signature = sign(text, this.deps.gatewayPrivateKey);
+    const signature = rsa2Sign(text, this.deps.gatewayPrivateKey);
     const sent = tamper ? JSON.stringify(tampered(answer)) : text;
     return {
       status: 200,
@@ -66,7 +66,7 @@ export class QrpayGateway {
       const answer = method === '' ? invalid('40001', 'isv.missing-method', 'method is missing') : invalid('40002', 'isv.invalid-method', 'method does not exist');
       return this.answer('error_response', answer);
     }
-    const member = responseMemberName(method);
+    const member = answerMember(method);
     const problem = this.checkCommon(params);
     if (problem) return this.answer(member, problem);
 
@@ -91,7 +91,7 @@ export class QrpayGateway {
     if (params.format !== undefined && params.format !== 'JSON') return invalid('40002', 'isv.invalid-format', 'format must be JSON');
     if (params.version !== '1.0') return invalid('40002', 'isv.invalid-version', 'version must be 1.0');
     if (!parseDateTime(params.timestamp)) return invalid('40002', 'isv.invalid-timestamp', 'timestamp format is invalid');
-    if (!verify(buildSignString(params), params.sign, this.deps.merchantPublicKey)) {
+    if (!rsa2Verify(requestSignContent(params), params.sign, this.deps.merchantPublicKey)) {
       return invalid('40002', 'isv.invalid-signature', 'signature verification failed');
     }
     return null;

@@ -1,6 +1,6 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { formatDateTime } from '../../lib/time.js';
-import { buildSignString, sign } from '../../plugins/payment/qrpay/signing.js';
+import { notificationSignContent, rsa2Sign } from './signing.js';
 import type { SandboxTrade } from './types.js';
 
 /**
@@ -32,7 +32,7 @@ export function notificationFields(trade: SandboxTrade, appId: string): Record<s
 
 /** Signs notification fields (`sign` and `sign_type` are not signed) and adds `sign`. */
 export function signNotification(fields: Record<string, string>, privateKey: KeyObject): Record<string, string> {
-  return { ...fields, sign: sign(buildSignString(fields, { excludeSignType: true }), privateKey) };
+  return { ...fields, sign: rsa2Sign(notificationSignContent(fields), privateKey) };
 }
 
 /** A genuinely signed notification whose amounts are changed afterwards. */

@@ -2,12 +2,12 @@ import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { loadPublicKey } from '../../plugins/payment/qrpay/signing.js';
 import { QrpayGateway } from './gateway.js';
 import { BodyTooLargeError, formParams, parseJsonObject, readBody, send, sendJson } from './http-io.js';
 import { isLoopbackUrl, Notifier } from './notifier.js';
 import { notificationFields, signNotification, tamperNotification } from './notifications.js';
 import { messagePage, scanPage } from './pages.js';
+import { publicKeyFromText } from './signing.js';
 import { SandboxSwitches } from './switches.js';
 import { TradeBook } from './trade-book.js';
 import { isQrpayMethod, type FailureMode, type NotificationDelivery, type PayOutcome, type QrpaySandboxControl } from './types.js';
@@ -60,7 +60,7 @@ function optionalString(value: unknown): string | undefined {
 export async function startQrpaySandbox(options: QrpaySandboxOptions): Promise<QrpaySandbox> {
   const host = options.host ?? '127.0.0.1';
   if (host !== '127.0.0.1') throw new Error('the qrpay sandbox listens on loopback only');
-  const merchantPublicKey = loadPublicKey(options.merchantPublicKeyPem);
+  const merchantPublicKey = publicKeyFromText(options.merchantPublicKeyPem);
   const gatewayKeys = await rsaKeyPair();
   const gatewayPublicKeyPem = gatewayKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
   let forgerKey: Promise<KeyObject> | null = null;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { systemAudit } from '../../domain/billing/audit.js';
 import { insertInvoice } from '../../domain/billing/invoices/insert-invoice.js';
-import { inTransaction, sqlOne } from '../../domain/billing/sql.js';
+import { inTransaction, sqlOne } from '../../db/sql.js';
 import { createPluginBinding } from '../../domain/plugins/plugin-bindings.js';
 import { installPlugin } from '../../domain/plugins/plugin-install.js';
 import { enablePlugin, updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';

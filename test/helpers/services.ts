@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { systemAudit } from '../../domain/billing/audit.js';
 import { insertInvoice } from '../../domain/billing/invoices/insert-invoice.js';
-import { inTransaction } from '../../domain/billing/sql.js';
+import { inTransaction } from '../../db/sql.js';
 import { updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 import { startMoneyPlatform, type MoneyPlatform } from './money.js';

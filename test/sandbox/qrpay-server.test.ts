@@ -1,6 +1,9 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as rawSign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QrpayConfig } from '../../plugins/payment/qrpay/config.js';
+import { buildRequestParams } from '../../plugins/payment/qrpay/gateway-client.js';
 import { buildSignString, extractJsonMember, sign, verify } from '../../plugins/payment/qrpay/signing.js';
 import { startQrpaySandbox, type QrpaySandbox } from '../../sandbox/qrpay/server.js';
 import type { QrpayStats } from '../../sandbox/qrpay/types.js';
@@ -133,6 +136,47 @@ describe('qrpay sandbox gateway', () => {
     expect(otherApp).toMatchObject({ code: '40002', sub_code: 'isv.invalid-app-id' });
     const unknown = await call(signedParams('qrpay.trade.pay', { out_trade_no: 'X1' }), 'error_response');
     expect(unknown).toMatchObject({ code: '40002', sub_code: 'isv.invalid-method' });
+  });
+
+  it('checks plugin request signatures with its own rules and refuses a wrong one', async () => {
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const plugin: QrpayConfig = {
+      appId: APP_ID,
+      gatewayUrl: sandbox.url,
+      merchantPrivateKey: createPrivateKey(TEST_MERCHANT_PRIVATE_KEY_PEM),
+      gatewayPublicKey: createPublicKey(sandbox.gatewayPublicKeyPem),
+      timeoutMs: 5000,
+    };
+    const request = { method: 'qrpay.trade.query' as const, bizContent: { out_trade_no: 'W1' } };
+    const member = 'qrpay_trade_query_response';
+
+    // The plugin's own request, as it sends it: the gateway agrees.
+    const genuine = buildRequestParams(plugin, request);
+    expect(await call(genuine, member)).toMatchObject({ code: '40004', sub_code: 'ACQ.TRADE_NOT_EXIST' });
+
+    // Signed by a merchant key the gateway does not know, or changed after signing.
+    const foreignKey = buildRequestParams({ ...plugin, merchantPrivateKey: other.privateKey }, request);
+    expect(await call(foreignKey, member)).toMatchObject({ code: '40002', sub_code: 'isv.invalid-signature' });
+    const changed = { ...genuine, biz_content: JSON.stringify({ out_trade_no: 'W2' }) };
+    expect(await call(changed, member)).toMatchObject({ code: '40002', sub_code: 'isv.invalid-signature' });
+
+    // Signed with the right key over a string built by wrong rules: what a signing bug in the
+    // plugin would produce. A gateway that borrowed the plugin's rules would accept them.
+    const { sign: _ignored, ...unsigned } = genuine;
+    const sorted = Object.keys(unsigned).sort();
+    const wrongRules: Record<string, string> = {
+      'sign_type left out': sorted.filter((k) => k !== 'sign_type').map((k) => `${k}=${unsigned[k]}`).join('&'),
+      'values URL-encoded': sorted.map((k) => `${k}=${encodeURIComponent(unsigned[k] ?? '')}`).join('&'),
+      'keys unsorted': Object.keys(unsigned).map((k) => `${k}=${unsigned[k]}`).join('&'),
+    };
+    for (const [rule, content] of Object.entries(wrongRules)) {
+      const signature = rawSign('sha256', Buffer.from(content, 'utf8'), plugin.merchantPrivateKey).toString('base64');
+      const answer = await call({ ...unsigned, sign: signature }, member);
+      expect({ rule, sub_code: answer.sub_code }).toEqual({ rule, sub_code: 'isv.invalid-signature' });
+    }
+    // SHA-1 (RSA) instead of SHA-256 (RSA2) over the right string.
+    const sha1 = rawSign('sha1', Buffer.from(sorted.map((k) => `${k}=${unsigned[k]}`).join('&'), 'utf8'), plugin.merchantPrivateKey).toString('base64');
+    expect(await call({ ...unsigned, sign: sha1 }, member)).toMatchObject({ sub_code: 'isv.invalid-signature' });
   });
 
   it('notifies with retries, duplicates on request, and takes control switches over HTTP', async () => {

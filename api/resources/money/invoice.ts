@@ -1,17 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
-import {
-  INVOICE_STATUS_LABELS,
-  INVOICE_STATUSES,
-  INVOICE_TYPE_LABELS,
-  INVOICE_TYPES,
-  type InvoiceStatus,
-  type InvoiceType,
-  ORDER_STATUSES,
-  ORDER_TYPES,
-  PAYMENT_CHANNELS,
-} from '../../../domain/billing/constants.js';
+import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS } from '../../../domain/billing/constants.js';
+import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceStatus, type InvoiceType, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 /** The invoice columns a resource reads (a model instance or a raw money record). */

@@ -1,17 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
-import {
-  RECHARGE_DIRECTIONS,
-  RECHARGE_ENTRY_TYPES,
-  RECHARGE_SCENES,
-  TRANSACTION_TYPE_LABELS,
-  TRANSACTION_TYPES,
-  type RechargeDirection,
-  type RechargeEntryType,
-  type RechargeScene,
-  type TransactionType,
-} from '../../../domain/billing/constants.js';
+import { TRANSACTION_TYPE_LABELS } from '../../../domain/billing/constants.js';
+import { RECHARGE_DIRECTIONS, RECHARGE_ENTRY_TYPES, RECHARGE_SCENES, TRANSACTION_TYPES, type RechargeDirection, type RechargeEntryType, type RechargeScene, type TransactionType } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 export type AccountTransactionSource = {

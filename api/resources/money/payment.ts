@@ -1,15 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
-import {
-  PAID_SOURCES,
-  PAYMENT_SETTLEMENTS,
-  PAYMENT_STATUS_LABELS,
-  PAYMENT_STATUSES,
-  type PaidSource,
-  type PaymentSettlement,
-  type PaymentStatus,
-} from '../../../domain/billing/constants.js';
+import { PAYMENT_STATUS_LABELS } from '../../../domain/billing/constants.js';
+import { PAID_SOURCES, PAYMENT_SETTLEMENTS, PAYMENT_STATUSES, type PaidSource, type PaymentSettlement, type PaymentStatus } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 export type PaymentSource = {

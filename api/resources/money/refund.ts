@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
-import { REFUND_METHODS, REFUND_STATUS_LABELS, REFUND_STATUSES, type RefundMethod, type RefundStatus } from '../../../domain/billing/constants.js';
+import { REFUND_STATUS_LABELS } from '../../../domain/billing/constants.js';
+import { REFUND_METHODS, REFUND_STATUSES, type RefundMethod, type RefundStatus } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 export type RefundSource = {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_CHANNELS } from '../../../domain/billing/constants.js';
+import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
 import { getInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { getUser } from '../../../domain/users/users.js';

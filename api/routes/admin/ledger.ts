@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { RECHARGE_DIRECTIONS, RECHARGE_SCENES, TRANSACTION_TYPES } from '../../../domain/billing/constants.js';
+import { RECHARGE_DIRECTIONS, RECHARGE_SCENES, TRANSACTION_TYPES } from '../../../db/models/money.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';

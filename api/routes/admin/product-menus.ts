@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { loadDirectoryTree } from '../../../domain/catalogue/directory-tree.js';
 import { createMenu, deleteMenu, getMenu, listMenus, MENU_SORT_KEYS, updateMenu } from '../../../domain/catalogue/menus.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { reorderDirectory } from '../../../domain/catalogue/reorder.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ADMIN_PRODUCT_SORT_KEYS, getAdminProduct, listAdminProducts } from '../../../domain/catalogue/product-admin-read.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { bindProductsToCategory, createProduct, deleteProduct, type ProductInput, updateProduct } from '../../../domain/catalogue/product-write.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';

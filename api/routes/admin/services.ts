@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SERVICE_STATUSES } from '../../../db/models/service.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { getAdminServiceDetail } from '../../../domain/services/admin-service-detail.js';
 import { listServices, SERVICE_SORT_KEYS } from '../../../domain/services/list-services.js';
 import { getUser } from '../../../domain/users/users.js';

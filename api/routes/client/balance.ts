@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { TRANSACTION_TYPES } from '../../../domain/billing/constants.js';
+import { TRANSACTION_TYPES } from '../../../db/models/money.js';
 import { getBalance } from '../../../domain/billing/ledger/get-balance.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { formatDateTime } from '../../../lib/time.js';

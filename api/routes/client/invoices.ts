@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { userAudit } from '../../../domain/billing/audit.js';
-import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../domain/billing/constants.js';
+import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../db/models/money.js';
 import { cancelInvoice } from '../../../domain/billing/invoices/cancel-invoice.js';
 import { createPurchaseInvoice } from '../../../domain/billing/invoices/create-purchase-invoice.js';
 import { getInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { AppError, defaultMessages, ErrorCode } from '../../../lib/errors.js';
 import { systemAudit } from '../../../domain/billing/audit.js';
+import { QRPAY_NOTIFY_PATH } from '../../../domain/billing/constants.js';
 import { handleQrNotification } from '../../../domain/billing/payments/handle-qr-notification.js';
 import { errorEnvelopeSchema } from '../../envelope.js';
 import { guardStrings, limitBody } from '../../middleware/input-guard.js';
@@ -10,8 +11,6 @@ import { documentAccess, operationIdFor } from '../../openapi/operations.js';
 
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
 const errorResponse = (codes: number[]) => ({ description: describe(codes), content: { 'application/json': { schema: errorEnvelopeSchema } } });
-
-const NOTIFY_PATH = '/api/v2/client/payment/qrpay/notify';
 
 /** A gateway notification is a small form; anything else is not one (40000, nothing read further). */
 const NOTIFY_BODY_LIMIT_BYTES = 16 * 1024;
@@ -29,9 +28,9 @@ const formOnly: MiddlewareHandler = async (c, next) => {
  * retries.
  */
 const notify = createRoute({
-  operationId: operationIdFor('post', NOTIFY_PATH),
+  operationId: operationIdFor('post', QRPAY_NOTIFY_PATH),
   method: 'post',
-  path: NOTIFY_PATH,
+  path: QRPAY_NOTIFY_PATH,
   tags: ['客户端：账单与支付'],
   summary: '扫码支付网关异步通知',
   description:

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { userAudit } from '../../../domain/billing/audit.js';
-import { INVOICE_STATUSES } from '../../../domain/billing/constants.js';
+import { INVOICE_STATUSES } from '../../../db/models/money.js';
 import { withInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { getQrPaymentStatus } from '../../../domain/billing/payments/payment-status.js';

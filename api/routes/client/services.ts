@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { SERVICE_STATUSES } from '../../../db/models/service.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { findServiceView } from '../../../domain/services/find-service.js';
 import { listServices, SERVICE_SORT_KEYS } from '../../../domain/services/list-services.js';
 import { PASSWORD_REVEALS_PER_HOUR, revealServicePassword } from '../../../domain/services/reveal-password.js';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_PERIODS } from '../../../domain/catalogue/billing-periods.js';
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
 import { findSiteProduct, listSiteProducts, SITE_PRODUCT_SORT_KEYS } from '../../../domain/catalogue/site-catalogue.js';
 import { loadListedProduct } from '../../../domain/catalogue/site-cache.js';

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
-import { sqlOne, sqlRows } from '../sql.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
 import { afterCommit } from './after-commit.js';
 import { FulfilmentNotImplementedError, fulfilmentDispatcher } from './dispatchers.js';
 import { startProvisioning } from './start-provisioning.js';

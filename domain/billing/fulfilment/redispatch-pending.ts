@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../../deps.js';
-import { sqlRows } from '../sql.js';
+import { sqlRows } from '../../../db/sql.js';
 import { dispatchFulfilment } from './dispatch-fulfilment.js';
 
 export type RedispatchSummary = { found: number; dispatched: number; failed: number };

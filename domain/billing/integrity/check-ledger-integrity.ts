@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../../deps.js';
-import { sqlRows } from '../sql.js';
+import { sqlRows } from '../../../db/sql.js';
 
 export type IntegrityViolation = { rule: string; message: string; subject_type: string; subject_id: number; detail: string };
 

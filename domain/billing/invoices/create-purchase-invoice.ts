@@ -3,7 +3,7 @@ import { billingPeriodLabel } from '../../catalogue/billing-periods.js';
 import { quoteProduct } from '../../catalogue/quote.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { inSequelizeTransaction } from '../sql.js';
+import { inSequelizeTransaction } from '../../../db/sql.js';
 import { insertInvoice, type InsertedInvoice } from './insert-invoice.js';
 
 export type PurchaseRequest = { userId: number; productId: number; billingPeriod: unknown; config: unknown; quantity: unknown };

@@ -1,6 +1,6 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
-import { sqlOne, sqlRows } from '../sql.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
 
 export type InvoiceItemRecord = { description: string; unit_amount: string; quantity: number; amount: string };

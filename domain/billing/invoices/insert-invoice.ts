@@ -1,8 +1,8 @@
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../constants.js';
-import { sqlOne, sqlRows, type Tx } from '../sql.js';
+import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../../../db/models/money.js';
+import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
 
 export type InvoiceItemInput = { key: string; description: string; unitAmount: string; quantity: number; amount: string };

@@ -1,4 +1,4 @@
-import type { InvoiceStatus, InvoiceType, OperatorType, OrderStatus, OrderType, PaymentChannel } from '../constants.js';
+import type { InvoiceStatus, InvoiceType, OperatorType, OrderStatus, OrderType, PaymentChannel } from '../../../db/models/money.js';
 
 /** An invoice row as the raw money SQL reads it (money columns as two-digit strings). */
 export type InvoiceRecord = {

@@ -1,6 +1,6 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
-import { sqlOne, type Tx } from '../sql.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from './invoice-record.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { RechargeEntryType, RechargeScene } from '../constants.js';
-import { sqlOne, type Tx } from '../sql.js';
+import type { RechargeEntryType, RechargeScene } from '../../../db/models/money.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 
 export type RechargeRecordInput = {
   userId: number;

@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../../deps.js';
-import { sqlOne, type Tx } from '../sql.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 
 export type LockedAccount = { user_id: number; balance: string; last_seq: number };
 

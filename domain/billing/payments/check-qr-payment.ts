@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import type { PaymentCheck } from '../../../workflows/invoice-payment/contract.js';
 import type { Audit } from '../audit.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne } from '../../../db/sql.js';
 import { queryAndSettle } from './close-qr-payment.js';
 import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
 

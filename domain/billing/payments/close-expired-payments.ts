@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import { systemAudit } from '../audit.js';
-import { sqlRows } from '../sql.js';
+import { sqlRows } from '../../../db/sql.js';
 import { closeQrPayment } from './close-qr-payment.js';
 
 export type ExpiredPaymentsSummary = { found: number; closed: number; paid: number; failed: number };

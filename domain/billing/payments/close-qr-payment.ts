@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { PaymentCheck, PaymentState } from '../../../workflows/invoice-payment/contract.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { invokePaymentPlugin } from './payment-plugin.js';
 import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
 import { reverseBalancePart } from './reverse-balance-part.js';

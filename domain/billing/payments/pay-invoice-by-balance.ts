@@ -8,7 +8,7 @@ import type { InvoiceRecord } from '../invoices/invoice-record.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction } from '../sql.js';
+import { inTransaction } from '../../../db/sql.js';
 import { settleInvoice } from './settle-invoice.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { PluginActor } from '../../../plugins/runtime/contract.js';
 import type { Audit } from '../audit.js';
-import type { PaidSource, PaymentSettlement, PaymentStatus } from '../constants.js';
+import type { PaidSource, PaymentSettlement, PaymentStatus } from '../../../db/models/money.js';
 
 export type PaymentRecord = {
   id: number;

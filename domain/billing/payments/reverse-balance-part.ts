@@ -3,7 +3,7 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne, type Tx } from '../sql.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 import type { PaymentRecord } from './payment-record.js';
 
 /**

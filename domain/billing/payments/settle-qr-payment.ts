@@ -5,8 +5,8 @@ import type { Audit } from '../audit.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../sql.js';
-import type { PaidSource } from '../constants.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
+import type { PaidSource } from '../../../db/models/money.js';
 import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
 import { settleInvoice } from './settle-invoice.js';
 

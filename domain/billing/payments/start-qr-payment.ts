@@ -1,16 +1,15 @@
 import { AppError, ErrorCode, validationError } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
-import { QRPAY_NOTIFY_PATH } from '../../../plugins/payment/qrpay/constants.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import { resolvePluginTarget } from '../../../plugins/runtime/resolve-target.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { BALANCE_PAYABLE_TYPES } from '../constants.js';
+import { BALANCE_PAYABLE_TYPES, QRPAY_NOTIFY_PATH } from '../constants.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { lockAccount } from '../ledger/lock-account.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { closeQrPayment } from './close-qr-payment.js';
 import { PAYMENT_COLUMNS, type PaymentRecord, pluginActor } from './payment-record.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';

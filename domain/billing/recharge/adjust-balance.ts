@@ -8,7 +8,7 @@ import { ADJUSTMENT_MAX_AMOUNT, ADMIN_RECHARGE_REMARK } from '../constants.js';
 import { insertInvoice } from '../invoices/insert-invoice.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 
 export type BalanceAdjustment = {
   invoiceId: number;

@@ -6,7 +6,7 @@ import type { Audit } from '../audit.js';
 import { RECHARGE_MAX_AMOUNT, RECHARGE_MIN_AMOUNT } from '../constants.js';
 import { insertInvoice } from '../invoices/insert-invoice.js';
 import { startQrPayment, type QrPaymentStart } from '../payments/start-qr-payment.js';
-import { inTransaction } from '../sql.js';
+import { inTransaction } from '../../../db/sql.js';
 
 /**
  * A user recharge: a `recharge` invoice for the amount (1.00 to 50000.00 yuan), paid by QR

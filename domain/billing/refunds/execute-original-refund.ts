@@ -3,7 +3,7 @@ import type { RefundOutcome } from '../../../workflows/refund/contract.js';
 import type { Audit } from '../audit.js';
 import { GatewayRetryableError } from '../payments/close-qr-payment.js';
 import { invokePaymentPlugin } from '../payments/payment-plugin.js';
-import { inTransaction, sqlOne } from '../sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { completeRefund } from './complete-refund.js';
 import { REFUND_COLUMNS, type RefundRecord } from './refund-record.js';
 

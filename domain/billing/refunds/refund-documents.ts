@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../../deps.js';
-import { sqlOne } from '../sql.js';
+import { sqlOne } from '../../../db/sql.js';
 
 export type RefundDocumentIds = { refund_id: number; refund_invoice_id: number | null; recharge_record_id: number | null };
 

@@ -1,4 +1,4 @@
-import type { OperatorType, RefundMethod, RefundStatus } from '../constants.js';
+import type { OperatorType, RefundMethod, RefundStatus } from '../../../db/models/money.js';
 
 export type RefundRecord = {
   id: number;

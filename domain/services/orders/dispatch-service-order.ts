@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
 import { registerFulfilmentDispatcher } from '../../billing/fulfilment/dispatchers.js';
 import type { InvoiceRecord } from '../../billing/invoices/invoice-record.js';
-import { sqlRows } from '../../billing/sql.js';
+import { sqlRows } from '../../../db/sql.js';
 import { billingPeriodMonths, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal/contract.js';

@@ -1,6 +1,6 @@
 import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../billing/invoices/invoice-record.js';
-import { sqlOne, type Tx } from '../../billing/sql.js';
+import { sqlOne, type Tx } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 
 /** The service's unpaid renewal (or traffic package) invoice; at most one exists (migration 0009). */

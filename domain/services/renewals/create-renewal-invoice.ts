@@ -3,7 +3,7 @@ import { AppError, ErrorCode, notFound, validationError } from '../../../lib/err
 import type { Audit } from '../../billing/audit.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../billing/invoices/invoice-record.js';
 import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
-import { inTransaction, sqlOne } from '../../billing/sql.js';
+import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { billingPeriodLabel, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import type { DomainDeps } from '../../deps.js';
 import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';

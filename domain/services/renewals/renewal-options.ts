@@ -3,8 +3,8 @@ import { BILLING_PERIODS, type BillingPeriod, billingPeriodLabel, billingPeriodM
 import type { ConfigOptionItem } from '../../catalogue/config-options.js';
 import type { PricingMap } from '../../catalogue/pricing-map.js';
 import { priceSelection } from '../../catalogue/pricing.js';
-import type { Tx } from '../../billing/sql.js';
-import { sqlOne } from '../../billing/sql.js';
+import type { Tx } from '../../../db/sql.js';
+import { sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { extendDueDate, renewalBase } from './renewal-rules.js';
 

@@ -1,6 +1,6 @@
 /**
- * The qrpay gateway's signing rules (docs: qrpay-and-certify.md, "Signing"), pure and free of
- * platform code so that the sandbox gateway can share them.
+ * The qrpay gateway's signing rules (docs: qrpay-and-certify.md, "Signing"), merchant side. The
+ * sandbox gateway checks them with its own code (`sandbox/qrpay/signing.ts`), never this file.
  *
  * - String to sign: every parameter except `sign` (and `sign_type` for notifications), empty
  *   values dropped, keys sorted ascending by UTF-8 byte value, `k=v` joined with `&`, values raw.

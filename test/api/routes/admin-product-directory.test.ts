@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { catalogueAdmin, installFixturePlugin } from '../../helpers/catalogue.js';
 import { expectError } from '../../helpers/http.js';
 import { createPluginsRoot, upstreamFixtureManifest } from '../../helpers/plugin-fixtures.js';

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { catalogueAdmin, installFixturePlugin } from '../../helpers/catalogue.js';
 import { expectError } from '../../helpers/http.js';
 import { RESPONSE_LIMIT_FIRST_SCREEN } from '../../helpers/limits.js';

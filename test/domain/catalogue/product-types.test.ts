@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PRODUCT_TYPES, productTypeOptions, resolveTemplates } from '../../../domain/catalogue/product-types.js';
+import { productTypeOptions, resolveTemplates } from '../../../domain/catalogue/product-types.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 
 const plugin = { purchaseSchema: { template: 'vps_form' }, consoleSchema: { template: 'vps_console' } };
 

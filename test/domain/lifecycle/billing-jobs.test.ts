@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemAudit } from '../../../domain/billing/audit.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
-import { inTransaction } from '../../../domain/billing/sql.js';
+import { inTransaction } from '../../../db/sql.js';
 import { cancelInvoice } from '../../../domain/billing/invoices/cancel-invoice.js';
 import { autoRenewServices } from '../../../domain/lifecycle/auto-renew-services.js';
 import { cancelStaleInvoices } from '../../../domain/lifecycle/cancel-stale-invoices.js';

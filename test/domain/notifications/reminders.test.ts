@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemAudit } from '../../../domain/billing/audit.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
-import { inTransaction } from '../../../domain/billing/sql.js';
+import { inTransaction } from '../../../db/sql.js';
 import { sendAccountNotices } from '../../../domain/notifications/send-account-notices.js';
 import { reminderThreshold, sendDueReminders } from '../../../domain/notifications/send-due-reminders.js';
 import { expectError } from '../../helpers/http.js';

@@ -1,31 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildSignString, extractJsonMember, loadPrivateKey, loadPublicKey, responseMemberName, sign, verify } from '../../../plugins/payment/qrpay/signing.js';
-import { TEST_MERCHANT_PRIVATE_KEY_PEM, TEST_MERCHANT_PUBLIC_KEY_PEM } from './qrpay-test-keys.js';
-
-const BIZ = '{"out_trade_no":"P202401010001","subject":"云服务器 1核2G&续费=1个月","total_amount":"88.80"}';
-
-const REQUEST = {
-  version: '1.0',
-  timestamp: '2024-01-02 03:04:05',
-  sign_type: 'RSA2',
-  method: 'qrpay.trade.precreate',
-  notify_url: '',
-  format: undefined,
-  charset: 'utf-8',
-  biz_content: BIZ,
-  app_id: '2021000000000001',
-  sign: 'not-signed',
-};
-
-const EXPECTED_REQUEST_STRING =
-  'app_id=2021000000000001' +
-  `&biz_content=${BIZ}` +
-  '&charset=utf-8&method=qrpay.trade.precreate&sign_type=RSA2&timestamp=2024-01-02 03:04:05&version=1.0';
-
-/** `openssl dgst -sha256 -sign <fixture private key>` over EXPECTED_REQUEST_STRING, base64. */
-const EXPECTED_REQUEST_SIGNATURE =
-  'k7uDOr2dj9o7cKKvle23lHkDB1GJdQ1AeDH3KlR9AbIKChewEMpmsyRua0hr5I2l/dAe2nfhOA392sq4Mo9CiHguDIU+Tg7PDcq30iE9zj3Jgxdc88Qd6r/e5T2ErGQ8Nk4FY70W1dOcv7zVzgQ2cpkno5EmcW54OvDzwx6Xz37UjzNYhH2nefab00iRUZhoZj2YDEETIS0uOtnu4oT+yW9pcCG4M/3Mx7eq5yQ3SAYruU+M5dM+fr6z+KIx3jE5YTZpVlog6GlEsD5IHL5rFY++VGR8gCXbMV3U5cWUHrsbrDtuedwbu2qhqcFhd+2kS/o1SY05DvnCuf1gF4FLVg==';
+import { EXPECTED_REQUEST_SIGNATURE, EXPECTED_REQUEST_STRING, REQUEST, TEST_MERCHANT_PRIVATE_KEY_PEM, TEST_MERCHANT_PUBLIC_KEY_PEM } from './qrpay-test-keys.js';
 
 const NOTIFICATION = {
   notify_type: 'trade_status_sync',

@@ -1,6 +1,6 @@
 import { BILLING_PERIODS, type BillingPeriod } from '../../domain/catalogue/billing-periods.js';
 import type { PricingMap } from '../../domain/catalogue/pricing-map.js';
-import type { ProductType } from '../../domain/catalogue/product-types.js';
+import type { ProductType } from '../../db/models/catalogue.js';
 import { formatMoney, money } from '../../lib/money.js';
 
 /** Months and discount of each period the demo prices: quarterly 5 % off, annually 15 % off. */

@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import type { DomainDeps } from '../deps.js';
+import type { Database } from './sequelize.js';
+
+/** What the helpers need: the database (a `DomainDeps` is one). */
+export type SqlDeps = { readonly db: Database };
 
 /**
  * A money transaction: the pg client it runs on. A Sequelize transaction is one too (its
@@ -23,12 +26,12 @@ function clientOf(tx: Tx): pg.ClientBase {
  * a transaction it is a pooled autocommit statement. Rows come with the pool's type parsers
  * (NUMERIC as a two-digit string, timestamps as Date).
  */
-export async function sqlRows<T extends object>(deps: DomainDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
+export async function sqlRows<T extends object>(deps: SqlDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
   if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(sql, bind)).rows;
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
 }
 
-export async function sqlOne<T extends object>(deps: DomainDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T | null> {
+export async function sqlOne<T extends object>(deps: SqlDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T | null> {
   const rows = await sqlRows<T>(deps, sql, bind, tx);
   return rows[0] ?? null;
 }
@@ -38,7 +41,7 @@ export async function sqlOne<T extends object>(deps: DomainDeps, sql: string, bi
  * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. A connection whose
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
-export async function inTransaction<T>(deps: DomainDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
@@ -61,6 +64,6 @@ export async function inTransaction<T>(deps: DomainDeps, work: (tx: Tx) => Promi
 }
 
 /** A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside. */
-export function inSequelizeTransaction<T>(deps: DomainDeps, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+export function inSequelizeTransaction<T>(deps: SqlDeps, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   return deps.db.sequelize.transaction(work);
 }

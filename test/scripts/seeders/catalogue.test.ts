@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoCatalogue } from '../../../db/seeders/catalogue.js';
-import { PRODUCT_TYPES } from '../../../domain/catalogue/product-types.js';
+import { seedDemoCatalogue } from '../../../scripts/seeders/catalogue.js';
+import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { installFixturePlugin } from '../../helpers/catalogue.js';
 import { RESPONSE_LIMIT_ADMIN_TREE, RESPONSE_LIMIT_FIRST_SCREEN } from '../../helpers/limits.js';
 import { createPluginsRoot, upstreamFixtureManifest } from '../../helpers/plugin-fixtures.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureBuiltInPlugins } from '../../../db/seeders/plugins.js';
+import { configureBuiltInPlugins } from '../../../scripts/seeders/plugins.js';
 import { type RunningSandboxes, SANDBOX_CREDENTIALS, startSandboxes } from '../../../sandbox/launcher.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 

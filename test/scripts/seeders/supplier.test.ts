@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoCatalogue } from '../../../db/seeders/catalogue.js';
-import { DEMO_SUPPLIER_CODE, seedDemoSupplier } from '../../../db/seeders/supplier.js';
+import { seedDemoCatalogue } from '../../../scripts/seeders/catalogue.js';
+import { DEMO_SUPPLIER_CODE, seedDemoSupplier } from '../../../scripts/seeders/supplier.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { startUpstreamForPlatform, type UpstreamSandbox } from '../../helpers/upstream-supplier.js';
 
