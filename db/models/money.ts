@@ -76,34 +76,146 @@ export interface UserAccountRow extends Model<InferAttributes<UserAccountRow>, I
   updated_at: CreationOptional<Date>;
 }
 
-export interface InvoiceRow extends Model<InferAttributes<InvoiceRow>, InferCreationAttributes<InvoiceRow>> {
-  id: CreationOptional<number>;
-  invoice_no: CreationOptional<string>;
+/**
+ * The one description of each money document's shape: the row as read (money columns as
+ * two-digit strings). The raw money SQL reads exactly these columns (`*_COLUMNS`), the models
+ * below add which of them the database fills in, and the API resources pick from them.
+ */
+export type InvoiceRecord = {
+  id: number;
+  invoice_no: string;
   user_id: number;
   type: InvoiceType;
   status: InvoiceStatus;
   subject: string;
   amount: Money;
-  balance_amount: CreationOptional<Money>;
-  third_party_amount: CreationOptional<Money>;
-  refunded_amount: CreationOptional<Money>;
-  currency: CreationOptional<'CNY'>;
-  payment_channel: CreationOptional<PaymentChannel | null>;
-  origin_invoice_id: CreationOptional<number | null>;
-  service_id: CreationOptional<number | null>;
-  payload: CreationOptional<Record<string, unknown>>;
-  due_at: CreationOptional<Date | null>;
-  paid_at: CreationOptional<Date | null>;
-  dispatched_at: CreationOptional<Date | null>;
-  cancelled_at: CreationOptional<Date | null>;
-  remark: CreationOptional<string>;
-  operator_type: CreationOptional<OperatorType>;
-  operator_id: CreationOptional<number | null>;
-  operator_name: CreationOptional<string>;
-  trace_id: CreationOptional<string>;
-  created_at: CreationOptional<Date>;
-  updated_at: CreationOptional<Date>;
+  balance_amount: Money;
+  third_party_amount: Money;
+  refunded_amount: Money;
+  currency: 'CNY';
+  payment_channel: PaymentChannel | null;
+  origin_invoice_id: number | null;
+  service_id: number | null;
+  payload: Record<string, unknown>;
+  due_at: Date | null;
+  paid_at: Date | null;
+  dispatched_at: Date | null;
+  cancelled_at: Date | null;
+  remark: string;
+  operator_type: OperatorType;
+  operator_id: number | null;
+  operator_name: string;
+  trace_id: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type OrderRecord = {
+  id: number;
+  order_no: string;
+  user_id: number;
+  invoice_id: number;
+  type: OrderType;
+  status: OrderStatus;
+  product_id: number | null;
+  service_id: number | null;
+  amount: Money;
+  currency: 'CNY';
+  billing_period: string;
+  quantity: number;
+  config: Record<string, unknown>;
+  paid_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type PaymentRecord = {
+  id: number;
+  payment_no: string;
+  invoice_id: number;
+  user_id: number;
+  plugin_id: number | null;
+  gateway: string;
+  trade_no: string | null;
+  amount: Money;
+  balance_part: Money;
+  refunded_amount: Money;
+  currency: 'CNY';
+  status: PaymentStatus;
+  settlement: PaymentSettlement | null;
+  paid_source: PaidSource | null;
+  notify_id: string | null;
+  qr_code_url: string;
+  expires_at: Date;
+  paid_at: Date | null;
+  closed_at: Date | null;
+  trace_id: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export type RefundRecord = {
+  id: number;
+  refund_no: string;
+  user_id: number;
+  invoice_id: number;
+  refund_invoice_id: number | null;
+  payment_id: number | null;
+  amount: Money;
+  balance_part: Money;
+  third_party_part: Money;
+  currency: 'CNY';
+  refund_method: RefundMethod;
+  status: RefundStatus;
+  reason: string;
+  scope: string[];
+  out_request_no: string | null;
+  failure_reason: string;
+  operator_type: OperatorType;
+  operator_id: number | null;
+  operator_name: string;
+  refunded_at: Date | null;
+  trace_id: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** A SELECT list of every column of a record, checked against its type (a missing or stray name does not compile). */
+function columnsOf<R>() {
+  return <const K extends readonly (keyof R & string)[]>(keys: K & ([Exclude<keyof R, K[number]>] extends [never] ? unknown : never)) =>
+    keys.join(', ');
 }
+
+export const INVOICE_COLUMNS = columnsOf<InvoiceRecord>()([
+  'id', 'invoice_no', 'user_id', 'type', 'status', 'subject', 'amount', 'balance_amount', 'third_party_amount', 'refunded_amount',
+  'currency', 'payment_channel', 'origin_invoice_id', 'service_id', 'payload', 'due_at', 'paid_at', 'dispatched_at', 'cancelled_at',
+  'remark', 'operator_type', 'operator_id', 'operator_name', 'trace_id', 'created_at', 'updated_at',
+]);
+
+export const ORDER_COLUMNS = columnsOf<OrderRecord>()([
+  'id', 'order_no', 'user_id', 'invoice_id', 'type', 'status', 'product_id', 'service_id', 'amount', 'currency', 'billing_period',
+  'quantity', 'config', 'paid_at', 'completed_at', 'created_at', 'updated_at',
+]);
+
+export const PAYMENT_COLUMNS = columnsOf<PaymentRecord>()([
+  'id', 'payment_no', 'invoice_id', 'user_id', 'plugin_id', 'gateway', 'trade_no', 'amount', 'balance_part', 'refunded_amount',
+  'currency', 'status', 'settlement', 'paid_source', 'notify_id', 'qr_code_url', 'expires_at', 'paid_at', 'closed_at', 'trace_id',
+  'created_at', 'updated_at',
+]);
+
+export const REFUND_COLUMNS = columnsOf<RefundRecord>()([
+  'id', 'refund_no', 'user_id', 'invoice_id', 'refund_invoice_id', 'payment_id', 'amount', 'balance_part', 'third_party_part',
+  'currency', 'refund_method', 'status', 'reason', 'scope', 'out_request_no', 'failure_reason', 'operator_type', 'operator_id',
+  'operator_name', 'refunded_at', 'trace_id', 'created_at', 'updated_at',
+]);
+
+/** A model row: the record, with the columns the database fills in optional on create. */
+type RowOf<R, Filled extends keyof R> = { [K in keyof R]: K extends Filled ? CreationOptional<R[K]> : R[K] };
+
+export interface InvoiceRow
+  extends Model<InferAttributes<InvoiceRow>, InferCreationAttributes<InvoiceRow>>,
+    RowOf<InvoiceRecord, 'id' | 'invoice_no' | 'balance_amount' | 'third_party_amount' | 'refunded_amount' | 'currency' | 'payment_channel' | 'origin_invoice_id' | 'service_id' | 'payload' | 'due_at' | 'paid_at' | 'dispatched_at' | 'cancelled_at' | 'remark' | 'operator_type' | 'operator_id' | 'operator_name' | 'trace_id' | 'created_at' | 'updated_at'> {}
 
 export interface InvoiceItemRow extends Model<InferAttributes<InvoiceItemRow>, InferCreationAttributes<InvoiceItemRow>> {
   id: CreationOptional<number>;
@@ -117,50 +229,13 @@ export interface InvoiceItemRow extends Model<InferAttributes<InvoiceItemRow>, I
   created_at: CreationOptional<Date>;
 }
 
-export interface OrderRow extends Model<InferAttributes<OrderRow>, InferCreationAttributes<OrderRow>> {
-  id: CreationOptional<number>;
-  order_no: CreationOptional<string>;
-  user_id: number;
-  invoice_id: number;
-  type: OrderType;
-  status: OrderStatus;
-  product_id: number | null;
-  service_id: CreationOptional<number | null>;
-  amount: Money;
-  currency: CreationOptional<'CNY'>;
-  billing_period: CreationOptional<string>;
-  quantity: CreationOptional<number>;
-  config: CreationOptional<Record<string, unknown>>;
-  paid_at: CreationOptional<Date | null>;
-  completed_at: CreationOptional<Date | null>;
-  created_at: CreationOptional<Date>;
-  updated_at: CreationOptional<Date>;
-}
+export interface OrderRow
+  extends Model<InferAttributes<OrderRow>, InferCreationAttributes<OrderRow>>,
+    RowOf<OrderRecord, 'id' | 'order_no' | 'service_id' | 'currency' | 'billing_period' | 'quantity' | 'config' | 'paid_at' | 'completed_at' | 'created_at' | 'updated_at'> {}
 
-export interface PaymentRow extends Model<InferAttributes<PaymentRow>, InferCreationAttributes<PaymentRow>> {
-  id: CreationOptional<number>;
-  payment_no: CreationOptional<string>;
-  invoice_id: number;
-  user_id: number;
-  plugin_id: number | null;
-  gateway: string;
-  trade_no: CreationOptional<string | null>;
-  amount: Money;
-  balance_part: CreationOptional<Money>;
-  refunded_amount: CreationOptional<Money>;
-  currency: CreationOptional<'CNY'>;
-  status: PaymentStatus;
-  settlement: CreationOptional<PaymentSettlement | null>;
-  paid_source: CreationOptional<PaidSource | null>;
-  notify_id: CreationOptional<string | null>;
-  qr_code_url: CreationOptional<string>;
-  expires_at: Date;
-  paid_at: CreationOptional<Date | null>;
-  closed_at: CreationOptional<Date | null>;
-  trace_id: CreationOptional<string>;
-  created_at: CreationOptional<Date>;
-  updated_at: CreationOptional<Date>;
-}
+export interface PaymentRow
+  extends Model<InferAttributes<PaymentRow>, InferCreationAttributes<PaymentRow>>,
+    RowOf<PaymentRecord, 'id' | 'payment_no' | 'trade_no' | 'balance_part' | 'refunded_amount' | 'currency' | 'settlement' | 'paid_source' | 'notify_id' | 'qr_code_url' | 'paid_at' | 'closed_at' | 'trace_id' | 'created_at' | 'updated_at'> {}
 
 export interface AccountTransactionRow extends Model<InferAttributes<AccountTransactionRow>, InferCreationAttributes<AccountTransactionRow>> {
   id: CreationOptional<number>;
@@ -209,31 +284,9 @@ export interface RechargeRecordRow extends Model<InferAttributes<RechargeRecordR
   updated_at: CreationOptional<Date>;
 }
 
-export interface RefundRow extends Model<InferAttributes<RefundRow>, InferCreationAttributes<RefundRow>> {
-  id: CreationOptional<number>;
-  refund_no: CreationOptional<string>;
-  user_id: number;
-  invoice_id: number;
-  refund_invoice_id: CreationOptional<number | null>;
-  payment_id: number | null;
-  amount: Money;
-  balance_part: Money;
-  third_party_part: Money;
-  currency: CreationOptional<'CNY'>;
-  refund_method: RefundMethod;
-  status: RefundStatus;
-  reason: CreationOptional<string>;
-  scope: CreationOptional<string[]>;
-  out_request_no: CreationOptional<string | null>;
-  failure_reason: CreationOptional<string>;
-  operator_type: OperatorType;
-  operator_id: number | null;
-  operator_name: CreationOptional<string>;
-  refunded_at: CreationOptional<Date | null>;
-  trace_id: CreationOptional<string>;
-  created_at: CreationOptional<Date>;
-  updated_at: CreationOptional<Date>;
-}
+export interface RefundRow
+  extends Model<InferAttributes<RefundRow>, InferCreationAttributes<RefundRow>>,
+    RowOf<RefundRecord, 'id' | 'refund_no' | 'refund_invoice_id' | 'currency' | 'reason' | 'scope' | 'out_request_no' | 'failure_reason' | 'operator_name' | 'refunded_at' | 'trace_id' | 'created_at' | 'updated_at'> {}
 
 // Attribute definitions are built fresh for every column: Sequelize writes into them (`field`, …).
 const id = () => ({ type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true });

@@ -2,35 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS } from '../../../domain/billing/constants.js';
-import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceStatus, type InvoiceType, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
+import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceRecord, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
-/** The invoice columns a resource reads (a model instance or a raw money record). */
-export type InvoiceSource = {
-  id: number;
-  invoice_no: string;
-  user_id: number;
-  type: InvoiceType;
-  status: InvoiceStatus;
-  subject: string;
-  amount: string;
-  balance_amount: string;
-  third_party_amount: string;
-  refunded_amount: string;
-  payment_channel: string | null;
-  origin_invoice_id: number | null;
-  service_id: number | null;
-  payload: Record<string, unknown>;
-  due_at: Date | null;
-  paid_at: Date | null;
-  dispatched_at: Date | null;
-  cancelled_at: Date | null;
-  remark: string;
-  operator_type: string;
-  operator_id: number | null;
-  operator_name: string;
-  created_at: Date;
-};
+/** The invoice columns a resource reads: a model instance or a raw money record both fit. */
+export type InvoiceSource = Pick<
+  InvoiceRecord,
+  'id' | 'invoice_no' | 'user_id' | 'type' | 'status' | 'subject' | 'amount' | 'balance_amount' | 'third_party_amount' | 'refunded_amount' | 'payment_channel' | 'origin_invoice_id' | 'service_id' | 'payload' | 'due_at' | 'paid_at' | 'dispatched_at' | 'cancelled_at' | 'remark' | 'operator_type' | 'operator_id' | 'operator_name' | 'created_at'
+>;
 
 export type InvoiceItemSource = { description: string; unit_amount: string; quantity: number; amount: string };
 export type OrderSource = { id: number; order_no: string; type: string; status: string; paid_at: Date | null };

@@ -2,29 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { PAYMENT_STATUS_LABELS } from '../../../domain/billing/constants.js';
-import { PAID_SOURCES, PAYMENT_SETTLEMENTS, PAYMENT_STATUSES, type PaidSource, type PaymentSettlement, type PaymentStatus } from '../../../db/models/money.js';
+import { PAID_SOURCES, PAYMENT_SETTLEMENTS, PAYMENT_STATUSES, type PaymentRecord } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
-export type PaymentSource = {
-  id: number;
-  payment_no: string;
-  invoice_id: number;
-  user_id: number;
-  plugin_id: number | null;
-  gateway: string;
-  trade_no: string | null;
-  amount: string;
-  balance_part: string;
-  refunded_amount: string;
-  status: PaymentStatus;
-  settlement: PaymentSettlement | null;
-  paid_source: PaidSource | null;
-  qr_code_url: string;
-  expires_at: Date;
-  paid_at: Date | null;
-  closed_at: Date | null;
-  created_at: Date;
-};
+/** The payment columns a resource reads: a model instance or a raw money record both fit. */
+export type PaymentSource = Pick<
+  PaymentRecord,
+  'id' | 'payment_no' | 'invoice_id' | 'user_id' | 'plugin_id' | 'gateway' | 'trade_no' | 'amount' | 'balance_part' | 'refunded_amount' | 'status' | 'settlement' | 'paid_source' | 'qr_code_url' | 'expires_at' | 'paid_at' | 'closed_at' | 'created_at'
+>;
 
 const shape = {
   id: z.number().int(),

@@ -2,32 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { REFUND_STATUS_LABELS } from '../../../domain/billing/constants.js';
-import { REFUND_METHODS, REFUND_STATUSES, type RefundMethod, type RefundStatus } from '../../../db/models/money.js';
+import { REFUND_METHODS, REFUND_STATUSES, type RefundRecord } from '../../../db/models/money.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
-export type RefundSource = {
-  id: number;
-  refund_no: string;
-  user_id: number;
-  invoice_id: number;
-  refund_invoice_id: number | null;
-  payment_id: number | null;
-  amount: string;
-  balance_part: string;
-  third_party_part: string;
-  refund_method: RefundMethod;
-  status: RefundStatus;
-  reason: string;
-  scope: string[];
-  out_request_no: string | null;
-  failure_reason: string;
-  operator_type: string;
-  operator_id: number | null;
-  operator_name: string;
-  refunded_at: Date | null;
-  trace_id: string;
-  created_at: Date;
-};
+/** The refund columns a resource reads: a model instance or a raw money record both fit. */
+export type RefundSource = Pick<
+  RefundRecord,
+  'id' | 'refund_no' | 'user_id' | 'invoice_id' | 'refund_invoice_id' | 'payment_id' | 'amount' | 'balance_part' | 'third_party_part' | 'refund_method' | 'status' | 'reason' | 'scope' | 'out_request_no' | 'failure_reason' | 'operator_type' | 'operator_id' | 'operator_name' | 'refunded_at' | 'trace_id' | 'created_at'
+>;
 
 export const refundSchema = z
   .object({

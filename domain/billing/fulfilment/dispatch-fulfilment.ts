@@ -1,9 +1,9 @@
 import type { DomainDeps } from '../../deps.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../invoices/invoice-record.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
 import { afterCommit } from './after-commit.js';
 import { FulfilmentNotImplementedError, fulfilmentDispatcher } from './dispatchers.js';
 import { startProvisioning } from './start-provisioning.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 

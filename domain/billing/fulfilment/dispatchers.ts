@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../../deps.js';
-import type { InvoiceRecord } from '../invoices/invoice-record.js';
+import type { InvoiceRecord } from '../../../db/models/money.js';
 
 /**
  * Fulfilment of a paid renewal or traffic-package invoice. The provisioning work registers

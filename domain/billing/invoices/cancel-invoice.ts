@@ -2,8 +2,8 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import { INVOICE_STATUS_LABELS } from '../constants.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from './invoice-record.js';
 import { lockInvoice } from './lock-invoice.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 /**
  * The user withdraws an unpaid invoice: `cancelled`, its order `cancelled`. Refused while a

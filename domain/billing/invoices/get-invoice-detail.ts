@@ -1,13 +1,11 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
+import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type OrderRecord } from '../../../db/models/money.js';
 
 export type InvoiceItemRecord = { description: string; unit_amount: string; quantity: number; amount: string };
 
 export type InvoiceDetail = { invoice: InvoiceRecord; items: InvoiceItemRecord[]; order: OrderRecord | null };
-
-const ORDER_COLUMNS = 'id, order_no, user_id, invoice_id, type, status, product_id, service_id, amount, billing_period, quantity, config, paid_at';
 
 /** An invoice with its items and order; `userId` limits it to its owner (40400 for anyone else). */
 export async function getInvoiceDetail(deps: DomainDeps, id: number, userId?: number): Promise<InvoiceDetail> {

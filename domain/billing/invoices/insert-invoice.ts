@@ -1,9 +1,8 @@
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { InvoiceStatus, InvoiceType, OrderType, PaymentChannel } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type InvoiceStatus, type InvoiceType, type OrderRecord, type OrderType, type PaymentChannel } from '../../../db/models/money.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
-import { INVOICE_COLUMNS, type InvoiceRecord, type OrderRecord } from './invoice-record.js';
 
 export type InvoiceItemInput = { key: string; description: string; unitAmount: string; quantity: number; amount: string };
 
@@ -96,7 +95,7 @@ export async function insertInvoice(deps: DomainDeps, input: InsertInvoiceInput,
       deps,
       `INSERT INTO orders (user_id, invoice_id, type, status, product_id, service_id, amount, billing_period, quantity, config)
        VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9)
-       RETURNING id, order_no, user_id, invoice_id, type, status, product_id, service_id, amount, billing_period, quantity, config, paid_at`,
+       RETURNING ${ORDER_COLUMNS}`,
       [
         input.userId,
         invoice.id,

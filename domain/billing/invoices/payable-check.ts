@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { INVOICE_STATUS_LABELS, PAYABLE_TYPES } from '../constants.js';
-import type { InvoiceRecord } from './invoice-record.js';
+import type { InvoiceRecord } from '../../../db/models/money.js';
 
 /** Paying needs an unpaid invoice of a payable type: a paid one answers 40910, anything else 40912. */
 export function assertPayable(invoice: InvoiceRecord): void {

@@ -3,9 +3,9 @@ import type { Audit } from '../audit.js';
 import type { PaymentCheck, PaymentState } from '../../../workflows/invoice-payment/contract.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { invokePaymentPlugin } from './payment-plugin.js';
-import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
 import { reverseBalancePart } from './reverse-balance-part.js';
 import { settleQrPayment } from './settle-qr-payment.js';
+import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
 
 /** A gateway call that may succeed later: the workflow's activity retries it. */
 export class GatewayRetryableError extends Error {

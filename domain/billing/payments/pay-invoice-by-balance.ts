@@ -4,12 +4,12 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { BALANCE_PAYABLE_TYPES } from '../constants.js';
 import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
-import type { InvoiceRecord } from '../invoices/invoice-record.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction } from '../../../db/sql.js';
 import { settleInvoice } from './settle-invoice.js';
+import type { InvoiceRecord } from '../../../db/models/money.js';
 
 /**
  * Pays the user's unpaid invoice from the cash balance: invoice row lock, then the account

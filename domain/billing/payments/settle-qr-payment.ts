@@ -6,8 +6,7 @@ import { lockInvoice } from '../invoices/lock-invoice.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
-import type { PaidSource } from '../../../db/models/money.js';
-import { PAYMENT_COLUMNS, type PaymentRecord } from './payment-record.js';
+import { type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
 import { settleInvoice } from './settle-invoice.js';
 
 const PAYMENT_WITH_INVOICE_NO = `SELECT ${PAYMENT_COLUMNS

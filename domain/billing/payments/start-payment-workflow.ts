@@ -8,7 +8,7 @@ import {
   paymentOpenedSignal,
 } from '../../../workflows/invoice-payment/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
-import type { PaymentRecord } from './payment-record.js';
+import type { PaymentRecord } from '../../../db/models/money.js';
 
 /**
  * Starts the invoice's payment workflow, or reuses the running one (like conflict policy

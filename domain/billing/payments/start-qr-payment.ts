@@ -11,8 +11,9 @@ import { lockAccount } from '../ledger/lock-account.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { closeQrPayment } from './close-qr-payment.js';
-import { PAYMENT_COLUMNS, type PaymentRecord, pluginActor } from './payment-record.js';
+import { pluginActor } from './payment-record.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';
+import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
 
 export type QrPaymentStart = { payment: PaymentRecord; invoiceNo: string; created: boolean };
 

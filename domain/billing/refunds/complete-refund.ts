@@ -5,7 +5,7 @@ import { insertInvoice } from '../invoices/insert-invoice.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
-import { REFUND_COLUMNS, type RefundRecord } from './refund-record.js';
+import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/money.js';
 
 export type RefundDocuments = { refund: RefundRecord; refundInvoiceId: number; accountTransactionId: number | null; rechargeRecordId: number | null };
 

@@ -4,11 +4,10 @@ import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { RefundScope } from '../constants.js';
-import type { RefundMethod } from '../../../db/models/money.js';
+import { REFUND_COLUMNS, type RefundMethod, type RefundRecord } from '../../../db/models/money.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { completeRefund, type RefundDocuments } from './complete-refund.js';
-import { REFUND_COLUMNS, type RefundRecord } from './refund-record.js';
 
 export type RefundRequest = {
   userId: number;

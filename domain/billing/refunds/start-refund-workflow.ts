@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import { REFUND_STAGES, REFUND_WORKFLOW_TYPE, type RefundInput, type RefundResult, refundWorkflowId } from '../../../workflows/refund/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
-import type { RefundRecord } from './refund-record.js';
+import type { RefundRecord } from '../../../db/models/money.js';
 
 /**
  * Starts `refund:<refund_no>` (a running one is reused) and waits up to `waitMs` for its

@@ -1,7 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
 import { registerFulfilmentDispatcher } from '../../billing/fulfilment/dispatchers.js';
-import type { InvoiceRecord } from '../../billing/invoices/invoice-record.js';
 import { sqlRows } from '../../../db/sql.js';
 import { billingPeriodMonths, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import type { DomainDeps } from '../../deps.js';
@@ -9,6 +8,7 @@ import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal
 import type { ServiceOrderInput } from '../../../workflows/service-order/contract.js';
 import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../../workflows/traffic-package/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
+import type { InvoiceRecord } from '../../../db/models/money.js';
 
 export function serviceOrderWorkflow(kind: ServiceOrderKind, invoiceNo: string): { type: string; id: string } {
   return kind === 'renew'

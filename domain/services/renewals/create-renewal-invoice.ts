@@ -1,7 +1,6 @@
 import type { ServiceStatus } from '../../../db/models/service.js';
 import { AppError, ErrorCode, notFound, validationError } from '../../../lib/errors.js';
 import type { Audit } from '../../billing/audit.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../billing/invoices/invoice-record.js';
 import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { billingPeriodLabel, isBillingPeriod } from '../../catalogue/billing-periods.js';
@@ -10,6 +9,7 @@ import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-o
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { renewalOptions } from './renewal-options.js';
 import { RENEWABLE_STATUSES } from './renewal-rules.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 export type RenewalSource = 'client' | 'scheduler';
 

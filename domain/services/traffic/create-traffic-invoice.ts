@@ -1,11 +1,11 @@
 import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
 import type { Audit } from '../../billing/audit.js';
-import type { InvoiceRecord } from '../../billing/invoices/invoice-record.js';
 import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
 import { quoteTrafficPackage } from './traffic-packages.js';
+import type { InvoiceRecord } from '../../../db/models/money.js';
 
 /**
  * A `traffic_package` invoice for one package of the service's host, at the quoted price (paid
