@@ -5,7 +5,7 @@ import { cancelProvisioning, type Decider, markProvisioningFailed } from '../dom
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
 import { prepareProvisioning } from '../domain/provisioning/prepare.js';
 import { enterProvisioningStage } from '../domain/provisioning/service-events.js';
-import { UpstreamStepError } from '../domain/provisioning/upstream-call.js';
+import { UpstreamStepError } from '../domain/suppliers/supplier-call.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,

@@ -8,7 +8,7 @@ import { enterServiceOrderStage, markServiceOrderFailed } from '../domain/servic
 import { payUpstreamBill } from '../domain/services/orders/pay-upstream-bill.js';
 import { prepareServiceOrder } from '../domain/services/orders/prepare-service-order.js';
 import { requestUpstreamBill } from '../domain/services/orders/request-upstream-bill.js';
-import { UpstreamStepError } from '../domain/provisioning/upstream-call.js';
+import { UpstreamStepError } from '../domain/suppliers/supplier-call.js';
 import { SERVICE_ORDER_FAILURES, type ServiceOrderFailure } from '../workflows/service-order/contract.js';
 
 const TYPE_BY_KIND = {

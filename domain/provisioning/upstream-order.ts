@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
 import type { PreparedProvisioning } from './prepare.js';
-import { callSupplier, UpstreamStepError } from './upstream-call.js';
+import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 

@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder } from './order-record.js';
 import { checkUpstreamBill, findOpenUpstreamBill, forgetUpstreamBill, recordUpstreamBill, upstreamTarget } from './upstream-bills.js';
-import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
 
 /**
