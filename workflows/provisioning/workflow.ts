@@ -1,19 +1,11 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
+import { upstreamActivities } from '../upstream/activities.js';
+import { adminDecisions } from '../upstream/admin-decision.js';
+import { failureOf, UPSTREAM_FAILURES } from '../upstream/contract.js';
 import {
   decideUpdate,
-  PROVISION_FAILURES,
-  type ProvisionDecision,
   type ProvisionFailure,
   type ProvisionInput,
   type ProvisionResult,
@@ -29,23 +21,6 @@ type Prepared = Awaited<ReturnType<Activities['prepareProvisioning']>>;
 type Purchase = Extract<Prepared, { kind: 'upstream' }>;
 
 /**
- * The Chinese reason and code of a failed step. A local activity's failure arrives as an
- * ActivityFailure or as the ApplicationFailure itself; a transient or ambiguous one reaching the
- * workflow means its retries ran out.
- */
-function failureOf(err: unknown, stage: ProvisionStage): ProvisionFailure | null {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    const details = (cause.details?.[0] ?? {}) as { code?: unknown };
-    const code = typeof details.code === 'string' || typeof details.code === 'number' ? String(details.code) : (cause.type ?? 'failed');
-    const exhausted = cause.type !== PROVISION_FAILURES.permanent && cause.type !== PROVISION_FAILURES.refused;
-    return { stage, code, reason: exhausted ? `${cause.message}（已重试多次）` : cause.message };
-  }
-  if (err instanceof ActivityFailure) return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
-  return null;
-}
-
-/**
  * `provision:<service_id>`: buys the service upstream exactly once and activates it. Every
  * upstream step is an activity that reconciles before it repeats anything (see
  * domain/provisioning/upstream-order.ts); transient failures retry with backoff; anything that
@@ -56,38 +31,13 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
   const timing = { ...DEFAULT_TIMING, ...input.timing };
   const { workflowId } = workflowInfo();
   const serviceId = input.serviceId;
-  const upstream = proxyLocalActivities<Activities>({
+  const { upstream, local } = upstreamActivities('provision', {
     startToCloseTimeout: `${timing.activityTimeoutSeconds}s`,
-    retry: {
-      initialInterval: '2s',
-      backoffCoefficient: 2,
-      maximumInterval: '1m',
-      maximumAttempts: timing.maxAttempts,
-      nonRetryableErrorTypes: [PROVISION_FAILURES.permanent, PROVISION_FAILURES.refused],
-    },
-  });
-  // Our own database steps: retried until the database answers (no attempt limit).
-  const local = proxyLocalActivities<Activities>({
-    startToCloseTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: [PROVISION_FAILURES.refused] },
+    maximumAttempts: timing.maxAttempts,
   });
 
   const state: ProvisionState = { stage: 'prepare', runs: 0, failure: null, upstreamInvoiceId: null, hostId: null };
-  let decision: ProvisionDecision | null = null;
-  setHandler(stateQuery, () => state);
-  setHandler(
-    decideUpdate,
-    (d) => {
-      decision = d;
-      return state;
-    },
-    {
-      validator: (d) => {
-        if (state.stage !== 'awaiting_admin') throw new Error('only a provisioning awaiting an admin decision can be retried or cancelled');
-        if (d.action !== 'retry' && d.action !== 'cancel') throw new Error('action must be retry or cancel');
-      },
-    },
-  );
+  const decisions = adminDecisions({ decide: decideUpdate, state: stateQuery }, state);
 
   const enter = async (stage: ProvisionStage) => {
     state.stage = stage;
@@ -101,10 +51,10 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       const host = await upstream.lookupUpstreamHost({ purchase: p, hostId });
       if (host.status === 'active') return host;
       if (['cancelled', 'terminated', 'deleted', 'fraud'].includes(host.status)) {
-        throw ApplicationFailure.nonRetryable(`上游主机状态为 ${host.status}，无法开通`, PROVISION_FAILURES.permanent, { code: 'host_unusable' });
+        throw ApplicationFailure.nonRetryable(`上游主机状态为 ${host.status}，无法开通`, UPSTREAM_FAILURES.permanent, { code: 'host_unusable' });
       }
       if (Date.now() >= deadline) {
-        throw ApplicationFailure.nonRetryable(`上游主机在 ${timing.hostWaitMinutes} 分钟内未开通完成`, PROVISION_FAILURES.permanent, { code: 'host_timeout' });
+        throw ApplicationFailure.nonRetryable(`上游主机在 ${timing.hostWaitMinutes} 分钟内未开通完成`, UPSTREAM_FAILURES.permanent, { code: 'host_timeout' });
       }
       const seconds = timing.hostPollSeconds[Math.min(i, timing.hostPollSeconds.length - 1)] ?? 30;
       await sleep(`${seconds}s`);
@@ -163,15 +113,9 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     }
     if (!failure) return { serviceId, outcome: 'active', hostId: state.hostId };
 
-    // The state first: an admin who sees the row say awaiting_admin may decide at once.
-    state.failure = failure;
-    state.stage = 'awaiting_admin';
-    await local.markProvisioningFailed({ serviceId, ...failure, workflowId });
-    upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'awaiting_admin' }]);
-    await condition(() => decision !== null);
-    const chosen = decision as ProvisionDecision | null;
-    decision = null;
-    if (chosen?.action === 'cancel') {
+    const stopped = failure;
+    const chosen = await decisions.awaitDecision(stopped, () => local.markProvisioningFailed({ serviceId, ...stopped, workflowId }));
+    if (chosen.action === 'cancel') {
       await enter('cancelling');
       try {
         await local.cancelProvisioning({ serviceId, decider: chosen.decider, reason: chosen.reason, workflowId });

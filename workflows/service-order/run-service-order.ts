@@ -1,11 +1,11 @@
-import { ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../../activities/index.js';
+import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SearchAttr } from '../search-attributes.js';
+import { upstreamActivities } from '../upstream/activities.js';
+import { adminDecisions } from '../upstream/admin-decision.js';
+import { failureOf } from '../upstream/contract.js';
 import {
   decideServiceOrderUpdate,
   type PreparedServiceOrder,
-  SERVICE_ORDER_FAILURES,
-  type ServiceOrderDecision,
   type ServiceOrderFailure,
   type ServiceOrderInput,
   type ServiceOrderResult,
@@ -13,38 +13,6 @@ import {
   type ServiceOrderState,
   serviceOrderStateQuery,
 } from './contract.js';
-
-// Upstream steps: transient and ambiguous failures retry with backoff (each attempt reconciles
-// first when an earlier one may have committed); permanent ones stop at once.
-const upstream = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: {
-    initialInterval: '2s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: [SERVICE_ORDER_FAILURES.permanent, SERVICE_ORDER_FAILURES.refused],
-  },
-});
-
-// Our own database steps: retried until the database answers.
-const local = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: [SERVICE_ORDER_FAILURES.refused] },
-});
-
-/** The Chinese reason and code of a failed step, from the end of the cause chain. */
-function failureOf(err: unknown, stage: ServiceOrderStage): ServiceOrderFailure | null {
-  if (!(err instanceof ActivityFailure)) return null;
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure) {
-    const details = (cause.details?.[0] ?? {}) as { code?: unknown };
-    const code = typeof details.code === 'string' ? details.code : (cause.type ?? 'failed');
-    const exhausted = cause.type !== SERVICE_ORDER_FAILURES.permanent && cause.type !== SERVICE_ORDER_FAILURES.refused;
-    return { stage, code, reason: exhausted ? `${cause.message}（已重试多次）` : cause.message };
-  }
-  return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
-}
 
 /**
  * The body of the renewal and traffic-package workflows. `orderStage` names the committing
@@ -57,21 +25,8 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
   const { workflowId } = workflowInfo();
   const { invoiceId, invoiceNo } = input;
   const state: ServiceOrderState = { stage: 'prepare', runs: 0, failure: null };
-  let decision: ServiceOrderDecision | null = null;
-  setHandler(serviceOrderStateQuery, () => state);
-  setHandler(
-    decideServiceOrderUpdate,
-    (d) => {
-      decision = d;
-      return state;
-    },
-    {
-      validator: (d) => {
-        if (state.stage !== 'awaiting_admin' || decision !== null) throw new Error('only an order awaiting an admin decision can be retried or cancelled');
-        if (d.action !== 'retry' && d.action !== 'cancel') throw new Error('action must be retry or cancel');
-      },
-    },
-  );
+  const { upstream, local } = upstreamActivities('serviceOrder', { startToCloseTimeout: '2 minutes', maximumAttempts: 8 });
+  const decisions = adminDecisions({ decide: decideServiceOrderUpdate, state: serviceOrderStateQuery }, state);
 
   const enter = async (stage: ServiceOrderStage) => {
     state.stage = stage;
@@ -127,16 +82,9 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
       return { invoiceNo, outcome: 'succeeded' };
     }
 
-    state.failure = failure;
-    // Waiting from here on: the row says so once the activity below wrote it, and an admin who
-    // reads it must find the workflow taking the decision.
-    state.stage = 'awaiting_admin';
-    await local.markServiceOrderFailed({ invoiceId, failure, workflowId });
-    settle('awaiting_admin');
-    await condition(() => decision !== null);
-    const chosen = decision as ServiceOrderDecision | null;
-    decision = null;
-    if (chosen?.action === 'cancel') {
+    const stopped = failure;
+    const chosen = await decisions.awaitDecision(stopped, () => local.markServiceOrderFailed({ invoiceId, failure: stopped, workflowId }));
+    if (chosen.action === 'cancel') {
       await enter('cancelling');
       try {
         await local.cancelServiceOrder({ invoiceId, decider: chosen.decider, reason: chosen.reason, workflowId });
@@ -151,6 +99,6 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
     }
     state.failure = null;
     await enter('prepare');
-    prepared = await local.prepareServiceOrder({ invoiceId, workflowId, retriedBy: chosen?.decider ?? null });
+    prepared = await local.prepareServiceOrder({ invoiceId, workflowId, retriedBy: chosen.decider });
   }
 }
