@@ -1,12 +1,11 @@
-import { ApplicationFailure, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
 import { upstreamActivities } from '../upstream/activities.js';
-import { adminDecisions } from '../upstream/admin-decision.js';
-import { failureOf, UPSTREAM_FAILURES } from '../upstream/contract.js';
+import { UPSTREAM_FAILURES } from '../upstream/contract.js';
+import { supplierAttributes, upstreamWork } from '../upstream/upstream-work.js';
 import {
   decideUpdate,
-  type ProvisionFailure,
   type ProvisionInput,
   type ProvisionResult,
   type ProvisionStage,
@@ -25,7 +24,8 @@ type Purchase = Extract<Prepared, { kind: 'upstream' }>;
  * upstream step is an activity that reconciles before it repeats anything (see
  * domain/provisioning/upstream-order.ts); transient failures retry with backoff; anything that
  * retrying cannot fix, and retries that ran out, park the run in `awaiting_admin` with the
- * Chinese reason on the service, until an admin retries or cancels. Never a silent stop.
+ * Chinese reason on the service, until an admin retries or cancels (the shape every upstream
+ * workflow shares: ../upstream/upstream-work.ts). Never a silent stop.
  */
 export async function provisionServiceWorkflow(input: ProvisionInput): Promise<ProvisionResult> {
   const timing = { ...DEFAULT_TIMING, ...input.timing };
@@ -37,13 +37,13 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
   });
 
   const state: ProvisionState = { stage: 'prepare', runs: 0, failure: null, upstreamInvoiceId: null, hostId: null };
-  const decisions = adminDecisions({ decide: decideUpdate, state: stateQuery }, state);
-
-  const enter = async (stage: ProvisionStage) => {
-    state.stage = stage;
-    upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: stage }]);
-    await local.enterProvisioningStage({ serviceId, stage, workflowId });
-  };
+  const work = upstreamWork<ProvisionStage, ProvisionState>({
+    state,
+    decide: decideUpdate,
+    query: stateQuery,
+    recordStage: (stage) => local.enterProvisioningStage({ serviceId, stage, workflowId }),
+  });
+  const { enter } = work;
 
   const pollHost = async (p: Purchase, hostId: number) => {
     const deadline = Date.now() + timing.hostWaitMinutes * 60_000;
@@ -61,8 +61,8 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     }
   };
 
-  const buy = async (p: Purchase): Promise<ProvisionFailure | null> => {
-    try {
+  const buy = (p: Purchase) =>
+    work.failureIn(async () => {
       await enter('login');
       await upstream.loginUpstream({ purchase: p });
       await enter('cart');
@@ -81,55 +81,23 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       await local.bindUpstreamHost({ serviceId, hostId: order.hostId, workflowId });
       await enter('activate');
       await local.activateService({ serviceId, host, workflowId });
-      state.stage = 'done';
-      upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'done' }]);
-      return null;
-    } catch (err) {
-      const failure = failureOf(err, state.stage);
-      if (failure) return failure;
-      throw err;
-    }
-  };
+      work.settle('done');
+    });
 
-  await enter('prepare');
-  let prepared: Prepared = await local.prepareProvisioning({ serviceId, workflowId });
-  // A refused cancellation goes back to the admin with its reason, without buying again.
-  let carried: ProvisionFailure | null = null;
-  for (;;) {
-    if (prepared.kind === 'finished') return { serviceId, outcome: 'already_finished', hostId: null };
-    const attrs: Parameters<typeof upsertSearchAttributes>[0] = [
+  return work.run<Prepared, ProvisionResult>({
+    prepare: () => local.prepareProvisioning({ serviceId, workflowId }),
+    finished: () => ({ serviceId, outcome: 'already_finished', hostId: null }),
+    attributes: (prepared) => [
       { key: SearchAttr.UserId, value: prepared.userId },
       { key: SearchAttr.InvoiceNo, value: prepared.invoiceNo },
-    ];
-    if (prepared.kind === 'upstream') {
-      attrs.push({ key: SearchAttr.SupplierCode, value: prepared.supplierCode }, { key: SearchAttr.ProviderKey, value: prepared.providerKey });
-    }
-    upsertSearchAttributes(attrs);
-    let failure = carried;
-    carried = null;
-    if (!failure) {
-      state.runs += 1;
-      failure = prepared.kind === 'upstream' ? await buy(prepared) : { stage: 'prepare', code: 'no_upstream', reason: prepared.reason };
-    }
-    if (!failure) return { serviceId, outcome: 'active', hostId: state.hostId };
-
-    const stopped = failure;
-    const chosen = await decisions.awaitDecision(stopped, () => local.markProvisioningFailed({ serviceId, ...stopped, workflowId }));
-    if (chosen.action === 'cancel') {
-      await enter('cancelling');
-      try {
-        await local.cancelProvisioning({ serviceId, decider: chosen.decider, reason: chosen.reason, workflowId });
-      } catch (err) {
-        carried = failureOf(err, 'cancelling');
-        if (!carried) throw err;
-        continue;
-      }
-      state.stage = 'cancelled';
-      upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'cancelled' }]);
-      return { serviceId, outcome: 'cancelled', hostId: state.hostId };
-    }
-    state.failure = null;
-    await enter('prepare');
-    prepared = await local.prepareProvisioning({ serviceId, workflowId });
-  }
+      ...supplierAttributes(prepared.kind === 'upstream' ? prepared : null),
+    ],
+    fulfil: async (prepared) => {
+      const failure = prepared.kind === 'upstream' ? await buy(prepared) : { stage: 'prepare' as const, code: 'no_upstream', reason: prepared.reason };
+      return failure ? { failure } : { result: { serviceId, outcome: 'active', hostId: state.hostId } };
+    },
+    markFailed: (failure) => local.markProvisioningFailed({ serviceId, ...failure, workflowId }),
+    cancel: (decision) => local.cancelProvisioning({ serviceId, decider: decision.decider, reason: decision.reason, workflowId }),
+    cancelled: () => ({ serviceId, outcome: 'cancelled', hostId: state.hostId }),
+  });
 }
