@@ -2,7 +2,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { cancelProvisioning, markProvisioningFailed } from '../domain/provisioning/failure.js';
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
 import { prepareProvisioning } from '../domain/provisioning/prepare.js';
-import { enterProvisioningStage } from '../domain/provisioning/service-events.js';
+import { enterProvisioningStage, recordProvisioningAttempt } from '../domain/provisioning/service-events.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,
@@ -12,7 +12,7 @@ import {
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
 import { type Decider, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { classifier, type FailurePolicy } from './classify.js';
+import { type AttemptJournal, classifier, type FailurePolicy } from './classify.js';
 
 /** Failures of provisioning activities (see ./classify.ts). */
 const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision };
@@ -20,15 +20,18 @@ const classified = classifier(PROVISIONING);
 
 /** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
 export function createProvisioningActivities(deps: DomainDeps) {
+  // Failed attempts of the upstream steps become rows of the provisioning's step history.
+  const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordProvisioningAttempt(deps, { serviceId: p.serviceId, workflowId: p.traceId }, attempt);
   return {
     prepareProvisioning: (input: { serviceId: number; workflowId: string }) => classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId)),
     enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
-    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase)),
-    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase)),
-    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase)),
+    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase), attempts(input.purchase)),
+    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase), attempts(input.purchase)),
+    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase), attempts(input.purchase)),
     payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
-      classified(() => payUpstreamOrder(deps, input.purchase, input.order)),
-    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) => classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId)),
+      classified(() => payUpstreamOrder(deps, input.purchase, input.order), attempts(input.purchase)),
+    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) =>
+      classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId), attempts(input.purchase)),
     bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),

@@ -2,6 +2,8 @@ import type { DomainDeps } from '../deps.js';
 import type { PreparedProvisioning } from './prepare.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { type SentMark, sendOnce } from '../suppliers/send-once.js';
+import type { StepJournal } from '../suppliers/step-journal.js';
+import { recordServiceEvent } from './service-events.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
@@ -62,6 +64,11 @@ export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): P
   return order;
 }
 
+/** The provisioning's step history at one stage (service events of kind `provision`). */
+function provisionJournal(deps: DomainDeps, p: UpstreamPurchase, stage: string): StepJournal {
+  return (entry) => recordServiceEvent(deps, { serviceId: p.serviceId, kind: 'provision', stage, workflowId: p.traceId, ...entry });
+}
+
 /** The mark of a committing provisioning step, on the service's upstream binding. */
 function bindingMark(serviceId: number, column: 'checkout_attempted_at' | 'pay_attempted_at'): SentMark {
   return { table: 'service_upstream_bindings', key: 'service_id', id: serviceId, column };
@@ -77,6 +84,10 @@ export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchas
   const { value } = await sendOnce(deps, {
     mark: bindingMark(p.serviceId, 'checkout_attempted_at'),
     reconcile: () => fillUpstreamCart(deps, p),
+    journal: {
+      record: provisionJournal(deps, p, 'checkout'),
+      found: (order) => `上游已有本服务的订单（账单 #${order.invoiceId}，主机 #${order.hostId}），沿用，不再重复下单`,
+    },
     send: async () => {
       const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream }, { traceId: p.traceId });
       const order = readOrder({ ...data, paid: false });
@@ -102,6 +113,7 @@ export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, or
       const invoice = checked['invoice'] as { paid?: unknown } | null;
       return invoice?.paid === true ? true : null;
     },
+    journal: { record: provisionJournal(deps, p, 'upstream_pay'), found: () => `上游账单 #${order.invoiceId} 已支付，不再重复支付` },
     send: async () => {
       const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
       if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');

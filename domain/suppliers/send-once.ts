@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
+import { reconciliationEntry, type StepJournal } from './step-journal.js';
 
 /**
  * Where a committing step keeps its "sent" mark: a nullable timestamp column of the row that owns
@@ -38,6 +39,8 @@ export type SendOnceStep<T> = {
   reconcile: () => Promise<T | null>;
   /** The request itself; throws UpstreamStepError with the plugin's classification. */
   send: () => Promise<T>;
+  /** The work's history, where a reconciliation leaves a row; `found` words what it found. */
+  journal: { record: StepJournal; found: (value: T) => string };
 };
 
 export type SentOnce<T> = { value: T; via: 'sent' | 'reconciled' };
@@ -46,12 +49,14 @@ export type SentOnce<T> = { value: T; via: 'sent' | 'reconciled' };
  * The one way an upstream effect is made exactly once, for every kind of upstream work
  * (provisioning, renewals, traffic packages, upgrades): mark, then (when the mark was there
  * before) reconcile, then send. The upstream's own idempotency (a repeated reference, the same
- * bill for the same cycle) covers the last gap, a send that raced a lost answer. `via` tells the
- * caller how the value was found, for its history row.
+ * bill for the same cycle) covers the last gap, a send that raced a lost answer. Every
+ * reconciliation is a row of the work's history (what it found, or that it sends again), so an
+ * admin reading a slow step sees why; `via` tells the caller how the value was found.
  */
 export async function sendOnce<T>(deps: DomainDeps, step: SendOnceStep<T>): Promise<SentOnce<T>> {
   if (await markSent(deps, step.mark)) {
     const found = await step.reconcile();
+    await step.journal.record(reconciliationEntry(found === null ? null : step.journal.found(found)));
     if (found !== null) return { value: found, via: 'reconciled' };
   }
   return { value: await step.send(), via: 'sent' };
