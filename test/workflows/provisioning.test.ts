@@ -5,6 +5,7 @@ import { recordHistory } from '../helpers/histories.js';
 import { expectError } from '../helpers/http.js';
 import { balanceOf, buyerPays, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../helpers/money.js';
 import { buyWithBalance, PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
+import { stepsBetween } from '../helpers/steps.js';
 import { eventually } from '../helpers/wait.js';
 
 let platform: MoneyPlatform;
@@ -115,11 +116,8 @@ describe('provisioning', () => {
     expect(upstream.sandbox.control.ledger().pays[String(binding?.upstream_invoice_id)]).toBe(1);
 
     const detail = await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token });
-    const steps = [...detail.body.data.steps].reverse() as Array<{ stage: string; status: string; message: string }>;
-    const from = steps.findIndex((s) => s.stage === 'upstream_pay' && s.status === 'started');
-    const to = steps.findIndex((s) => s.stage === 'host_lookup' && s.status === 'started');
-    expect(from).toBeGreaterThanOrEqual(0);
-    expect(steps.slice(from + 1, to)).toEqual([
+    const between = stepsBetween(detail.body.data.steps, { stage: 'upstream_pay', status: 'started' }, { stage: 'host_lookup', status: 'started' });
+    expect(between).toEqual([
       expect.objectContaining({ stage: 'upstream_pay', status: 'failed', message: expect.stringMatching(/^第 1 次尝试失败（结果未知，重试前先向上游核对）：\p{Script=Han}/u) }),
       expect.objectContaining({ stage: 'upstream_pay', status: 'info', message: `核对上游：上游账单 #${binding?.upstream_invoice_id} 已支付，不再重复支付` }),
     ]);

@@ -9,6 +9,7 @@ import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
 import { adjustBalance, balanceOf, buyerPays, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
+import { stepsBetween } from '../../helpers/steps.js';
 import { eventually } from '../../helpers/wait.js';
 
 let platform: ServicesPlatform;
@@ -226,11 +227,8 @@ describe('renewal fulfilment', () => {
     expect(platform.sandbox.control.ledger().pays[String(order.upstream_invoice_id)]).toBe(1);
 
     const detail = await platform.api.get(`/api/v2/admin/service-orders/${invoice.id}`, { token: await platform.rootToken() });
-    const steps = [...detail.body.data.steps].reverse() as Array<{ stage: string; status: string; message: string }>;
-    const from = steps.findIndex((s) => s.stage === 'upstream_pay' && s.status === 'started');
-    const to = steps.findIndex((s) => s.stage === 'complete' && s.status === 'started');
-    expect(from).toBeGreaterThanOrEqual(0);
-    expect(steps.slice(from + 1, to)).toEqual([
+    const between = stepsBetween(detail.body.data.steps, { stage: 'upstream_pay', status: 'started' }, { stage: 'complete', status: 'started' });
+    expect(between).toEqual([
       expect.objectContaining({ stage: 'upstream_pay', status: 'failed', message: expect.stringMatching(/^第 1 次尝试失败（结果未知，重试前先向上游核对）：\p{Script=Han}/u) }),
       expect.objectContaining({ stage: 'upstream_pay', status: 'info', message: `核对上游：上游账单 #${order.upstream_invoice_id} 已支付，不再重复支付` }),
       expect.objectContaining({ stage: 'upstream_pay', status: 'succeeded', message: `核对确认上游账单 #${order.upstream_invoice_id} 已支付` }),
