@@ -1,6 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { AppError, ErrorCode } from '../lib/errors.js';
+import { ErrorCode } from '../lib/errors.js';
 import { systemAudit } from '../domain/billing/audit.js';
 import { dispatchFulfilment } from '../domain/billing/fulfilment/dispatch-fulfilment.js';
 import { FulfilmentNotImplementedError } from '../domain/billing/fulfilment/dispatchers.js';
@@ -9,6 +8,7 @@ import { closeQrPayment } from '../domain/billing/payments/close-qr-payment.js';
 import { executeOriginalRefund } from '../domain/billing/refunds/execute-original-refund.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { PAYMENT_FAILURES } from '../workflows/invoice-payment/contract.js';
+import { classifier, type FailurePolicy } from './classify.js';
 
 /** The activity's workflow id as the trace id of what it writes (Temporal UI ↔ money rows). */
 function audit() {
@@ -21,21 +21,14 @@ function audit() {
 
 /**
  * Expected business failures do not get better by retrying: they become non-retryable
- * ApplicationFailures with explicit types; anything else (gateway down, database gone) is
- * thrown as is and retried by the workflow's policy.
+ * ApplicationFailures with explicit types (see ./classify.ts); anything else (gateway down,
+ * database gone) is thrown as is and retried by the workflow's policy.
  */
-async function classified<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof FulfilmentNotImplementedError) throw ApplicationFailure.nonRetryable(err.message, 'FulfilmentNotImplemented');
-    if (err instanceof AppError) {
-      const type = err.code === ErrorCode.PAYMENT_AMOUNT_MISMATCH ? PAYMENT_FAILURES.anomaly : `BillingError${err.code}`;
-      throw ApplicationFailure.nonRetryable(err.message, type);
-    }
-    throw err;
-  }
-}
+const MONEY: FailurePolicy = {
+  refused: (err) => (err.code === ErrorCode.PAYMENT_AMOUNT_MISMATCH ? PAYMENT_FAILURES.anomaly : `BillingError${err.code}`),
+  final: (err) => (err instanceof FulfilmentNotImplementedError ? 'FulfilmentNotImplemented' : null),
+};
+const classified = classifier(MONEY);
 
 /** Activities of the payment and refund workflows: thin adapters over domain/billing. */
 export function createMoneyActivities(deps: DomainDeps) {

@@ -1,11 +1,8 @@
-import { ApplicationFailure } from '@temporalio/common';
-import { AppError } from '../lib/errors.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { cancelProvisioning, type Decider, markProvisioningFailed } from '../domain/provisioning/failure.js';
+import { cancelProvisioning, markProvisioningFailed } from '../domain/provisioning/failure.js';
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
 import { prepareProvisioning } from '../domain/provisioning/prepare.js';
-import { enterProvisioningStage } from '../domain/provisioning/service-events.js';
-import { UpstreamStepError } from '../domain/provisioning/upstream-call.js';
+import { enterProvisioningStage, recordProvisioningAttempt } from '../domain/provisioning/service-events.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,
@@ -14,38 +11,27 @@ import {
   type UpstreamOrder,
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
-import { PROVISION_FAILURES } from '../workflows/provisioning/contract.js';
+import { type Decider, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
+import { type AttemptJournal, classifier, type FailurePolicy } from './classify.js';
 
-/**
- * The plugin's classification becomes the failure type the workflow's retry policy reads:
- * permanent → not retried (an admin decides); transient and ambiguous → retried with backoff
- * (ambiguous steps reconcile first on their next attempt). Our own refusals are not retried.
- */
-async function classified<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof UpstreamStepError) {
-      const details = { code: err.code };
-      if (err.kind === 'permanent') throw ApplicationFailure.nonRetryable(err.message, PROVISION_FAILURES.permanent, details);
-      throw ApplicationFailure.retryable(err.message, err.kind === 'ambiguous' ? PROVISION_FAILURES.ambiguous : PROVISION_FAILURES.transient, details);
-    }
-    if (err instanceof AppError) throw ApplicationFailure.nonRetryable(err.message, PROVISION_FAILURES.refused, { code: String(err.code) });
-    throw err;
-  }
-}
+/** Failures of provisioning activities (see ./classify.ts). */
+const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision };
+const classified = classifier(PROVISIONING);
 
 /** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
 export function createProvisioningActivities(deps: DomainDeps) {
+  // Failed attempts of the upstream steps become rows of the provisioning's step history.
+  const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordProvisioningAttempt(deps, { serviceId: p.serviceId, workflowId: p.traceId }, attempt);
   return {
     prepareProvisioning: (input: { serviceId: number; workflowId: string }) => classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId)),
     enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
-    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase)),
-    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase)),
-    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase)),
+    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase), attempts(input.purchase)),
+    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase), attempts(input.purchase)),
+    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase), attempts(input.purchase)),
     payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
-      classified(() => payUpstreamOrder(deps, input.purchase, input.order)),
-    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) => classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId)),
+      classified(() => payUpstreamOrder(deps, input.purchase, input.order), attempts(input.purchase)),
+    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) =>
+      classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId), attempts(input.purchase)),
     bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),

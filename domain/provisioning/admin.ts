@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import { decideUpdate, type ProvisionDecision, type ProvisionState, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { decideUpdate, type ProvisionState, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import type { UpstreamDecision } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 
 export type ProvisioningListQuery = {
@@ -118,7 +119,7 @@ export async function getProvisioning(deps: DomainDeps, serviceId: number): Prom
  * so nothing is bought twice) or `cancel` (refund to balance). Delivered as a workflow update,
  * which the workflow refuses unless it is waiting (40931).
  */
-export async function decideProvisioning(deps: DomainDeps, serviceId: number, decision: ProvisionDecision): Promise<ProvisionState> {
+export async function decideProvisioning(deps: DomainDeps, serviceId: number, decision: UpstreamDecision): Promise<ProvisionState> {
   if (!deps.temporal) throw new Error('no Temporal client in these deps');
   const service = await deps.db.models.Service.findByPk(serviceId, { attributes: ['id', 'status'] });
   if (!service) throw notFound('服务不存在');

@@ -1,6 +1,7 @@
 import { money } from '../../lib/money.js';
 import { adminAudit } from '../billing/audit.js';
 import { createRefund } from '../billing/refunds/create-refund.js';
+import type { Decider } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 import { recordServiceEvent } from './service-events.js';
 
@@ -30,8 +31,6 @@ export async function markProvisioningFailed(
     );
   });
 }
-
-export type Decider = { id: number; name: string };
 
 /** The trace id of the one refund a cancelled provisioning may make. */
 export function cancellationTraceId(serviceId: number): string {

@@ -2,7 +2,7 @@ import { addMonths, parseDateTime } from '../../lib/time.js';
 import { billingPeriodMonths, isBillingPeriod } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
 import { recordServiceEvent } from './service-events.js';
-import { callSupplier } from './upstream-call.js';
+import { callSupplier } from '../suppliers/supplier-call.js';
 import type { UpstreamPurchase } from './upstream-order.js';
 
 /** What the platform keeps of an upstream host (never its password). */

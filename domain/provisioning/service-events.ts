@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { ServiceEventStatus } from '../../db/models/service.js';
 import type { DomainDeps } from '../deps.js';
+import { type FailedAttempt, failedAttemptEntry } from '../suppliers/step-journal.js';
 
 export type ServiceEventInput = {
   serviceId: number;
@@ -41,5 +42,26 @@ export async function enterProvisioningStage(deps: DomainDeps, input: { serviceI
      INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
      SELECT id, 'provision', :stage, 'started', :message, :workflowId FROM moved`,
     { replacements: { id: input.serviceId, stage: input.stage, message: (input.message ?? '').slice(0, 255), workflowId: input.workflowId } },
+  );
+}
+
+/**
+ * A failed attempt of an upstream step, as a row of the step history at the stage the
+ * provisioning is in (one statement): a slow provisioning shows each retry and why.
+ */
+export async function recordProvisioningAttempt(deps: DomainDeps, input: { serviceId: number; workflowId: string }, attempt: FailedAttempt): Promise<void> {
+  const entry = failedAttemptEntry(attempt);
+  await deps.db.sequelize.query(
+    `INSERT INTO service_events (service_id, kind, stage, status, message, detail, workflow_id)
+     SELECT id, 'provision', COALESCE(NULLIF(provisioning_stage, ''), 'prepare'), :status, :message, CAST(:detail AS jsonb), :workflowId FROM services WHERE id = :id`,
+    {
+      replacements: {
+        id: input.serviceId,
+        status: entry.status,
+        message: entry.message.slice(0, 255),
+        detail: JSON.stringify(entry.detail),
+        workflowId: input.workflowId,
+      },
+    },
   );
 }

@@ -1,7 +1,9 @@
-import { QueryTypes } from 'sequelize';
 import type { DomainDeps } from '../deps.js';
 import type { PreparedProvisioning } from './prepare.js';
-import { callSupplier, UpstreamStepError } from './upstream-call.js';
+import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
+import { type SentMark, sendOnce } from '../suppliers/send-once.js';
+import type { StepJournal } from '../suppliers/step-journal.js';
+import { recordServiceEvent } from './service-events.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
@@ -62,51 +64,60 @@ export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): P
   return order;
 }
 
-/**
- * Marks a committing step as sent, before it is sent, and tells whether it had been sent before:
- * a step that runs again (a retry, or a new worker after a crash) then knows its earlier outcome
- * is unknown and reconciles first.
- */
-async function markAttempt(deps: DomainDeps, serviceId: number, column: 'checkout_attempted_at' | 'pay_attempted_at'): Promise<boolean> {
-  const [row] = await deps.db.sequelize.query<{ before: Date | null }>(
-    `UPDATE service_upstream_bindings b SET ${column} = now(), updated_at = now()
-       FROM (SELECT ${column} AS before FROM service_upstream_bindings WHERE service_id = :id FOR UPDATE) prev
-      WHERE b.service_id = :id RETURNING prev.before`,
-    { replacements: { id: serviceId }, type: QueryTypes.SELECT },
-  );
-  return (row?.before ?? null) !== null;
+/** The provisioning's step history at one stage (service events of kind `provision`). */
+function provisionJournal(deps: DomainDeps, p: UpstreamPurchase, stage: string): StepJournal {
+  return (entry) => recordServiceEvent(deps, { serviceId: p.serviceId, kind: 'provision', stage, workflowId: p.traceId, ...entry });
+}
+
+/** The mark of a committing provisioning step, on the service's upstream binding. */
+function bindingMark(serviceId: number, column: 'checkout_attempted_at' | 'pay_attempted_at'): SentMark {
+  return { table: 'service_upstream_bindings', key: 'service_id', id: serviceId, column };
 }
 
 /**
- * The checkout step. The first time it settles the cart; when it has been sent before (its
- * outcome unknown) it reconciles first: probe, continue with an order that exists, otherwise
- * fill the cart again and settle. The upstream also recognises a repeated reference, so even a
- * settle that raced a lost answer does not buy twice.
+ * The checkout step, sent once (domain/suppliers/send-once.ts). When it has been sent before (its
+ * outcome unknown) it reconciles first: probe, continue with an order that exists, otherwise fill
+ * the cart again and settle. The upstream also recognises a repeated reference, so even a settle
+ * that raced a lost answer does not buy twice.
  */
 export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder> {
-  if (await markAttempt(deps, p.serviceId, 'checkout_attempted_at')) {
-    const existing = await fillUpstreamCart(deps, p);
-    if (existing) return existing;
-  }
-  const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream }, { traceId: p.traceId });
-  const order = readOrder({ ...data, paid: false });
-  if (!order) throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游下单结果缺少账单或主机编号');
-  await rememberOrder(deps, p.serviceId, order);
-  return order;
+  const { value } = await sendOnce(deps, {
+    mark: bindingMark(p.serviceId, 'checkout_attempted_at'),
+    reconcile: () => fillUpstreamCart(deps, p),
+    journal: {
+      record: provisionJournal(deps, p, 'checkout'),
+      found: (order) => `上游已有本服务的订单（账单 #${order.invoiceId}，主机 #${order.hostId}），沿用，不再重复下单`,
+    },
+    send: async () => {
+      const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_checkout', { downstream: p.downstream }, { traceId: p.traceId });
+      const order = readOrder({ ...data, paid: false });
+      if (!order) throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游下单结果缺少账单或主机编号');
+      await rememberOrder(deps, p.serviceId, order);
+      return order;
+    },
+  });
+  return value;
 }
 
 /**
- * The upstream pay step: settle the order's bill from the supplier balance. When a payment was
- * sent before (its answer lost), the upstream is asked first (`check_order`), so it is not paid
- * again; a bill still unpaid after a plain answer is retried (transient).
+ * The upstream pay step, sent once: settle the order's bill from the supplier balance. When a
+ * payment was sent before (its answer lost), the upstream is asked first (`check_order`), so it
+ * is not paid again; a bill still unpaid after a plain answer is retried (transient).
  */
 export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder): Promise<void> {
   if (order.paid) return;
-  if (await markAttempt(deps, p.serviceId, 'pay_attempted_at')) {
-    const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-    const invoice = checked['invoice'] as { paid?: unknown } | null;
-    if (invoice?.paid === true) return;
-  }
-  const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-  if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
+  await sendOnce(deps, {
+    mark: bindingMark(p.serviceId, 'pay_attempted_at'),
+    reconcile: async () => {
+      const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
+      const invoice = checked['invoice'] as { paid?: unknown } | null;
+      return invoice?.paid === true ? true : null;
+    },
+    journal: { record: provisionJournal(deps, p, 'upstream_pay'), found: () => `上游账单 #${order.invoiceId} 已支付，不再重复支付` },
+    send: async () => {
+      const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
+      if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
+      return true;
+    },
+  });
 }

@@ -5,6 +5,7 @@ import { recordHistory } from '../helpers/histories.js';
 import { expectError } from '../helpers/http.js';
 import { balanceOf, buyerPays, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../helpers/money.js';
 import { buyWithBalance, PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
+import { stepsBetween } from '../helpers/steps.js';
 import { eventually } from '../helpers/wait.js';
 
 let platform: MoneyPlatform;
@@ -105,6 +106,23 @@ describe('provisioning', () => {
     expect(ledger.purchases[ref]).toBe(1);
     const binding = await platform.deps.db.models.ServiceUpstreamBinding.findByPk(serviceId);
     expect(ledger.pays[String(binding?.upstream_invoice_id)]).toBe(1);
+  });
+
+  it('shows a lost pay answer in the step history: the failed attempt, its classification and the reconciliation', async () => {
+    upstream.sandbox.control.failNext(1, 'html500', { path: '/pay', afterCommit: true });
+    const { serviceId } = await buyWithBalance(platform, upstream.productId);
+    expect((await serviceReaches(platform, serviceId, ['active', 'failed'])).status).toBe('active');
+    const binding = await platform.deps.db.models.ServiceUpstreamBinding.findByPk(serviceId);
+    expect(upstream.sandbox.control.ledger().pays[String(binding?.upstream_invoice_id)]).toBe(1);
+
+    const detail = await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token });
+    const between = stepsBetween(detail.body.data.steps, { stage: 'upstream_pay', status: 'started' }, { stage: 'host_lookup', status: 'started' });
+    expect(between).toEqual([
+      expect.objectContaining({ stage: 'upstream_pay', status: 'failed', message: expect.stringMatching(/^第 1 次尝试失败（结果未知，重试前先向上游核对）：\p{Script=Han}/u) }),
+      expect.objectContaining({ stage: 'upstream_pay', status: 'info', message: `核对上游：上游账单 #${binding?.upstream_invoice_id} 已支付，不再重复支付` }),
+    ]);
+    const attempt = await platform.deps.db.models.ServiceEvent.findOne({ where: { service_id: serviceId, stage: 'upstream_pay', status: 'failed' } });
+    expect(attempt?.detail).toMatchObject({ attempt: 1, kind: 'ambiguous', failure_type: 'UpstreamAmbiguous' });
   });
 
   it('waits for an admin when retries run out on a supplier that stays down, then completes on retry', async () => {

@@ -1,4 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstream/contract.js';
 
 /**
  * Provisioning of one service (`provision:<service_id>`), started once per service after its
@@ -41,33 +42,16 @@ export type ProvisionInput = { serviceId: number; timing?: ProvisionTiming };
 export type ProvisionOutcome = 'active' | 'cancelled' | 'already_finished';
 export type ProvisionResult = { serviceId: number; outcome: ProvisionOutcome; hostId: number | null };
 
-export type ProvisionFailure = { stage: ProvisionStage; code: string; reason: string };
+export type ProvisionFailure = UpstreamFailure<ProvisionStage>;
 
-export type ProvisionState = {
-  stage: ProvisionStage;
-  /** Runs of the buying steps: 1, then one more per admin retry. */
-  runs: number;
-  failure: ProvisionFailure | null;
+export type ProvisionState = UpstreamState<ProvisionStage> & {
   upstreamInvoiceId: number | null;
   hostId: number | null;
 };
 
-export type ProvisionDecision = { action: 'retry' | 'cancel'; decider: { id: number; name: string }; reason: string };
-
-export const decideUpdate = defineUpdate<ProvisionState, [ProvisionDecision]>('provision.decide');
+/** Decisions, failure types and the failure shown to the admin: ../upstream/contract.ts. */
+export const decideUpdate = defineUpdate<ProvisionState, [UpstreamDecision]>('provision.decide');
 export const stateQuery = defineQuery<ProvisionState>('provision.state');
-
-/** ApplicationFailure types of the provisioning activities. */
-export const PROVISION_FAILURES = {
-  /** Retrying will not help (out of stock, supplier balance too low, product gone, …). */
-  permanent: 'UpstreamPermanent',
-  /** Nothing happened or a read failed: retried with backoff. */
-  transient: 'UpstreamTransient',
-  /** It may have happened upstream: the step reconciles before it acts again. */
-  ambiguous: 'UpstreamAmbiguous',
-  /** Our own rules refused (e.g. a refund not allowed): not retried. */
-  refused: 'ProvisioningRefused',
-} as const;
 
 export function provisionWorkflowId(serviceId: number): string {
   return `provision:${serviceId}`;

@@ -1,20 +1,11 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
+import { upstreamActivities } from '../upstream/activities.js';
+import { UPSTREAM_FAILURES } from '../upstream/contract.js';
+import { supplierAttributes, upstreamWork } from '../upstream/upstream-work.js';
 import {
   decideUpdate,
-  PROVISION_FAILURES,
-  type ProvisionDecision,
-  type ProvisionFailure,
   type ProvisionInput,
   type ProvisionResult,
   type ProvisionStage,
@@ -29,71 +20,30 @@ type Prepared = Awaited<ReturnType<Activities['prepareProvisioning']>>;
 type Purchase = Extract<Prepared, { kind: 'upstream' }>;
 
 /**
- * The Chinese reason and code of a failed step. A local activity's failure arrives as an
- * ActivityFailure or as the ApplicationFailure itself; a transient or ambiguous one reaching the
- * workflow means its retries ran out.
- */
-function failureOf(err: unknown, stage: ProvisionStage): ProvisionFailure | null {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    const details = (cause.details?.[0] ?? {}) as { code?: unknown };
-    const code = typeof details.code === 'string' || typeof details.code === 'number' ? String(details.code) : (cause.type ?? 'failed');
-    const exhausted = cause.type !== PROVISION_FAILURES.permanent && cause.type !== PROVISION_FAILURES.refused;
-    return { stage, code, reason: exhausted ? `${cause.message}（已重试多次）` : cause.message };
-  }
-  if (err instanceof ActivityFailure) return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
-  return null;
-}
-
-/**
  * `provision:<service_id>`: buys the service upstream exactly once and activates it. Every
  * upstream step is an activity that reconciles before it repeats anything (see
  * domain/provisioning/upstream-order.ts); transient failures retry with backoff; anything that
  * retrying cannot fix, and retries that ran out, park the run in `awaiting_admin` with the
- * Chinese reason on the service, until an admin retries or cancels. Never a silent stop.
+ * Chinese reason on the service, until an admin retries or cancels (the shape every upstream
+ * workflow shares: ../upstream/upstream-work.ts). Never a silent stop.
  */
 export async function provisionServiceWorkflow(input: ProvisionInput): Promise<ProvisionResult> {
   const timing = { ...DEFAULT_TIMING, ...input.timing };
   const { workflowId } = workflowInfo();
   const serviceId = input.serviceId;
-  const upstream = proxyLocalActivities<Activities>({
+  const { upstream, local } = upstreamActivities('provision', {
     startToCloseTimeout: `${timing.activityTimeoutSeconds}s`,
-    retry: {
-      initialInterval: '2s',
-      backoffCoefficient: 2,
-      maximumInterval: '1m',
-      maximumAttempts: timing.maxAttempts,
-      nonRetryableErrorTypes: [PROVISION_FAILURES.permanent, PROVISION_FAILURES.refused],
-    },
-  });
-  // Our own database steps: retried until the database answers (no attempt limit).
-  const local = proxyLocalActivities<Activities>({
-    startToCloseTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: [PROVISION_FAILURES.refused] },
+    maximumAttempts: timing.maxAttempts,
   });
 
   const state: ProvisionState = { stage: 'prepare', runs: 0, failure: null, upstreamInvoiceId: null, hostId: null };
-  let decision: ProvisionDecision | null = null;
-  setHandler(stateQuery, () => state);
-  setHandler(
-    decideUpdate,
-    (d) => {
-      decision = d;
-      return state;
-    },
-    {
-      validator: (d) => {
-        if (state.stage !== 'awaiting_admin') throw new Error('only a provisioning awaiting an admin decision can be retried or cancelled');
-        if (d.action !== 'retry' && d.action !== 'cancel') throw new Error('action must be retry or cancel');
-      },
-    },
-  );
-
-  const enter = async (stage: ProvisionStage) => {
-    state.stage = stage;
-    upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: stage }]);
-    await local.enterProvisioningStage({ serviceId, stage, workflowId });
-  };
+  const work = upstreamWork<ProvisionStage, ProvisionState>({
+    state,
+    decide: decideUpdate,
+    query: stateQuery,
+    recordStage: (stage) => local.enterProvisioningStage({ serviceId, stage, workflowId }),
+  });
+  const { enter } = work;
 
   const pollHost = async (p: Purchase, hostId: number) => {
     const deadline = Date.now() + timing.hostWaitMinutes * 60_000;
@@ -101,18 +51,18 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       const host = await upstream.lookupUpstreamHost({ purchase: p, hostId });
       if (host.status === 'active') return host;
       if (['cancelled', 'terminated', 'deleted', 'fraud'].includes(host.status)) {
-        throw ApplicationFailure.nonRetryable(`上游主机状态为 ${host.status}，无法开通`, PROVISION_FAILURES.permanent, { code: 'host_unusable' });
+        throw ApplicationFailure.nonRetryable(`上游主机状态为 ${host.status}，无法开通`, UPSTREAM_FAILURES.permanent, { code: 'host_unusable' });
       }
       if (Date.now() >= deadline) {
-        throw ApplicationFailure.nonRetryable(`上游主机在 ${timing.hostWaitMinutes} 分钟内未开通完成`, PROVISION_FAILURES.permanent, { code: 'host_timeout' });
+        throw ApplicationFailure.nonRetryable(`上游主机在 ${timing.hostWaitMinutes} 分钟内未开通完成`, UPSTREAM_FAILURES.permanent, { code: 'host_timeout' });
       }
       const seconds = timing.hostPollSeconds[Math.min(i, timing.hostPollSeconds.length - 1)] ?? 30;
       await sleep(`${seconds}s`);
     }
   };
 
-  const buy = async (p: Purchase): Promise<ProvisionFailure | null> => {
-    try {
+  const buy = (p: Purchase) =>
+    work.failureIn(async () => {
       await enter('login');
       await upstream.loginUpstream({ purchase: p });
       await enter('cart');
@@ -131,61 +81,23 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       await local.bindUpstreamHost({ serviceId, hostId: order.hostId, workflowId });
       await enter('activate');
       await local.activateService({ serviceId, host, workflowId });
-      state.stage = 'done';
-      upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'done' }]);
-      return null;
-    } catch (err) {
-      const failure = failureOf(err, state.stage);
-      if (failure) return failure;
-      throw err;
-    }
-  };
+      work.settle('done');
+    });
 
-  await enter('prepare');
-  let prepared: Prepared = await local.prepareProvisioning({ serviceId, workflowId });
-  // A refused cancellation goes back to the admin with its reason, without buying again.
-  let carried: ProvisionFailure | null = null;
-  for (;;) {
-    if (prepared.kind === 'finished') return { serviceId, outcome: 'already_finished', hostId: null };
-    const attrs: Parameters<typeof upsertSearchAttributes>[0] = [
+  return work.run<Prepared, ProvisionResult>({
+    prepare: () => local.prepareProvisioning({ serviceId, workflowId }),
+    finished: () => ({ serviceId, outcome: 'already_finished', hostId: null }),
+    attributes: (prepared) => [
       { key: SearchAttr.UserId, value: prepared.userId },
       { key: SearchAttr.InvoiceNo, value: prepared.invoiceNo },
-    ];
-    if (prepared.kind === 'upstream') {
-      attrs.push({ key: SearchAttr.SupplierCode, value: prepared.supplierCode }, { key: SearchAttr.ProviderKey, value: prepared.providerKey });
-    }
-    upsertSearchAttributes(attrs);
-    let failure = carried;
-    carried = null;
-    if (!failure) {
-      state.runs += 1;
-      failure = prepared.kind === 'upstream' ? await buy(prepared) : { stage: 'prepare', code: 'no_upstream', reason: prepared.reason };
-    }
-    if (!failure) return { serviceId, outcome: 'active', hostId: state.hostId };
-
-    // The state first: an admin who sees the row say awaiting_admin may decide at once.
-    state.failure = failure;
-    state.stage = 'awaiting_admin';
-    await local.markProvisioningFailed({ serviceId, ...failure, workflowId });
-    upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'awaiting_admin' }]);
-    await condition(() => decision !== null);
-    const chosen = decision as ProvisionDecision | null;
-    decision = null;
-    if (chosen?.action === 'cancel') {
-      await enter('cancelling');
-      try {
-        await local.cancelProvisioning({ serviceId, decider: chosen.decider, reason: chosen.reason, workflowId });
-      } catch (err) {
-        carried = failureOf(err, 'cancelling');
-        if (!carried) throw err;
-        continue;
-      }
-      state.stage = 'cancelled';
-      upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value: 'cancelled' }]);
-      return { serviceId, outcome: 'cancelled', hostId: state.hostId };
-    }
-    state.failure = null;
-    await enter('prepare');
-    prepared = await local.prepareProvisioning({ serviceId, workflowId });
-  }
+      ...supplierAttributes(prepared.kind === 'upstream' ? prepared : null),
+    ],
+    fulfil: async (prepared) => {
+      const failure = prepared.kind === 'upstream' ? await buy(prepared) : { stage: 'prepare' as const, code: 'no_upstream', reason: prepared.reason };
+      return failure ? { failure } : { result: { serviceId, outcome: 'active', hostId: state.hostId } };
+    },
+    markFailed: (failure) => local.markProvisioningFailed({ serviceId, ...failure, workflowId }),
+    cancel: (decision) => local.cancelProvisioning({ serviceId, decider: decision.decider, reason: decision.reason, workflowId }),
+    cancelled: () => ({ serviceId, outcome: 'cancelled', hostId: state.hostId }),
+  });
 }

@@ -1,4 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstream/contract.js';
 
 /**
  * What renewals (`renew:<invoice_no>`) and traffic-package purchases (`traffic:<invoice_no>`)
@@ -27,31 +28,13 @@ export type ServiceOrderInput = { invoiceId: number; invoiceNo: string };
 export type ServiceOrderOutcome = 'succeeded' | 'cancelled';
 export type ServiceOrderResult = { invoiceNo: string; outcome: ServiceOrderOutcome };
 
-export type ServiceOrderFailure = { stage: ServiceOrderStage; code: string; reason: string };
+export type ServiceOrderFailure = UpstreamFailure<ServiceOrderStage>;
 
-export type ServiceOrderState = {
-  stage: ServiceOrderStage;
-  /** Runs of the upstream steps: 1, then one more per admin retry. */
-  runs: number;
-  failure: ServiceOrderFailure | null;
-};
+export type ServiceOrderState = UpstreamState<ServiceOrderStage>;
 
-export type ServiceOrderDecision = { action: 'retry' | 'cancel'; decider: { id: number; name: string }; reason: string };
-
-export const decideServiceOrderUpdate = defineUpdate<ServiceOrderState, [ServiceOrderDecision]>('service-order.decide');
+/** Decisions, failure types and the failure shown to the admin: ../upstream/contract.ts. */
+export const decideServiceOrderUpdate = defineUpdate<ServiceOrderState, [UpstreamDecision]>('service-order.decide');
 export const serviceOrderStateQuery = defineQuery<ServiceOrderState>('service-order.state');
-
-/** ApplicationFailure types of the service-order activities. */
-export const SERVICE_ORDER_FAILURES = {
-  /** The upstream refused for good (supplier balance too low, host not renewable, …). */
-  permanent: 'UpstreamPermanent',
-  /** Nothing happened or a read failed: retried with backoff. */
-  transient: 'UpstreamTransient',
-  /** It may have happened upstream: the next attempt reconciles before acting again. */
-  ambiguous: 'UpstreamAmbiguous',
-  /** Our own rules refused (service ended, refund not allowed): not retried. */
-  refused: 'ServiceOrderRefused',
-} as const;
 
 /** Why `prepare` found nothing to do, or the order cannot go on. */
 export type PreparedServiceOrder =

@@ -2,12 +2,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { ServiceOrderKind, ServiceOrderStatus } from '../../../db/models/service-upstream-order.js';
 import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
 import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
-import {
-  decideServiceOrderUpdate,
-  type ServiceOrderDecision,
-  type ServiceOrderState,
-  serviceOrderStateQuery,
-} from '../../../workflows/service-order/contract.js';
+import { decideServiceOrderUpdate, type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
+import type { UpstreamDecision } from '../../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../../deps.js';
 
 export type ServiceOrderListQuery = {
@@ -133,7 +129,7 @@ export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Prom
  * so nothing is bought twice) or `cancel` (the invoice refunded to the balance). Delivered as a
  * workflow update, which the workflow refuses unless it is waiting (40945).
  */
-export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: ServiceOrderDecision): Promise<ServiceOrderState> {
+export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: UpstreamDecision): Promise<ServiceOrderState> {
   const order = await deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId }, attributes: ['id', 'status', 'workflow_id'] });
   if (!order) throw notFound('续费或流量包订单不存在');
   if (order.status !== 'awaiting_admin') throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });

@@ -1,10 +1,9 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { adminAudit } from '../../billing/audit.js';
 import { createRefund } from '../../billing/refunds/create-refund.js';
+import type { Decider } from '../../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
-
-export type Decider = { id: number; name: string };
 
 /** The trace id of the one refund a cancelled order may make (found again by it on a retry). */
 export function serviceOrderCancelTraceId(invoiceId: number): string {

@@ -2,6 +2,8 @@ import type { Transaction } from 'sequelize';
 import type { ServiceOrderKind, ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
+import type { SentMark } from '../../suppliers/send-once.js';
+import type { StepJournal } from '../../suppliers/step-journal.js';
 import { recordServiceEvent, type ServiceEventInput } from '../../provisioning/service-events.js';
 
 export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包' };
@@ -29,4 +31,14 @@ export async function loadServiceOrder(deps: DomainDeps, invoiceId: number, tran
   });
   if (!order) throw notFound('续费或流量包订单不存在');
   return order;
+}
+
+/** The mark of an order's committing upstream request (see domain/suppliers/send-once.ts). */
+export function orderMark(orderId: number, column: 'upstream_requested_at' | 'upstream_pay_requested_at'): SentMark {
+  return { table: 'service_upstream_orders', key: 'id', id: orderId, column };
+}
+
+/** The order's history at the stage it is in (the row's `stage`, set as each step begins). */
+export function orderJournal(deps: DomainDeps, order: Pick<ServiceUpstreamOrderRow, 'service_id' | 'kind' | 'stage'>, workflowId: string): StepJournal {
+  return (entry) => recordOrderEvent(deps, order, { stage: order.stage, workflowId, ...entry });
 }

@@ -1,6 +1,7 @@
 import type { ServiceOrderFailure } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
-import { loadServiceOrder, recordOrderEvent } from './order-record.js';
+import { type FailedAttempt, failedAttemptEntry } from '../../suppliers/step-journal.js';
+import { loadServiceOrder, orderJournal, recordOrderEvent } from './order-record.js';
 
 const STAGE_MESSAGES: Record<string, string> = {
   prepare: '准备处理',
@@ -59,4 +60,10 @@ export async function markServiceOrderFailed(deps: DomainDeps, input: { invoiceI
       transaction,
     );
   });
+}
+
+/** A failed attempt of an upstream step, as a row of the order's history at the stage it is in. */
+export async function recordServiceOrderAttempt(deps: DomainDeps, input: { invoiceId: number; workflowId: string }, attempt: FailedAttempt): Promise<void> {
+  const order = await loadServiceOrder(deps, input.invoiceId);
+  await orderJournal(deps, order, input.workflowId)(failedAttemptEntry(attempt));
 }

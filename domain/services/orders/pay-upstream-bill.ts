@@ -1,17 +1,18 @@
 import type { DomainDeps } from '../../deps.js';
-import { loadServiceOrder } from './order-record.js';
+import { sendOnce } from '../../suppliers/send-once.js';
+import { loadServiceOrder, orderJournal, orderMark } from './order-record.js';
 import { checkUpstreamBill, markUpstreamBillPaid, upstreamTarget } from './upstream-bills.js';
-import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
 
 const VOID = ['cancelled', 'refunded'];
 
 /**
- * Pays the recorded upstream bill from the supplier balance, once. When an earlier payment may
- * have gone through (its marker is set), the bill is checked first: paid means done. A bill the
- * upstream voided is a permanent failure (an admin retry asks for a new one); a partly applied
- * payment is transient (the next attempt pays the rest; a paid bill answers "paid" and nothing
- * moves).
+ * Pays the recorded upstream bill from the supplier balance, once (domain/suppliers/send-once.ts).
+ * When an earlier payment may have gone through (its mark is set), the bill is checked first:
+ * paid means done. A bill the upstream voided is a permanent failure (an admin retry asks for a
+ * new one); a partly applied payment is transient (the next attempt pays the rest; a paid bill
+ * answers "paid" and nothing moves).
  */
 export async function payUpstreamBill(deps: DomainDeps, input: { invoiceId: number; workflowId: string }): Promise<{ paid: true }> {
   const order = await loadServiceOrder(deps, input.invoiceId);
@@ -20,20 +21,22 @@ export async function payUpstreamBill(deps: DomainDeps, input: { invoiceId: numb
   const billId = order.upstream_invoice_id;
   if (billId === null) throw new UpstreamStepError('permanent', 'no_upstream_bill', '尚未记录上游账单，无法支付');
   const voided = () => new UpstreamStepError('permanent', 'upstream_bill_void', `上游账单 #${billId} 已取消或不存在，请重试以重新申请`);
-  if (order.upstream_pay_requested_at !== null) {
-    const bill = await checkUpstreamBill(deps, order, billId, input.workflowId);
-    if (bill?.paid) {
-      await markUpstreamBillPaid(deps, order, 'reconciled', input.workflowId);
-      return { paid: true };
-    }
-    if (!bill || VOID.includes(bill.status)) throw voided();
-  }
-  await deps.db.models.ServiceUpstreamOrder.update({ upstream_pay_requested_at: new Date() }, { where: { id: order.id } });
-  const data = await callUpstreamStep(deps, supplierId, 'upstream.invoice_pay', { invoice_id: billId }, input.workflowId);
-  if (data['paid'] === true) {
-    await markUpstreamBillPaid(deps, order, 'paid', input.workflowId);
-    return { paid: true };
-  }
-  if (typeof data['status'] === 'string' && VOID.includes(data['status'])) throw voided();
-  throw new UpstreamStepError('transient', 'upstream_bill_unpaid', `上游账单 #${billId} 尚未付清，稍后重试`);
+  const got = await sendOnce(deps, {
+    mark: orderMark(order.id, 'upstream_pay_requested_at'),
+    reconcile: async () => {
+      const bill = await checkUpstreamBill(deps, order, billId, input.workflowId);
+      if (bill?.paid) return true;
+      if (!bill || VOID.includes(bill.status)) throw voided();
+      return null;
+    },
+    journal: { record: orderJournal(deps, order, input.workflowId), found: () => `上游账单 #${billId} 已支付，不再重复支付` },
+    send: async () => {
+      const data = await callUpstreamStep(deps, supplierId, 'upstream.invoice_pay', { invoice_id: billId }, input.workflowId);
+      if (data['paid'] === true) return true;
+      if (typeof data['status'] === 'string' && VOID.includes(data['status'])) throw voided();
+      throw new UpstreamStepError('transient', 'upstream_bill_unpaid', `上游账单 #${billId} 尚未付清，稍后重试`);
+    },
+  });
+  await markUpstreamBillPaid(deps, order, got.via === 'reconciled' ? 'reconciled' : 'paid', input.workflowId);
+  return { paid: true };
 }

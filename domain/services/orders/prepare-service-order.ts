@@ -1,5 +1,6 @@
 import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
+import type { Decider } from '../../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
@@ -15,7 +16,7 @@ import { loadServiceOrder, recordOrderEvent } from './order-record.js';
  */
 export async function prepareServiceOrder(
   deps: DomainDeps,
-  input: { invoiceId: number; workflowId: string; retriedBy?: { id: number; name: string } | null },
+  input: { invoiceId: number; workflowId: string; retriedBy?: Decider | null },
 ): Promise<PreparedServiceOrder> {
   const { Service, ServiceUpstreamBinding, Supplier } = deps.db.models;
   return deps.db.sequelize.transaction(async (transaction) => {

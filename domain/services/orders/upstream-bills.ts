@@ -3,7 +3,7 @@ import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstrea
 import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
-import { UpstreamStepError } from '../../provisioning/upstream-call.js';
+import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
 
 /** An upstream bill as `upstream.check_order` describes it. */

@@ -1,4 +1,4 @@
-import { callSupplier } from '../../provisioning/upstream-call.js';
+import { callSupplier } from '../../suppliers/supplier-call.js';
 import type { DomainDeps } from '../../deps.js';
 
 /** Room for a call that logs in, sends, logs in again and sends again (the plugin's own timeout is per request). */

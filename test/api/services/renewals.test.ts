@@ -9,6 +9,7 @@ import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
 import { adjustBalance, balanceOf, buyerPays, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
+import { stepsBetween } from '../../helpers/steps.js';
 import { eventually } from '../../helpers/wait.js';
 
 let platform: ServicesPlatform;
@@ -215,6 +216,25 @@ describe('renewal fulfilment', () => {
     const paid = await platform.deps.db.models.ServiceEvent.findOne({ where: { service_id: id, kind: 'renew', stage: 'upstream_pay', status: 'succeeded' } });
     expect(paid?.detail).toMatchObject({ via: 'reconciled' });
   });
+  it('shows a lost pay answer in the order’s history: the failed attempt, its classification and the reconciliation', async () => {
+    const hostId = takeHost(platform);
+    const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId, nextDueAt: due('2026-08-05 07:00:00') });
+    platform.sandbox.control.failNext(1, 'html500', { path: '/pay', afterCommit: true });
+    const invoice = await renew(id);
+    await payByBalance(invoice.id);
+    const order = await orderReaches(invoice.id, ['succeeded', 'awaiting_admin']);
+    expect(order.status).toBe('succeeded');
+    expect(platform.sandbox.control.ledger().pays[String(order.upstream_invoice_id)]).toBe(1);
+
+    const detail = await platform.api.get(`/api/v2/admin/service-orders/${invoice.id}`, { token: await platform.rootToken() });
+    const between = stepsBetween(detail.body.data.steps, { stage: 'upstream_pay', status: 'started' }, { stage: 'complete', status: 'started' });
+    expect(between).toEqual([
+      expect.objectContaining({ stage: 'upstream_pay', status: 'failed', message: expect.stringMatching(/^第 1 次尝试失败（结果未知，重试前先向上游核对）：\p{Script=Han}/u) }),
+      expect.objectContaining({ stage: 'upstream_pay', status: 'info', message: `核对上游：上游账单 #${order.upstream_invoice_id} 已支付，不再重复支付` }),
+      expect.objectContaining({ stage: 'upstream_pay', status: 'succeeded', message: `核对确认上游账单 #${order.upstream_invoice_id} 已支付` }),
+    ]);
+  });
+
   it('retries transient upstream failures with backoff and renews once', async () => {
     const hostId = takeHost(platform);
     const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId, nextDueAt: due('2026-10-20 18:00:00') });

@@ -106,6 +106,14 @@ describe('traffic packages', () => {
     expect(done.status).toBe('succeeded');
     expect(platform.sandbox.control.ledger().trafficPurchases[`${hostId}:11`]).toBe(1);
     expect(platform.sandbox.control.host(hostId)?.extraTrafficGb).toBe(100);
+    // The order's history says why it took longer: the attempt that timed out, then the bill found upstream.
+    const history = await platform.deps.db.models.ServiceEvent.findAll({ where: { service_id: id, kind: 'traffic', stage: 'upstream_buy' }, order: [['id', 'ASC']] });
+    expect(history.map((e) => [e.status, e.detail['kind'] ?? e.detail['reconciliation'] ?? null])).toEqual([
+      ['started', null],
+      ['failed', 'ambiguous'],
+      ['info', 'found'],
+    ]);
+    expect(history[2]?.message).toBe(`核对上游：找到上次申请的上游账单 #${done.upstream_invoice_id}，沿用，不再重复申请`);
     const handle = platform.temporal.workflow.getHandle(trafficWorkflowId(invoice.invoice_no));
     await handle.result();
     await recordHistory(handle, TRAFFIC_WORKFLOW_TYPE, 'ambiguous-buy-reconciled');

@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../deps.js';
-import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
+import { invokeSupplierPlugin } from './supplier-plugin.js';
 
 export type UpstreamErrorKind = 'transient' | 'permanent' | 'ambiguous';
 

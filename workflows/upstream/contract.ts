@@ -1,0 +1,72 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+
+/**
+ * What every piece of upstream work shares: provisioning (`provision:<service_id>`), renewals
+ * (`renew:<invoice_no>`), traffic packages (`traffic:<invoice_no>`) and, next, upgrades. Each
+ * buys upstream exactly once (domain/suppliers/send-once.ts), classifies its failures the same
+ * way (activities/classify.ts), parks what retrying cannot fix until an admin decides
+ * (./admin-decision.ts) and runs its activities as chosen in ./activities.ts.
+ */
+
+/**
+ * ApplicationFailure types of upstream activities. The strings are in recorded workflow
+ * histories: never rename them.
+ */
+export const UPSTREAM_FAILURES = {
+  /** Retrying will not help (out of stock, supplier balance too low, product gone, host not renewable, …). */
+  permanent: 'UpstreamPermanent',
+  /** Nothing happened or a read failed: retried with backoff. */
+  transient: 'UpstreamTransient',
+  /** It may have happened upstream: the step reconciles before it acts again. */
+  ambiguous: 'UpstreamAmbiguous',
+} as const;
+
+/**
+ * Our own rules refused (a refund not allowed, the service ended, …): not retried. One type per
+ * kind of work, as the histories recorded them.
+ */
+export const REFUSED_FAILURES = {
+  provision: 'ProvisioningRefused',
+  serviceOrder: 'ServiceOrderRefused',
+} as const;
+
+/** The kinds of upstream work, each with its own workflow(s) and refusal type. */
+export type UpstreamWork = keyof typeof REFUSED_FAILURES;
+
+/** Failure types retrying does not change: shown to the admin as they are. */
+const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.values(REFUSED_FAILURES)];
+
+/** The admin who decided. */
+export type Decider = { id: number; name: string };
+
+/** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
+export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Decider; reason: string };
+
+/** Why upstream work stopped: where, a code, and the Chinese reason the admin reads. */
+export type UpstreamFailure<Stage extends string = string> = { stage: Stage; code: string; reason: string };
+
+/** What every upstream workflow's state query answers (a workflow may add its own fields). */
+export type UpstreamState<Stage extends string> = {
+  stage: Stage;
+  /** Runs of the upstream steps: 1, then one more per admin retry. */
+  runs: number;
+  failure: UpstreamFailure<Stage> | null;
+};
+
+/**
+ * The code and Chinese reason of a failed step, from the end of the cause chain: an activity's
+ * failure (local activities' may arrive unwrapped) or one the workflow raised itself. A
+ * transient or ambiguous one reaching the workflow means its retries ran out. Null: not a step
+ * failure (the caller rethrows it).
+ */
+export function failureOf<Stage extends string>(err: unknown, stage: Stage): UpstreamFailure<Stage> | null {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = (cause.details?.[0] ?? {}) as { code?: unknown };
+    const code = typeof details.code === 'string' || typeof details.code === 'number' ? String(details.code) : (cause.type ?? 'failed');
+    const exhausted = !FINAL_TYPES.includes(cause.type ?? '');
+    return { stage, code, reason: exhausted ? `${cause.message}（已重试多次）` : cause.message };
+  }
+  if (err instanceof ActivityFailure) return { stage, code: 'failed', reason: '上游步骤多次失败，请检查供应商状态' };
+  return null;
+}
