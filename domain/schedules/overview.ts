@@ -1,6 +1,6 @@
-import { type Client, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { type ScheduleHandle, ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import type { TemporalGateway } from '../../lib/temporal.js';
+import { type TemporalGateway, TemporalUnavailableError } from '../../lib/temporal.js';
 import type { TaskRunRow } from '../../db/models/task-run.js';
 import { HEARTBEAT_SLOT_MS } from '../../workflows/cadence/contract.js';
 import { dailyCron, declaredScheduleCadence, SCHEDULES, scheduleId, type ScheduleDeclaration } from '../../workflows/schedules.js';
@@ -23,10 +23,10 @@ export type ScheduleState = {
 const MISSING: ScheduleState = { effectiveCadence: null, everyMinutes: null, nextRunAt: null, state: 'missing' };
 const UNAVAILABLE: ScheduleState = { effectiveCadence: null, everyMinutes: null, nextRunAt: null, state: 'unavailable' };
 
-async function describe(client: Client | null, id: string): Promise<ScheduleState> {
-  if (!client) return UNAVAILABLE;
+/** A schedule's live state within the request deadline; `unavailable` when Temporal does not answer in time. */
+async function describe(temporal: TemporalGateway, id: string): Promise<ScheduleState> {
   try {
-    const d = await client.schedule.getHandle(id).describe();
+    const d = await temporal.withDeadline((client) => client.schedule.getHandle(id).describe());
     const interval = d.spec.intervals?.[0];
     const calendar = d.spec.calendars?.[0];
     const everyMinutes = interval ? Math.round(Number(interval.every) / 60_000) : null;
@@ -117,11 +117,10 @@ function taskItem(task: TaskEntry, states: Map<Cadence, ScheduleState>, declared
  * declare and the one they get from the live schedules, plus each key's last recorded run.
  */
 export async function scheduleOverview(deps: DomainDeps, temporal: TemporalGateway): Promise<OverviewItem[]> {
-  const client = await temporal.client().catch(() => null);
   const prefix = deps.config.temporal.schedulePrefix;
   const dailyAt = deps.config.schedules.dailyAt;
   const [described, tasks] = await Promise.all([
-    Promise.all(SCHEDULES.map((s) => describe(client, scheduleId(prefix, s.key)))),
+    Promise.all(SCHEDULES.map((s) => describe(temporal, scheduleId(prefix, s.key)))),
     listTasks(deps),
   ]);
   const states = new Map<Cadence, ScheduleState>();
@@ -157,19 +156,16 @@ function unavailable(): AppError {
   return new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '调度服务暂时不可用，请稍后再试');
 }
 
-async function scheduleHandle(temporal: TemporalGateway, id: string) {
-  const client = await temporal.client().catch(() => {
-    throw unavailable();
-  });
-  return client.schedule.getHandle(id);
-}
-
-async function withSchedule<T>(temporal: TemporalGateway, id: string, action: (h: Awaited<ReturnType<typeof scheduleHandle>>) => Promise<T>) {
-  const handle = await scheduleHandle(temporal, id);
+/**
+ * An action on a live schedule within the request deadline. These actions are Temporal's own
+ * (there is nothing in the database to fall back to), so Temporal not answering in time is 50300.
+ */
+async function withSchedule<T>(temporal: TemporalGateway, id: string, action: (h: ScheduleHandle) => Promise<T>) {
   try {
-    return await action(handle);
+    return await temporal.withDeadline((client) => action(client.schedule.getHandle(id)));
   } catch (err) {
     if (err instanceof ScheduleNotFoundError) throw notFound('计划任务不存在，请确认调度进程已启动');
+    if (err instanceof TemporalUnavailableError) throw unavailable();
     throw err;
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { AppError, conflict, ErrorCode, notFound, validationError } from '../../lib/errors.js';
-import type { TemporalGateway } from '../../lib/temporal.js';
+import { type TemporalGateway, TemporalUnavailableError } from '../../lib/temporal.js';
 import { SearchAttr } from '../../workflows/search-attributes.js';
 import { TASK_OVERLAP_MESSAGE, TASK_RUN_WORKFLOW_TYPE } from '../../workflows/task-run/contract.js';
 import type { DomainDeps } from '../deps.js';
@@ -27,21 +27,22 @@ export async function startTask(deps: DomainDeps, temporal: TemporalGateway, inp
     throw validationError({ key: [`任务 ${task.key} 不允许手动触发`] }, `任务 ${task.key} 不允许手动触发`);
   }
   const dispatch = dispatchFor(deps.config, task, input.trigger, null);
-  const client = await temporal.client().catch(() => {
-    throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '调度服务暂时不可用，请稍后再试');
-  });
   try {
-    const handle = await client.workflow.start(TASK_RUN_WORKFLOW_TYPE, {
-      workflowId: dispatch.workflowId,
-      taskQueue: dispatch.taskQueue,
-      args: [dispatch.input],
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      workflowExecutionTimeout: `${task.lockTtlSeconds} seconds`,
-      typedSearchAttributes: [{ key: SearchAttr.TaskKey, value: task.key }],
-    });
+    // Within the request deadline: a manual run is Temporal's to start; nothing is promised when it cannot be (50300).
+    const handle = await temporal.withDeadline((client) =>
+      client.workflow.start(TASK_RUN_WORKFLOW_TYPE, {
+        workflowId: dispatch.workflowId,
+        taskQueue: dispatch.taskQueue,
+        args: [dispatch.input],
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowExecutionTimeout: `${task.lockTtlSeconds} seconds`,
+        typedSearchAttributes: [{ key: SearchAttr.TaskKey, value: task.key }],
+      }),
+    );
     return { key: task.key, workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   } catch (error) {
+    if (error instanceof TemporalUnavailableError) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '调度服务暂时不可用，请稍后再试');
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     const taskRunId = await recordSkippedTaskRun(deps, {
       ...dispatch.input,
