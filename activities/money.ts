@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ErrorCode } from '../lib/errors.js';
 import { systemAudit } from '../domain/billing/audit.js';
 import { dispatchFulfilment } from '../domain/billing/fulfilment/dispatch-fulfilment.js';
-import { FulfilmentNotImplementedError } from '../domain/billing/fulfilment/dispatchers.js';
+import { FulfilmentImpossibleError } from '../domain/billing/fulfilment/fulfilment-error.js';
 import { checkQrPayment } from '../domain/billing/payments/check-qr-payment.js';
 import { closeQrPayment } from '../domain/billing/payments/close-qr-payment.js';
 import { executeOriginalRefund } from '../domain/billing/refunds/execute-original-refund.js';
@@ -26,7 +26,7 @@ function audit() {
  */
 const MONEY: FailurePolicy = {
   refused: (err) => (err.code === ErrorCode.PAYMENT_AMOUNT_MISMATCH ? PAYMENT_FAILURES.anomaly : `BillingError${err.code}`),
-  final: (err) => (err instanceof FulfilmentNotImplementedError ? 'FulfilmentNotImplemented' : null),
+  final: (err) => (err instanceof FulfilmentImpossibleError ? 'FulfilmentImpossible' : null),
 };
 const classified = classifier(MONEY);
 

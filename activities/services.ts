@@ -1,7 +1,6 @@
 import type { DomainDeps } from '../domain/deps.js';
 import { cancelServiceOrder } from '../domain/services/orders/cancel-service-order.js';
 import { completeServiceOrder } from '../domain/services/orders/complete-service-order.js';
-import { registerServiceOrderDispatchers } from '../domain/services/orders/dispatch-service-order.js';
 import { enterServiceOrderStage, markServiceOrderFailed, recordServiceOrderAttempt } from '../domain/services/orders/order-stage.js';
 import { payUpstreamBill } from '../domain/services/orders/pay-upstream-bill.js';
 import { prepareServiceOrder } from '../domain/services/orders/prepare-service-order.js';
@@ -16,8 +15,6 @@ const classified = classifier(SERVICE_ORDERS);
 
 /** Activities of the renewal and traffic-package workflows: thin adapters over domain/services/orders. */
 export function createServiceActivities(deps: DomainDeps) {
-  // The worker dispatches paid renewals and traffic packages too (the payment workflow, the hourly redispatch).
-  registerServiceOrderDispatchers();
   // Failed attempts of the upstream steps become rows of the order's history.
   const attempts = (input: { invoiceId: number; workflowId: string }): AttemptJournal => (attempt) => recordServiceOrderAttempt(deps, input, attempt);
   return {

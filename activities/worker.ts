@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
 import { ensureSchedules } from './schedules.js';
 
@@ -67,11 +68,15 @@ async function main(config: AppConfig, logger: Logger) {
   await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config, logger);
   await clientConnection.close();
   const workers = await createWorkers(deps, connection, defaultWorkflowSource());
+  // The outbox relay lives beside the workers (never in the API): what a commit promised is
+  // performed by the process that runs the workflows, with its own Temporal connection.
+  const relay = startOutboxRelay(deps);
   logger.info({ queues: [config.temporal.taskQueue, config.temporal.automationQueue] }, 'worker started');
   const stop = () => workers.forEach((w) => w.shutdown());
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await Promise.all(workers.map((w) => w.run()));
+  await relay.stop();
   await connection.close();
   await temporal.close();
   await db.close();

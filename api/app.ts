@@ -40,7 +40,6 @@ import { clientInvoiceRoutes } from './routes/client/invoices.js';
 import { clientPaymentNotifyRoutes } from './routes/client/payment-notify.js';
 import { clientPaymentRoutes } from './routes/client/payments.js';
 import { clientRechargeRoutes } from './routes/client/recharge.js';
-import { registerServiceOrderDispatchers } from '../domain/services/orders/dispatch-service-order.js';
 import { clientServiceRoutes } from './routes/client/services.js';
 import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
 import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
@@ -125,8 +124,6 @@ export function openApiDocument(api = createApiRoutes()) {
 /** Builds the whole HTTP API over the given dependencies; `main.ts` serves it through `serveApp`. */
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
-  // Payments made through this process dispatch paid renewals and traffic packages.
-  registerServiceOrderDispatchers();
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId({ headerName: 'X-Request-Id' }));
   app.use(async (c, next) => {

@@ -22,7 +22,7 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
 }
 
 export async function closeAppDeps(deps: AppDeps): Promise<void> {
-  // Follow-up work of committed payments (workflow starts) gets a moment to finish; what does not is repaired later.
+  // The quick tries after commits (workflow starts) get a moment to finish; what does not, the outbox relay performs.
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([afterCommitIdle(deps), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);

@@ -95,6 +95,7 @@ const envSchema = z.object({
   SUSPEND_AFTER_DAYS: z.coerce.number().int().min(0).max(60).default(3),
   TERMINATE_AFTER_DAYS: z.coerce.number().int().min(1).max(365).default(7),
   STALE_INVOICE_CANCEL_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  TEST_HOLD_AFTER_COMMIT_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 export type AppConfig = {
@@ -165,6 +166,12 @@ export type AppConfig = {
    * an admin decides, how often the new host is looked at (the last interval repeats) and how long.
    */
   provisioning: { activityTimeoutSeconds: number; maxAttempts: number; hostPollSeconds: number[]; hostWaitMinutes: number };
+  /**
+   * Crash tests only (`TEST_HOLD_AFTER_COMMIT_MS`, honoured with NODE_ENV=test, else 0): a balance
+   * payment holds its answer and its own dispatch this long after its commit, so a test can kill
+   * the process in between.
+   */
+  testHoldAfterCommitMs: number;
 };
 
 export class ConfigError extends Error {
@@ -246,5 +253,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       hostPollSeconds: e.PROVISION_HOST_POLL_SECONDS,
       hostWaitMinutes: e.PROVISION_HOST_WAIT_MINUTES,
     },
+    testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
   };
 }

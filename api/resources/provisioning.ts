@@ -55,9 +55,10 @@ export const provisioningDetailSchema = provisioningItemSchema
     upstream_invoice_id: z.number().int().nullable(),
     upstream_order_id: z.number().int().nullable(),
     downstream_reference_created: z.boolean().openapi({ description: '下游引用（32 位令牌）已在首次上游调用前生成并保存' }),
-    workflow_status: z.string().nullable().openapi({ description: 'Temporal 中的工作流状态（RUNNING、COMPLETED …）' }),
-    workflow_stage: z.string().nullable(),
-    runs: z.number().int().nullable().openapi({ description: '购买步骤的执行轮数（管理员每重试一次加一）' }),
+    workflow_status: z.string().nullable().openapi({ description: 'Temporal 中的工作流状态（RUNNING、COMPLETED …）；未能查询时为 null' }),
+    workflow_stage: z.string().nullable().openapi({ description: '工作流自己报告的阶段；workflow_live 为 false 时取自数据库' }),
+    runs: z.number().int().nullable().openapi({ description: '购买步骤的执行轮数（管理员每重试一次加一）；workflow_live 为 false 时为 null' }),
+    workflow_live: z.boolean().openapi({ description: 'true：以上工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型' }),
     steps: z.array(
       z.object({ id: z.number().int(), stage: z.string(), status: z.string(), message: z.string(), operator_type: z.string(), created_at: dateTimeString.nullable() }),
     ),
@@ -76,6 +77,7 @@ export function provisioningDetail(detail: ProvisioningDetail, config: AppConfig
     workflow_status: detail.workflow.status,
     workflow_stage: detail.workflow.stage,
     runs: detail.workflow.runs,
+    workflow_live: detail.workflow.live,
     steps: detail.steps.map((s) => ({
       id: Number(s.id),
       stage: s.stage,

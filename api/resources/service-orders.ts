@@ -89,10 +89,11 @@ export const serviceOrderDetailSchema = z
     steps: z.array(stepSchema),
     workflow: z.object({
       id: z.string(),
-      status: z.string().nullable(),
-      stage: z.string().nullable(),
-      runs: z.number().int().nullable(),
+      status: z.string().nullable().openapi({ description: 'Temporal 中的工作流状态；未能查询时为 null' }),
+      stage: z.string().nullable().openapi({ description: '工作流自己报告的阶段；live 为 false 时取自数据库' }),
+      runs: z.number().int().nullable().openapi({ description: 'live 为 false 时取自数据库' }),
       temporal_ui_url: z.string(),
+      live: z.boolean().openapi({ description: 'true：工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型' }),
     }),
   })
   .openapi('ServiceOrderDetail');

@@ -1,9 +1,11 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import { decideUpdate, type ProvisionState, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../lib/temporal.js';
+import { decideUpdate, type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
 import type { UpstreamDecision } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
+import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../outbox/intents.js';
 
 export type ProvisioningListQuery = {
   page: number;
@@ -72,10 +74,15 @@ export type ProvisioningStep = { id: number; stage: string; status: string; mess
 export type ProvisioningDetail = {
   row: ProvisioningListRow & { invoice_id: number; invoice_no: string; upstream_invoice_id: string | null; upstream_order_id: string | null; downstream_token_set: boolean };
   steps: ProvisioningStep[];
-  workflow: { id: string; status: string | null; stage: ProvisionState['stage'] | null; runs: number | null };
+  /**
+   * `live`: Temporal answered within the request deadline (status and, while running, the
+   * workflow's own stage and runs). Otherwise the stage is the database's (the read model the
+   * workflow writes at every step) and what Temporal would have said is null.
+   */
+  workflow: { id: string; status: string | null; stage: string | null; runs: number | null; live: boolean };
 };
 
-/** One provisioning: the service, its upstream binding, its step history and the live workflow state. */
+/** One provisioning: the service, its upstream binding, its step history and the live workflow state (or the read model's, see `live`). */
 export async function getProvisioning(deps: DomainDeps, serviceId: number): Promise<ProvisioningDetail> {
   const [row] = await deps.db.sequelize.query<ProvisioningDetail['row']>(
     `SELECT s.id AS service_id, s.user_id, s.product_name, s.product_type, s.status, s.provisioning_stage, s.failure_code, s.failure_reason,
@@ -95,43 +102,70 @@ export async function getProvisioning(deps: DomainDeps, serviceId: number): Prom
     { replacements: { id: serviceId }, type: QueryTypes.SELECT },
   );
   const workflowId = provisionWorkflowId(serviceId);
-  const workflow: ProvisioningDetail['workflow'] = { id: workflowId, status: null, stage: null, runs: null };
-  const client = await deps.temporal?.client().catch(() => null);
-  if (client) {
-    const handle = client.workflow.getHandle(workflowId);
-    try {
-      const described = await handle.describe();
-      workflow.status = described.status.name;
-      if (described.status.name === 'RUNNING') {
-        const state = await handle.query<ProvisionState>('provision.state');
-        workflow.stage = state.stage;
-        workflow.runs = state.runs;
-      }
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) deps.logger.warn({ err, workflowId }, 'provisioning workflow not readable');
-    }
-  }
+  const live = await readLiveWorkflow<ProvisionState>(deps.temporal, workflowId, (handle) => handle.query(stateQuery), deps.logger);
+  const workflow: ProvisioningDetail['workflow'] = live.live
+    ? { id: workflowId, status: live.status, stage: live.state?.stage ?? null, runs: live.state?.runs ?? null, live: true }
+    : { id: workflowId, status: live.status, stage: row.provisioning_stage || null, runs: null, live: false };
   return { row, steps, workflow };
 }
 
+export type DecisionOutcome = {
+  /** True: the workflow took the decision now. False: Temporal or the worker did not answer in time; the decision is recorded and delivered when they are back. */
+  delivered: boolean;
+  /** The workflow's stage after the decision, or the database's when not delivered. */
+  stage: string;
+};
+
 /**
  * An admin's decision on a provisioning waiting for one: `retry` (the same downstream reference,
- * so nothing is bought twice) or `cancel` (refund to balance). Delivered as a workflow update,
- * which the workflow refuses unless it is waiting (40931).
+ * so nothing is bought twice) or `cancel` (refund to balance). The database must say it waits
+ * (40931 otherwise). The decision is recorded in the outbox first (one per wait: a second click
+ * on the same wait is the same decision; a different one is refused with 40931), then delivered
+ * as the workflow update `provision.decide` with the outbox key as update id, within the request
+ * deadline; when Temporal or the worker does not answer in time the answer says `delivered:
+ * false` and the outbox relay delivers it later. The workflow refusing it is 40931.
  */
-export async function decideProvisioning(deps: DomainDeps, serviceId: number, decision: UpstreamDecision): Promise<ProvisionState> {
-  if (!deps.temporal) throw new Error('no Temporal client in these deps');
-  const service = await deps.db.models.Service.findByPk(serviceId, { attributes: ['id', 'status'] });
+export async function decideProvisioning(deps: DomainDeps, serviceId: number, decision: UpstreamDecision): Promise<DecisionOutcome> {
+  const [service] = await deps.db.read<{ status: string; provisioning_stage: string; stage_changed_at: Date | null }>(
+    'SELECT status, provisioning_stage, stage_changed_at FROM services WHERE id = $1',
+    [serviceId],
+  );
   if (!service) throw notFound('服务不存在');
-  const client = await deps.temporal.client().catch(() => {
-    throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '工作流服务暂时不可用，请稍后再试');
-  });
+  const notAwaiting = () => new AppError(ErrorCode.PROVISIONING_NOT_AWAITING, '该开通当前不在等待管理员处理的状态，不能重试或取消', { status: service.status });
+  if (service.provisioning_stage !== 'awaiting_admin') throw notAwaiting();
+  const key = intentKeys.provisioningDecision(serviceId, service.stage_changed_at);
+  const recorded = await recordIntent(deps, { kind: 'decide_provisioning', key, payload: { service_id: serviceId, decision }, delayMs: TRY_NOW_GRACE_MS });
+  if (!recorded) {
+    const earlier = await findIntent(deps, key);
+    const action = (earlier?.payload['decision'] as UpstreamDecision | undefined)?.action;
+    if (action !== decision.action) {
+      throw new AppError(ErrorCode.PROVISIONING_NOT_AWAITING, '该开通已有管理员作出其他处理决定，请刷新后查看', { status: service.status });
+    }
+  }
   try {
-    return await client.workflow.getHandle(provisionWorkflowId(serviceId)).executeUpdate(decideUpdate, { args: [decision] });
+    const state = await deliverProvisioningDecision(deps, serviceId, decision, key, REQUEST_DEADLINE_MS);
+    await markIntentDone(deps, key);
+    return { delivered: true, stage: state.stage };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-      throw new AppError(ErrorCode.PROVISIONING_NOT_AWAITING, '该开通当前不在等待管理员处理的状态，不能重试或取消', { status: service.status });
+      await markIntentDone(deps, key, `refused: ${shortError(err)}`);
+      throw notAwaiting();
     }
-    throw err;
+    if (!isTemporalUnavailable(err)) throw err;
+    deps.logger.warn({ err, serviceId }, 'provisioning decision not delivered now; the outbox relay delivers it');
+    return { delivered: false, stage: service.provisioning_stage };
   }
+}
+
+/**
+ * Delivers a recorded decision as the update `provision.decide` with `updateId` (Temporal
+ * answers a repeated update id with the first one's outcome, so the API and the relay may both
+ * deliver it). Throws WorkflowUpdateFailedError when the workflow refuses it.
+ */
+export async function deliverProvisioningDecision(deps: DomainDeps, serviceId: number, decision: UpstreamDecision, updateId: string, deadlineMs: number): Promise<ProvisionState> {
+  if (!deps.temporal) throw new TemporalUnavailableError('no Temporal client in these deps');
+  return deps.temporal.withDeadline(
+    (client) => client.workflow.getHandle(provisionWorkflowId(serviceId)).executeUpdate(decideUpdate, { args: [decision], updateId }),
+    deadlineMs,
+  );
 }

@@ -8,6 +8,8 @@ export type ApiProcess = {
   ready: Promise<string>;
   /** SIGTERM (the graceful stop of api/main.ts) and the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL: no graceful stop, nothing in the process's memory survives (a crash). */
+  kill(): Promise<void>;
 };
 
 const API_ENTRY = fileURLToPath(new URL('../../api/main.ts', import.meta.url));
@@ -56,6 +58,12 @@ export function startApiProcess(platform: TestPlatform, extraEnv: Record<string,
       const proc = child as ReturnType<typeof spawn> | null;
       if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       return exitCode;
+    },
+    async kill() {
+      await ready.catch(() => {});
+      const proc = child as ReturnType<typeof spawn> | null;
+      if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exitCode;
     },
   };
 }

@@ -9,6 +9,7 @@ import { serveApp } from '../../api/server.js';
 import { createWorkers } from '../../activities/worker.js';
 import { ensureSchedules } from '../../activities/schedules.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
+import { type OutboxRelay, startOutboxRelay } from '../../domain/outbox/relay.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
@@ -48,6 +49,8 @@ export type TestPlatform = {
   baseUrl: string;
   temporal: Client;
   workers: Worker[];
+  /** The in-process outbox relay (with `worker: true`); a test may stop it with the workers. */
+  relay: OutboxRelay | null;
   rootToken(): Promise<string>;
   close(): Promise<void>;
 };
@@ -89,10 +92,13 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
   let workers: Worker[] = [];
   let nativeConnection: NativeConnection | null = null;
   let running: Promise<unknown> = Promise.resolve();
+  let relay: OutboxRelay | null = null;
   if (options.worker) {
     nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
     workers = await createWorkers(deps, nativeConnection, { workflowBundlePath: inject('workflowBundlePath') });
     running = Promise.all(workers.map((w) => w.run()));
+    // As in activities/worker.ts: the worker process runs the outbox relay.
+    relay = startOutboxRelay(deps);
   }
   if (options.schedules) await ensureSchedules(temporal, config, logger);
 
@@ -108,6 +114,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     baseUrl,
     temporal,
     workers,
+    relay,
     async rootToken() {
       if (!rootToken) {
         const res = await api.post('/api/v2/admin/login', { body: ROOT_ADMIN });
@@ -124,6 +131,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       // A test may have stopped the workers itself (worker restart tests).
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
+      await relay?.stop();
       await nativeConnection?.close();
       await clientConnection.close();
       await served.stop();

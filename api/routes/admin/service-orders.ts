@@ -37,21 +37,31 @@ const detail = defineRoute({
   path: '/api/v2/admin/service-orders/{invoice}',
   tags,
   summary: '续费或流量包订单详情（按账单 id）',
-  description: '含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。',
+  description:
+    '含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。工作流状态向 Temporal 查询，最多等待约 2 秒；Temporal 或执行该工作流的 worker 未在此时间内应答时，' +
+    '本接口仍正常返回：workflow.live 为 false，workflow.stage 与 workflow.runs 取自数据库（工作流每一步写入的读模型），workflow.status 为 Temporal 已答复的状态或 null。',
   access: { surface: 'admin', permission: 'service.view' },
   request: { params: idParam('invoice') },
   data: serviceOrderDetailSchema,
 });
 
 const decisionBody = jsonBody(z.object({ reason: z.string().trim().max(200, { error: '原因最多 200 个字符' }).optional() }));
-const decisionAnswer = z.object({ invoice_id: z.number().int(), decision: z.enum(['retry', 'cancel']), stage: z.string() });
+const decisionAnswer = z.object({
+  invoice_id: z.number().int(),
+  decision: z.enum(['retry', 'cancel']),
+  stage: z.string().openapi({ description: '送达时为工作流的新阶段；未送达时为数据库中的当前阶段' }),
+  delivered: z.boolean().openapi({ description: 'true：工作流已接受该决定；false：Temporal 或 worker 暂时无法应答，决定已记录，恢复后自动送达' }),
+});
+const DECISION_DELIVERY =
+  '决定先持久记录（同一次等待只接受一个决定，重复提交同一决定视为同一次，另一决定为 40945），再以工作流更新 service-order.decide 送达，最多等待约 2 秒；' +
+  'Temporal 或 worker 暂时无法应答时仍返回成功，delivered 为 false，恢复后由 worker 自动送达。';
 
 const retry = defineRoute({
   method: 'post',
   path: '/api/v2/admin/service-orders/{invoice}/retry',
   tags,
   summary: '重试等待处理的订单',
-  description: '仅 awaiting_admin 的订单可重试（40945）。重试沿用已记录的上游账单，不会重复购买；结果异步可见（订单详情）。',
+  description: `仅 awaiting_admin 的订单可重试（40945）。重试沿用已记录的上游账单，不会重复购买；结果异步可见（订单详情）。${DECISION_DELIVERY}`,
   access: { surface: 'admin', permission: 'service.manage' },
   request: { params: idParam('invoice'), ...decisionBody },
   data: decisionAnswer,
@@ -63,7 +73,7 @@ const cancel = defineRoute({
   path: '/api/v2/admin/service-orders/{invoice}/cancel',
   tags,
   summary: '取消等待处理的订单并退款至余额',
-  description: '仅 awaiting_admin 且上游账单未支付的订单可取消（40945）。账单剩余可退金额以余额退款（退款单 trace_id 为 service-order-cancel:<账单 id>，重试不会重复退款），订单标记 cancelled。结果异步可见。',
+  description: `仅 awaiting_admin 且上游账单未支付的订单可取消（40945）。账单剩余可退金额以余额退款（退款单 trace_id 为 service-order-cancel:<账单 id>，重试不会重复退款），订单标记 cancelled。结果异步可见。${DECISION_DELIVERY}`,
   access: { surface: 'admin', permission: 'service.manage' },
   request: { params: idParam('invoice'), ...decisionBody },
   data: decisionAnswer,
@@ -82,12 +92,14 @@ export const adminServiceOrderRoutes = createRouter()
   .openapi(retry, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
     const decider = { id: c.var.admin.id, name: c.var.admin.username };
-    const state = await decideServiceOrder(c.var.deps, invoiceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
-    return ok(c, { invoice_id: invoiceId, decision: 'retry' as const, stage: state.stage }, '已提交重试');
+    const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
+    const answer = { invoice_id: invoiceId, decision: 'retry' as const, stage: outcome.stage, delivered: outcome.delivered };
+    return ok(c, answer, outcome.delivered ? '已提交重试' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
     const decider = { id: c.var.admin.id, name: c.var.admin.username };
-    const state = await decideServiceOrder(c.var.deps, invoiceId, { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
-    return ok(c, { invoice_id: invoiceId, decision: 'cancel' as const, stage: state.stage }, '已提交取消，账单将退款至余额');
+    const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
+    const answer = { invoice_id: invoiceId, decision: 'cancel' as const, stage: outcome.stage, delivered: outcome.delivered };
+    return ok(c, answer, outcome.delivered ? '已提交取消，账单将退款至余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');
   });

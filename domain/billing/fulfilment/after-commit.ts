@@ -29,23 +29,24 @@ function pump(deps: DomainDeps, queue: Queue): void {
 }
 
 /**
- * Work that follows a committed money change but is not part of it: starting the
- * provisioning workflow after a payment, waking a payment workflow after a notification. The
- * answer does not wait for it (a bounded in-process queue runs it right away); a failure, or
- * a process that dies first, only delays it: the reconcilers (`redispatchPendingFulfilment`,
- * the payment workflow's own polling) repeat it, and every such step is idempotent.
+ * Best-effort work right after a commit, in this process's memory: a quick try of something
+ * that is durable elsewhere (the fulfilment a payment recorded in the outbox, a signal that
+ * only makes a payment workflow look sooner than its next poll). The answer does not wait for
+ * it (a bounded queue runs it at once). Losing it (a failure, a full queue, a process killed)
+ * is harmless by construction: nothing may be queued here unless the outbox relay or the
+ * workflow's own polling does the same thing anyway; every such step is idempotent.
  */
 export function afterCommit(deps: DomainDeps, label: string, work: () => Promise<unknown>): void {
   const queue = queueOf(deps);
   if (queue.waiting.length >= MAX_WAITING) {
-    deps.logger.warn({ label }, 'after-commit queue full; left to the reconciler');
+    deps.logger.warn({ label }, 'after-commit queue full; left to the outbox relay');
     return;
   }
   queue.waiting.push(async () => {
     try {
       await work();
     } catch (err) {
-      deps.logger.warn({ err, label }, 'after-commit work failed; the reconciler repeats it');
+      deps.logger.warn({ err, label }, 'after-commit work failed; the outbox relay repeats it');
     }
   });
   pump(deps, queue);

@@ -1,18 +1,25 @@
+import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
 import type { DomainDeps } from '../../deps.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
+import { intentKeys } from '../../outbox/intents.js';
+import { dispatchServiceOrder } from '../../services/orders/dispatch-service-order.js';
 import { afterCommit } from './after-commit.js';
-import { FulfilmentNotImplementedError, fulfilmentDispatcher } from './dispatchers.js';
 import { startProvisioning } from './start-provisioning.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 
+/** Invoice types whose settlement promises a fulfilment (a recharge is fulfilled in the settlement itself). */
+export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package'];
+
 /**
  * Fulfilment of a paid invoice after its settlement committed; idempotent. A purchase starts
- * `provision:<service_id>` for each of its services; a renewal or traffic package goes to its
- * registered dispatcher (none yet: FulfilmentNotImplementedError); a recharge was fulfilled in
- * the settlement itself. `dispatched_at` is set only after everything started, so a crash in
- * between leaves the invoice for `redispatchPendingFulfilment`.
+ * `provision:<service_id>` for each of its services; a renewal or traffic package its service
+ * order (`renew:`/`traffic:<invoice_no>`, `dispatchServiceOrder`). `dispatched_at` and the
+ * settlement's `fulfil:<invoice id>` outbox row are marked done only after everything started,
+ * so a crash in between leaves the row to the relay (and the invoice to the hourly backstop).
+ * Runs from the API right after a balance payment, from the payment workflow, from the outbox
+ * relay and from the backstop: whichever comes first, the others find it done or start nothing new.
  */
 export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): Promise<DispatchOutcome> {
   // The invoice with its services in one round trip: this runs after every payment.
@@ -27,24 +34,32 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
   if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') return { invoiceId, dispatched: false, reason: 'nothing_to_do' };
   switch (invoice.type) {
     case 'purchase': {
-      for (const id of invoice.service_ids ?? []) await startProvisioning(deps, { id, user_id: invoice.user_id });
+      for (const id of invoice.service_ids ?? []) await startProvisioning(deps, { id, user_id: invoice.user_id }, BACKGROUND_DEADLINE_MS);
       break;
     }
     case 'renew':
-    case 'traffic_package': {
-      const dispatcher = fulfilmentDispatcher(invoice.type);
-      if (!dispatcher) throw new FulfilmentNotImplementedError(`no fulfilment dispatcher registered for ${invoice.type} invoices (${invoice.invoice_no})`);
-      await dispatcher(deps, invoice);
+    case 'traffic_package':
+      await dispatchServiceOrder(deps, invoice);
       break;
-    }
     default:
       break;
   }
-  await sqlRows(deps, 'UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id', [invoice.id]);
+  // Both records of the dispatch in one statement: the invoice's and the outbox row's.
+  await sqlRows(
+    deps,
+    `WITH dispatched AS (UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id)
+     UPDATE outbox SET done_at = now(), last_error = NULL, updated_at = now() WHERE key = $2 AND done_at IS NULL RETURNING id`,
+    [invoice.id, intentKeys.fulfilment(invoice.id)],
+  );
   return { invoiceId, dispatched: true, reason: 'dispatched' };
 }
 
-/** After a payment committed: dispatch without holding up (or ever failing) the payment's answer. */
+/**
+ * Right after a payment committed, this process tries the dispatch itself (the customer's
+ * provisioning starts without waiting for the relay). Best effort: it runs after the answer, and
+ * a failure, a full queue or a process that dies first loses nothing, because the settlement's
+ * outbox row is still pending and the relay performs it after TRY_NOW_GRACE_MS.
+ */
 export function dispatchAfterCommit(deps: DomainDeps, invoiceId: number): void {
   afterCommit(deps, `dispatch invoice ${invoiceId}`, () => dispatchFulfilment(deps, invoiceId));
 }

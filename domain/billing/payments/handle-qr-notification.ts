@@ -19,7 +19,8 @@ const REJECTIONS: Record<string, { code: number; message: string }> = {
  * (signature and app id; a bad signature is 40001/HTTP 401 and nothing else happens), then a
  * paid trade is settled through `settleQrPayment` (our payment must exist, the amount must
  * match exactly). Repeats change nothing and are answered as success, like non-final trade
- * states. A change wakes the invoice's payment workflow, which dispatches fulfilment.
+ * states. A change wakes the invoice's payment workflow, which dispatches fulfilment (the
+ * settlement's outbox row has the relay do it if the workflow does not).
  */
 export async function handleQrNotification(deps: DomainDeps, fields: Record<string, string>, audit: Audit): Promise<NotificationOutcome> {
   const verified = await invokePlugin(deps, {
@@ -51,7 +52,9 @@ export async function handleQrNotification(deps: DomainDeps, fields: Record<stri
     audit,
   );
   if (!settled.changed) return 'repeated';
-  // The workflow would find it at its next poll anyway; the signal only makes it look now.
+  // Best effort on purpose (no outbox row): the signal only makes the payment workflow look now
+  // instead of at its next poll, and the fulfilment it would dispatch is already the outbox row
+  // the settlement wrote; a lost signal delays nothing a customer waits for.
   afterCommit(deps, `signal ${settled.invoiceNo}`, () => signalPaymentWorkflow(deps, settled.invoiceNo));
   return 'settled';
 }

@@ -15,9 +15,9 @@ import type { InvoiceRecord } from '../../../db/models/money.js';
  * Pays the user's unpaid invoice from the cash balance: invoice row lock, then the account
  * row lock, one negative `payment` transaction keyed by the invoice number, the invoice
  * settled, all in one transaction. Paying again answers 40910 (settled once); not enough
- * balance 40911; a QR payment still pending for the invoice 40913. Fulfilment is dispatched
- * after commit without holding up the answer (a failure there is repaired by
- * `redispatchPendingFulfilment`).
+ * balance 40911; a QR payment still pending for the invoice 40913. The settlement records the
+ * fulfilment in the outbox; this process then tries the dispatch at once without holding up the
+ * answer, and the relay does it if this process fails or dies first.
  */
 export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: number; invoiceId: number }, audit: Audit): Promise<InvoiceRecord> {
   const settled = await inTransaction(deps, async (transaction) => {
@@ -52,6 +52,7 @@ export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: num
     );
     return result.invoice;
   });
+  if (deps.config.testHoldAfterCommitMs > 0) await new Promise((resolve) => setTimeout(resolve, deps.config.testHoldAfterCommitMs));
   dispatchAfterCommit(deps, settled.id);
   return settled;
 }

@@ -8,6 +8,8 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
+import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
+import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 
 export type SettlementParts = {
   balance: Decimal;
@@ -25,15 +27,35 @@ export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | nu
  * purchase, renewal or traffic package marks its order paid; a purchase creates its service
  * rows (`pending`, one per instance; UNIQUE per invoice line). A third-party part leaves a
  * recharge record with the scene of the invoice type. What starts workflows runs after
- * commit (`dispatchFulfilment`).
+ * commit (`dispatchFulfilment`); the promise to run it is the `fulfil:<invoice id>` outbox row
+ * written here, which the relay performs if nobody else does.
  */
 export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
+  // The fulfilment promise is written by the same statement (no extra round trip on the hot
+  // path): its outbox row commits with the payment or not at all, and wakes the relay.
   const invoice = await sqlOne<InvoiceRecord>(
     deps,
-    `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
-        dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
-      WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}`,
-    [locked.id, formatMoney(parts.balance), formatMoney(parts.thirdParty), parts.channel],
+    `WITH settled AS (
+       UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
+           dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
+         WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
+     ), intent AS (
+       INSERT INTO outbox (kind, key, payload, next_attempt_at)
+       SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => $6::int / 1000.0)
+         FROM settled WHERE type = ANY($7::varchar[])
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, $6::int::text)
+     )
+     SELECT * FROM settled`,
+    [
+      locked.id,
+      formatMoney(parts.balance),
+      formatMoney(parts.thirdParty),
+      parts.channel,
+      FULFILMENT_KEY_PREFIX,
+      TRY_NOW_GRACE_MS,
+      FULFILLED_TYPES,
+      OUTBOX_CHANNEL,
+    ],
     transaction,
   );
   if (!invoice) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);

@@ -1,3 +1,4 @@
+import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
 import type { DomainDeps } from '../../deps.js';
 import {
   INVOICE_PAYMENT_WORKFLOW_TYPE,
@@ -8,15 +9,20 @@ import {
   paymentOpenedSignal,
 } from '../../../workflows/invoice-payment/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
+import { sqlOne } from '../../../db/sql.js';
 import type { PaymentRecord } from '../../../db/models/money.js';
+
+type OpenedPayment = Pick<PaymentRecord, 'payment_no' | 'user_id' | 'expires_at'>;
 
 /**
  * Starts the invoice's payment workflow, or reuses the running one (like conflict policy
- * USE_EXISTING) and tells it about the payment: signal-with-start with `payment.opened`.
+ * USE_EXISTING) and tells it about the payment: signal-with-start with `payment.opened` (the
+ * workflow ignores a payment it already follows, so a repeat changes nothing). The call gets
+ * `deadlineMs`. The payment's `payment:<payment_no>` outbox row is the promise: the relay
+ * repeats this if the caller fails (`resumePaymentWorkflow`).
  */
-export async function startPaymentWorkflow(deps: DomainDeps, input: { invoiceNo: string; payment: PaymentRecord }): Promise<void> {
+export async function startPaymentWorkflow(deps: DomainDeps, input: { invoiceNo: string; payment: OpenedPayment }, deadlineMs: number): Promise<void> {
   if (!deps.temporal) throw new Error('no Temporal client in these deps: cannot start the payment workflow');
-  const client = await deps.temporal.client();
   const args: InvoicePaymentInput = {
     invoiceNo: input.invoiceNo,
     paymentNo: input.payment.payment_no,
@@ -24,27 +30,50 @@ export async function startPaymentWorkflow(deps: DomainDeps, input: { invoiceNo:
     expiresAt: input.payment.expires_at.toISOString(),
     pollIntervalsSeconds: deps.config.payments.qrPollIntervalsSeconds,
   };
-  await client.workflow.signalWithStart(INVOICE_PAYMENT_WORKFLOW_TYPE, {
-    workflowId: invoicePaymentWorkflowId(input.invoiceNo),
-    taskQueue: deps.config.temporal.taskQueue,
-    args: [args],
-    signal: paymentOpenedSignal,
-    signalArgs: [{ paymentNo: args.paymentNo, expiresAt: args.expiresAt }],
-    typedSearchAttributes: [
-      { key: SearchAttr.InvoiceNo, value: input.invoiceNo },
-      { key: SearchAttr.UserId, value: input.payment.user_id },
-      { key: SearchAttr.BusinessStage, value: PAYMENT_STAGES.awaiting },
-    ],
-  });
+  await deps.temporal.withDeadline(
+    (client) =>
+      client.workflow.signalWithStart(INVOICE_PAYMENT_WORKFLOW_TYPE, {
+        workflowId: invoicePaymentWorkflowId(input.invoiceNo),
+        taskQueue: deps.config.temporal.taskQueue,
+        args: [args],
+        signal: paymentOpenedSignal,
+        signalArgs: [{ paymentNo: args.paymentNo, expiresAt: args.expiresAt }],
+        typedSearchAttributes: [
+          { key: SearchAttr.InvoiceNo, value: input.invoiceNo },
+          { key: SearchAttr.UserId, value: input.payment.user_id },
+          { key: SearchAttr.BusinessStage, value: PAYMENT_STAGES.awaiting },
+        ],
+      }),
+    deadlineMs,
+  );
 }
 
-/** Tells the invoice's payment workflow to look at our records now; a finished or absent workflow is fine. */
+/**
+ * The outbox relay's side of `startPaymentWorkflow`: starts the workflow of a payment that is
+ * still pending; one that was paid or closed meanwhile needs no follower (its fulfilment has its
+ * own outbox row), which the answer says.
+ */
+export async function resumePaymentWorkflow(deps: DomainDeps, paymentNo: string): Promise<string | null> {
+  const payment = await sqlOne<OpenedPayment & { status: string; invoice_no: string }>(
+    deps,
+    `SELECT p.payment_no, p.user_id, p.expires_at, p.status, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`,
+    [paymentNo],
+  );
+  if (!payment) return 'payment not found';
+  if (payment.status !== 'pending') return `payment already ${payment.status}`;
+  await startPaymentWorkflow(deps, { invoiceNo: payment.invoice_no, payment }, BACKGROUND_DEADLINE_MS);
+  return null;
+}
+
+/**
+ * Tells the invoice's payment workflow to look at our records now; a finished or absent workflow
+ * is fine. Best effort (see `handleQrNotification`): bounded by the background deadline, never thrown.
+ */
 export async function signalPaymentWorkflow(deps: DomainDeps, invoiceNo: string): Promise<void> {
   if (!deps.temporal) return;
   try {
-    const client = await deps.temporal.client();
-    await client.workflow.getHandle(invoicePaymentWorkflowId(invoiceNo)).signal(paymentNotifiedSignal);
+    await deps.temporal.withDeadline((client) => client.workflow.getHandle(invoicePaymentWorkflowId(invoiceNo)).signal(paymentNotifiedSignal), BACKGROUND_DEADLINE_MS);
   } catch (err) {
-    deps.logger.debug({ err, invoiceNo }, 'payment workflow not signalled (finished or not running)');
+    deps.logger.debug({ err, invoiceNo }, 'payment workflow not signalled (finished, not running or Temporal away)');
   }
 }

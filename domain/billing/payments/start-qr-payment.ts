@@ -10,6 +10,8 @@ import { assertPayable } from '../invoices/payable-check.js';
 import { lockAccount } from '../ledger/lock-account.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
+import { isTemporalUnavailable, REQUEST_DEADLINE_MS } from '../../../lib/temporal.js';
+import { intentKeys, markIntentDone, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { closeQrPayment } from './close-qr-payment.js';
 import { pluginActor } from './payment-record.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';
@@ -22,9 +24,11 @@ export type QrPaymentStart = { payment: PaymentRecord; invoiceNo: string; create
  * payment is returned as it is (idempotent; concurrent calls queue on the invoice lock). A new
  * one takes the optional balance part first (mixed payment: a negative `payment` transaction,
  * reversed if the QR part is never paid), then the payment row (our out_trade_no =
- * payment_no), then `payment.precreate` through the default payment plugin, then the durable
- * workflow `invoice-payment:<invoice_no>`. A failed precreate closes the payment again
- * (balance part reversed) and answers 50300 with the plugin's Chinese message.
+ * payment_no) with its `payment:<payment_no>` outbox row, then `payment.precreate` through the
+ * default payment plugin, then the durable workflow `invoice-payment:<invoice_no>` (tried at once
+ * with a 2 s deadline; when Temporal cannot be reached the answer still stands and the outbox
+ * relay starts it). A failed precreate closes the payment again (balance part reversed) and
+ * answers 50300 with the plugin's Chinese message.
  */
 export async function startQrPayment(
   deps: DomainDeps,
@@ -70,6 +74,18 @@ export async function startQrPayment(
       transaction,
     );
     if (!payment) throw new Error('payment not written');
+    // The payment must be followed (polled, closed at the end of its window) even if this process
+    // dies or cannot reach Temporal after the commit: the relay starts the workflow then.
+    await recordIntent(
+      deps,
+      {
+        kind: 'start_payment',
+        key: intentKeys.payment(payment.payment_no),
+        payload: { payment_no: payment.payment_no, invoice_no: invoice.invoice_no },
+        delayMs: TRY_NOW_GRACE_MS,
+      },
+      transaction,
+    );
     if (balancePart.gt(0)) {
       await postAccountTransaction(
         deps,
@@ -92,7 +108,14 @@ export async function startQrPayment(
 
   let payment = opened.payment;
   if (payment.qr_code_url === '') payment = await precreate(deps, payment, opened.invoice.subject, audit);
-  await startPaymentWorkflow(deps, { invoiceNo: opened.invoice.invoice_no, payment });
+  try {
+    await startPaymentWorkflow(deps, { invoiceNo: opened.invoice.invoice_no, payment }, REQUEST_DEADLINE_MS);
+    await markIntentDone(deps, intentKeys.payment(payment.payment_no));
+  } catch (err) {
+    // The QR code is valid and the payment recorded: the answer stands, the relay starts the workflow.
+    const level = isTemporalUnavailable(err) ? 'warn' : 'error';
+    deps.logger[level]({ err, paymentNo: payment.payment_no }, 'payment workflow not started now; the outbox relay starts it');
+  }
   return { payment, invoiceNo: opened.invoice.invoice_no, created: opened.created };
 }
 

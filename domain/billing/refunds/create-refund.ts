@@ -7,6 +7,7 @@ import type { RefundScope } from '../constants.js';
 import { REFUND_COLUMNS, type RefundMethod, type RefundRecord } from '../../../db/models/money.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
+import { intentKeys, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { completeRefund, type RefundDocuments } from './complete-refund.js';
 
 export type RefundRequest = {
@@ -31,7 +32,8 @@ const REFUNDABLE_TYPES = ['purchase', 'renew', 'traffic_package'];
  * is refunded first, then the balance part. `balance`: everything goes to the balance, all
  * documents at once. `original`: needs a third-party part left (40917); the refund is
  * `processing` (its third-party part is reserved) until the `refund:<refund_no>` workflow has
- * the gateway refund it with one `out_request_no`; a balance part goes to the balance then.
+ * the gateway refund it with one `out_request_no`; a balance part goes to the balance then. The
+ * workflow start is promised by an outbox row written with the refund.
  */
 export async function createRefund(deps: DomainDeps, request: RefundRequest, audit: Audit): Promise<CreatedRefund> {
   if (request.amount !== null && request.amount.lte(0)) throw validationError({ amount: ['退款金额必须大于 0'] });
@@ -106,7 +108,15 @@ export async function createRefund(deps: DomainDeps, request: RefundRequest, aud
       transaction,
     );
     if (!refund) throw new Error('refund not written');
-    if (request.method === 'original') return { refund, documents: null };
+    if (request.method === 'original') {
+      // The gateway refund must run even if the caller dies or cannot reach Temporal after the commit.
+      await recordIntent(
+        deps,
+        { kind: 'start_refund', key: intentKeys.refund(refund.refund_no), payload: { refund_no: refund.refund_no }, delayMs: TRY_NOW_GRACE_MS },
+        transaction,
+      );
+      return { refund, documents: null };
+    }
     // A balance refund is completed in the same transaction: nobody ever sees it processing.
     const documents = await completeRefund(deps, refund, audit, transaction);
     return { refund: documents.refund, documents };

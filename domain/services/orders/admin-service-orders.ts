@@ -1,10 +1,12 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ServiceOrderKind, ServiceOrderStatus } from '../../../db/models/service-upstream-order.js';
 import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
+import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../../lib/temporal.js';
 import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
 import { decideServiceOrderUpdate, type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
 import type { UpstreamDecision } from '../../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../../deps.js';
+import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 
 export type ServiceOrderListQuery = {
   page: number;
@@ -94,10 +96,15 @@ export type ServiceOrderStep = { id: number; stage: string; status: string; mess
 export type ServiceOrderDetail = {
   row: ServiceOrderListRow;
   steps: ServiceOrderStep[];
-  workflow: { id: string; status: string | null; stage: string | null; runs: number | null; temporal_ui_url: string };
+  /**
+   * `live`: Temporal answered within the request deadline; otherwise the stage and runs are the
+   * database's (the read model the workflow writes at every step) and the status is what
+   * Temporal did answer, or null.
+   */
+  workflow: { id: string; status: string | null; stage: string | null; runs: number | null; temporal_ui_url: string; live: boolean };
 };
 
-/** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state. */
+/** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state (or the read model's, see `live`). */
 export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Promise<ServiceOrderDetail> {
   const [row] = await deps.db.read<ServiceOrderListRow>(`${SELECT} WHERE o.invoice_id = $1`, [invoiceId]);
   if (!row) throw notFound('续费或流量包订单不存在');
@@ -105,42 +112,73 @@ export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Prom
     `SELECT id, stage, status, message, operator_type, created_at FROM service_events WHERE service_id = $1 AND workflow_id = $2 ORDER BY id DESC LIMIT 50`,
     [row.service_id, row.workflow_id],
   );
-  const workflow: ServiceOrderDetail['workflow'] = { id: row.workflow_id, status: null, stage: null, runs: null, temporal_ui_url: temporalWorkflowUrl(deps.config, row.workflow_id) };
-  const client = await deps.temporal?.client().catch(() => null);
-  if (client) {
-    const handle = client.workflow.getHandle(row.workflow_id);
-    try {
-      const described = await handle.describe();
-      workflow.status = described.status.name;
-      if (described.status.name === 'RUNNING') {
-        const state = await handle.query(serviceOrderStateQuery);
-        workflow.stage = state.stage;
-        workflow.runs = state.runs;
-      }
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) deps.logger.warn({ err, workflowId: row.workflow_id }, 'service order workflow not readable');
-    }
-  }
+  const live = await readLiveWorkflow<ServiceOrderState>(deps.temporal, row.workflow_id, (handle) => handle.query(serviceOrderStateQuery), deps.logger);
+  const workflow: ServiceOrderDetail['workflow'] = {
+    id: row.workflow_id,
+    status: live.status,
+    stage: live.live ? (live.state?.stage ?? null) : row.stage,
+    runs: live.live ? (live.state?.runs ?? null) : row.runs,
+    temporal_ui_url: temporalWorkflowUrl(deps.config, row.workflow_id),
+    live: live.live,
+  };
   return { row, steps, workflow };
 }
 
+export type ServiceOrderDecisionOutcome = {
+  /** True: the workflow took the decision now. False: Temporal or the worker did not answer in time; the decision is recorded and delivered when they are back. */
+  delivered: boolean;
+  /** The workflow's stage after the decision, or the database's when not delivered. */
+  stage: string;
+};
+
 /**
  * An admin's decision on an order waiting for one: `retry` (the recorded upstream bill is reused,
- * so nothing is bought twice) or `cancel` (the invoice refunded to the balance). Delivered as a
- * workflow update, which the workflow refuses unless it is waiting (40945).
+ * so nothing is bought twice) or `cancel` (the invoice refunded to the balance). The database
+ * must say it waits (40945). Recorded in the outbox first (one decision per wait; a different
+ * second one is 40945), then delivered as the workflow update `service-order.decide` with the
+ * outbox key as update id within the request deadline; when Temporal or the worker does not
+ * answer in time, `delivered: false` and the outbox relay delivers it later. The workflow
+ * refusing it is 40945.
  */
-export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: UpstreamDecision): Promise<ServiceOrderState> {
-  const order = await deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId }, attributes: ['id', 'status', 'workflow_id'] });
+export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: UpstreamDecision): Promise<ServiceOrderDecisionOutcome> {
+  const order = await deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId }, attributes: ['id', 'status', 'stage', 'stage_changed_at', 'workflow_id'] });
   if (!order) throw notFound('续费或流量包订单不存在');
   if (order.status !== 'awaiting_admin') throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });
-  if (!deps.temporal) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '工作流服务不可用，请稍后再试');
-  const client = await deps.temporal.client();
+  const key = intentKeys.serviceOrderDecision(invoiceId, order.stage_changed_at);
+  const payload = { invoice_id: invoiceId, workflow_id: order.workflow_id, decision };
+  if (!(await recordIntent(deps, { kind: 'decide_service_order', key, payload, delayMs: TRY_NOW_GRACE_MS }))) {
+    const earlier = await findIntent(deps, key);
+    if ((earlier?.payload['decision'] as UpstreamDecision | undefined)?.action !== decision.action) {
+      throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, '该订单已有管理员作出其他处理决定，请刷新后查看', { status: order.status });
+    }
+  }
   try {
-    return await client.workflow.getHandle(order.workflow_id).executeUpdate(decideServiceOrderUpdate, { args: [decision] });
+    const state = await deliverServiceOrderDecision(deps, order.workflow_id, decision, key, REQUEST_DEADLINE_MS);
+    await markIntentDone(deps, key);
+    return { delivered: true, stage: state.stage };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+      await markIntentDone(deps, key, `refused: ${shortError(err)}`);
       throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });
     }
-    throw err;
+    if (!isTemporalUnavailable(err)) throw err;
+    deps.logger.warn({ err, invoiceId }, 'service order decision not delivered now; the outbox relay delivers it');
+    return { delivered: false, stage: order.stage };
   }
+}
+
+/**
+ * Delivers a recorded decision as the update `service-order.decide` with `updateId` (a repeated
+ * update id gets the first one's outcome, so the API and the relay may both deliver it). Throws
+ * WorkflowUpdateFailedError when the workflow refuses it.
+ */
+export async function deliverServiceOrderDecision(
+  deps: DomainDeps,
+  workflowId: string,
+  decision: UpstreamDecision,
+  updateId: string,
+  deadlineMs: number,
+): Promise<ServiceOrderState> {
+  if (!deps.temporal) throw new TemporalUnavailableError('no Temporal client in these deps');
+  return deps.temporal.withDeadline((client) => client.workflow.getHandle(workflowId).executeUpdate(decideServiceOrderUpdate, { args: [decision], updateId }), deadlineMs);
 }

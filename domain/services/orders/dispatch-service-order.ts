@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
-import { registerFulfilmentDispatcher } from '../../billing/fulfilment/dispatchers.js';
+import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
+import { FulfilmentImpossibleError } from '../../billing/fulfilment/fulfilment-error.js';
 import { sqlRows } from '../../../db/sql.js';
 import { billingPeriodMonths, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import type { DomainDeps } from '../../deps.js';
@@ -22,23 +23,24 @@ function positiveInt(value: unknown): number | null {
 }
 
 /**
- * Fulfilment of a paid `renew` or `traffic_package` invoice (registered with the money
- * domain's dispatch): its `service_upstream_orders` row (UNIQUE per invoice: a repeated dispatch
+ * Fulfilment of a paid `renew` or `traffic_package` invoice (called by the money domain's
+ * `dispatchFulfilment`): its `service_upstream_orders` row (UNIQUE per invoice: a repeated dispatch
  * adds nothing), then its workflow, started once (a running one is reused, a finished one never
  * started again). A second open order of the same kind for the service is refused by the
- * database (one at a time); the dispatch then fails visibly and the hourly redispatch repeats
- * it once the first is done.
+ * database (one at a time); the dispatch then fails visibly and its outbox row (and the hourly
+ * redispatch) repeats it once the first is done. An invoice that names no service, period or
+ * package cannot be fulfilled: FulfilmentImpossibleError.
  */
 export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRecord): Promise<void> {
   const kind = invoice.type as ServiceOrderKind;
-  if (invoice.service_id === null) throw new Error(`${invoice.type} invoice ${invoice.invoice_no} names no service`);
+  if (invoice.service_id === null) throw new FulfilmentImpossibleError(`${invoice.type} invoice ${invoice.invoice_no} names no service`);
   const p = invoice.payload;
   const workflow = serviceOrderWorkflow(kind, invoice.invoice_no);
   const period = kind === 'renew' && isBillingPeriod(p['billing_period']) ? p['billing_period'] : null;
   const months = kind === 'renew' ? (positiveInt(p['months']) ?? (period ? billingPeriodMonths(period) : null)) : null;
-  if (kind === 'renew' && (!period || !months)) throw new Error(`renew invoice ${invoice.invoice_no} has no renewable period`);
+  if (kind === 'renew' && (!period || !months)) throw new FulfilmentImpossibleError(`renew invoice ${invoice.invoice_no} has no renewable period`);
   const packageId = kind === 'traffic_package' ? positiveInt(p['package_id']) : null;
-  if (kind === 'traffic_package' && !packageId) throw new Error(`traffic package invoice ${invoice.invoice_no} names no package`);
+  if (kind === 'traffic_package' && !packageId) throw new FulfilmentImpossibleError(`traffic package invoice ${invoice.invoice_no} names no package`);
   await sqlRows(
     deps,
     `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id)
@@ -59,33 +61,28 @@ export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRec
     ],
   );
   if (!deps.temporal) throw new Error('no Temporal client in these deps: cannot start the service order workflow');
-  const client = await deps.temporal.client();
   const input: ServiceOrderInput = { invoiceId: invoice.id, invoiceNo: invoice.invoice_no };
+  const serviceId = invoice.service_id;
   try {
-    await client.workflow.start(workflow.type, {
-      workflowId: workflow.id,
-      taskQueue: deps.config.temporal.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: SearchAttr.ServiceId, value: invoice.service_id },
-        { key: SearchAttr.UserId, value: invoice.user_id },
-        { key: SearchAttr.InvoiceNo, value: invoice.invoice_no },
-        { key: SearchAttr.BusinessStage, value: 'queued' },
-      ],
-    });
+    await deps.temporal.withDeadline(
+      (client) =>
+        client.workflow.start(workflow.type, {
+          workflowId: workflow.id,
+          taskQueue: deps.config.temporal.taskQueue,
+          args: [input],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: SearchAttr.ServiceId, value: serviceId },
+            { key: SearchAttr.UserId, value: invoice.user_id },
+            { key: SearchAttr.InvoiceNo, value: invoice.invoice_no },
+            { key: SearchAttr.BusinessStage, value: 'queued' },
+          ],
+        }),
+      BACKGROUND_DEADLINE_MS,
+    );
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     throw err;
   }
-}
-
-/**
- * Registers the renewal and traffic-package dispatchers with the money domain. Called where a
- * process is assembled (the API app, the worker's activities); registering again is harmless.
- */
-export function registerServiceOrderDispatchers(): void {
-  registerFulfilmentDispatcher('renew', dispatchServiceOrder);
-  registerFulfilmentDispatcher('traffic_package', dispatchServiceOrder);
 }

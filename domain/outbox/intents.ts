@@ -1,0 +1,83 @@
+import { sqlRows, type Tx } from '../../db/sql.js';
+import type { DomainDeps } from '../deps.js';
+
+/** The LISTEN/NOTIFY channel that wakes the relay; the payload is the delay (ms) before the new row is due. */
+export const OUTBOX_CHANNEL = 'outbox';
+
+/** What a row promises (the CHECK of migration 0013 lists the same). */
+export const INTENT_KINDS = ['start_fulfilment', 'start_payment', 'start_refund', 'decide_provisioning', 'decide_service_order'] as const;
+export type IntentKind = (typeof INTENT_KINDS)[number];
+
+/**
+ * A row whose writer tries it at once after the commit (the API answering a payment, an admin
+ * decision) is left to that writer this long before the relay takes it, so the two rarely do
+ * the same call twice; the writer's own try is bounded by REQUEST_DEADLINE_MS (2 s). Nothing
+ * depends on the writer: if it dies or cannot reach Temporal, the relay does it after this.
+ */
+export const TRY_NOW_GRACE_MS = 3_000;
+
+/** Keys are derived from business data: the same promise, made twice, is one row. */
+export const intentKeys = {
+  fulfilment: (invoiceId: number) => `${FULFILMENT_KEY_PREFIX}${invoiceId}`,
+  payment: (paymentNo: string) => `payment:${paymentNo}`,
+  refund: (refundNo: string) => `refund:${refundNo}`,
+  /** One decision per wait: the wait is told apart by when the row entered `awaiting_admin`. */
+  provisioningDecision: (serviceId: number, waitingSince: Date | null) => `decide:provision:${serviceId}:${waitingSince?.getTime() ?? 0}`,
+  serviceOrderDecision: (invoiceId: number, waitingSince: Date | null) => `decide:service-order:${invoiceId}:${waitingSince?.getTime() ?? 0}`,
+};
+
+/** The settlement writes its fulfilment row inside its own statement (`settleInvoice`), with this prefix. */
+export const FULFILMENT_KEY_PREFIX = 'fulfil:';
+
+export type Intent = {
+  kind: IntentKind;
+  key: string;
+  payload: Record<string, unknown>;
+  /** When the relay may take it: 0 at once, TRY_NOW_GRACE_MS when the writer tries it itself first. */
+  delayMs: number;
+};
+
+/**
+ * Records an intent in the caller's transaction (alone, without one) and wakes the relay once it
+ * commits (`pg_notify` is delivered only on commit). A key recorded before changes nothing;
+ * answers whether the row is new.
+ */
+export async function recordIntent(deps: DomainDeps, intent: Intent, tx?: Tx): Promise<boolean> {
+  const rows = await sqlRows<{ id: string }>(
+    deps,
+    `INSERT INTO outbox (kind, key, payload, next_attempt_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int / 1000.0))
+     ON CONFLICT (key) DO NOTHING RETURNING id, pg_notify($5, $4::int::text) AS notified`,
+    [intent.kind, intent.key, JSON.stringify(intent.payload), Math.max(0, Math.round(intent.delayMs)), OUTBOX_CHANNEL],
+    tx,
+  );
+  return rows.length > 0;
+}
+
+/** Marks an intent done (by whoever performed it: the writer's own try, the relay, a workflow's activity); `note` says why when nothing was needed. */
+export async function markIntentDone(deps: DomainDeps, key: string, note: string | null = null): Promise<void> {
+  await sqlRows(deps, 'UPDATE outbox SET done_at = now(), last_error = $2, updated_at = now() WHERE key = $1 AND done_at IS NULL RETURNING id', [key, note]);
+}
+
+/** The recorded intent under a key (its payload and whether it is done), or null. */
+export async function findIntent(deps: DomainDeps, key: string): Promise<{ kind: IntentKind; payload: Record<string, unknown>; done: boolean } | null> {
+  const [row] = await sqlRows<{ kind: IntentKind; payload: Record<string, unknown>; done: boolean }>(
+    deps,
+    'SELECT kind, payload, done_at IS NOT NULL AS done FROM outbox WHERE key = $1',
+    [key],
+  );
+  return row ?? null;
+}
+
+/**
+ * An error as `last_error`: its name and message, one line, at most 300 characters, with
+ * anything that looks like credentials in an address or a bearer token removed. Our errors and
+ * Temporal's carry no secrets; this keeps it so if one ever quotes a connection string.
+ */
+export function shortError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text
+    .replace(/\/\/[^\s/@:]+:[^\s/@]+@/g, '//***@')
+    .replace(/\b(bearer|token|password|secret|key)(["'\s:=]+)\S+/gi, '$1$2***')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+}

@@ -1,0 +1,46 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { BACKGROUND_DEADLINE_MS } from '../../lib/temporal.js';
+import type { UpstreamDecision } from '../../workflows/upstream/contract.js';
+import { dispatchFulfilment } from '../billing/fulfilment/dispatch-fulfilment.js';
+import { resumePaymentWorkflow } from '../billing/payments/start-payment-workflow.js';
+import { resumeRefundWorkflow } from '../billing/refunds/start-refund-workflow.js';
+import type { DomainDeps } from '../deps.js';
+import { deliverProvisioningDecision } from '../provisioning/admin.js';
+import { deliverServiceOrderDecision } from '../services/orders/admin-service-orders.js';
+import { type IntentKind, shortError } from './intents.js';
+
+export type ClaimedIntent = { id: string; kind: IntentKind; key: string; payload: Record<string, unknown>; attempts: number };
+
+/** A decision the workflow refused (it no longer waits, or is gone): done, with the reason; retrying cannot change it. */
+function refused(err: unknown): string | null {
+  if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return `refused: ${shortError(err)}`;
+  throw err;
+}
+
+/**
+ * Performs one intent. Every kind is idempotent, so a row performed twice (the writer's own try
+ * and the relay, two relays after a lease ran out) changes nothing the second time: workflow
+ * starts use deterministic ids (an execution that already started is success), decisions use
+ * the row's key as update id. Answers a note when there was nothing to do; throws to be retried.
+ */
+export async function performIntent(deps: DomainDeps, intent: ClaimedIntent): Promise<string | null> {
+  const p = intent.payload;
+  switch (intent.kind) {
+    case 'start_fulfilment': {
+      const outcome = await dispatchFulfilment(deps, Number(p['invoice_id']));
+      return outcome.dispatched ? null : outcome.reason;
+    }
+    case 'start_payment':
+      return resumePaymentWorkflow(deps, String(p['payment_no']));
+    case 'start_refund':
+      return resumeRefundWorkflow(deps, String(p['refund_no']));
+    case 'decide_provisioning':
+      return deliverProvisioningDecision(deps, Number(p['service_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
+    case 'decide_service_order':
+      return deliverServiceOrderDecision(deps, String(p['workflow_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
+    default: {
+      const unknown: never = intent.kind;
+      throw new Error(`unknown outbox intent kind ${String(unknown)}`);
+    }
+  }
+}
