@@ -3,6 +3,12 @@
  * same order and under the same locks as domain/billing and the plugin runtime), for the
  * baseline server: no framework, no auth, no signature check, no Temporal.
  */
+/** The outbox row a settlement writes (migration 0013), as a data-modifying CTE over `settled`. */
+const BARE_FULFILMENT_INTENT = `INSERT INTO outbox (kind, key, payload, next_attempt_at)
+       SELECT 'start_fulfilment', 'fulfil:' || id, jsonb_build_object('invoice_id', id), now() + interval '3 seconds'
+         FROM settled WHERE type IN ('purchase', 'renew', 'traffic_package')
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '3000')`;
+
 export const BARE_PAY_BALANCE = {
   lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload,
        (SELECT p.payment_no FROM payments p WHERE p.invoice_id = invoices.id AND p.status = 'pending') AS pending_payment_no
@@ -10,15 +16,20 @@ export const BARE_PAY_BALANCE = {
   lockAccount: 'SELECT user_id, balance, last_seq FROM user_accounts WHERE user_id = $1 FOR UPDATE',
   insertTransaction: `INSERT INTO account_transactions (user_id, seq, type, amount, balance_before, balance_after, invoice_id, idempotency_key, remark, operator_type, operator_id)
      VALUES ($1, $2, 'payment', $3, $4, $5, $6, $7, $8, 'user', $1) RETURNING id`,
-  settleInvoice: `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = 0, payment_channel = 'balance', paid_at = now(), updated_at = now()
-     WHERE id = $1 AND status = 'unpaid' RETURNING id`,
+  /** The settlement with its outbox row (the fulfilment promise) and the relay's wake-up, in one statement as in settleInvoice. */
+  settleInvoice: `WITH settled AS (
+       UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = 0, payment_channel = 'balance', paid_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'unpaid' RETURNING id, type
+     ), intent AS (${BARE_FULFILMENT_INTENT})
+     SELECT id FROM settled`,
   payOrder: `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
   insertServices: `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
      SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8, $10 FROM generate_series(1, $9::int) AS n RETURNING id`,
   /** Fulfilment dispatch after commit: the invoice with its services, then the dispatch recorded. */
   dispatchRead: `SELECT id, type, status, (SELECT array_agg(s.id ORDER BY s.seq) FROM services s WHERE s.invoice_id = invoices.id) AS service_ids
      FROM invoices WHERE id = $1`,
-  dispatchDone: `UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id`,
+  dispatchDone: `WITH dispatched AS (UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id)
+     UPDATE outbox SET done_at = now(), last_error = NULL, updated_at = now() WHERE key = 'fulfil:' || $1 AND done_at IS NULL RETURNING id`,
 };
 
 export const BARE_NOTIFY = {
@@ -31,8 +42,11 @@ export const BARE_NOTIFY = {
   lockPayment: `SELECT id, invoice_id, user_id, amount, balance_part, status FROM payments WHERE payment_no = $1 FOR UPDATE`,
   payPayment: `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = 'notify', settlement = 'invoice', updated_at = now() WHERE id = $1`,
   lockInvoice: BARE_PAY_BALANCE.lockInvoice,
-  settleInvoice: `UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = 'qrpay', paid_at = now(), updated_at = now()
-     WHERE id = $1 AND status = 'unpaid' RETURNING id`,
+  settleInvoice: `WITH settled AS (
+       UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = 'qrpay', paid_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'unpaid' RETURNING id, type
+     ), intent AS (${BARE_FULFILMENT_INTENT})
+     SELECT id FROM settled`,
   payOrder: BARE_PAY_BALANCE.payOrder,
   insertServices: BARE_PAY_BALANCE.insertServices,
   insertRechargeRecord: `INSERT INTO recharge_records (user_id, order_id, invoice_id, payment_id, scene, direction, entry_type, amount, remark, operator_type)

@@ -4,12 +4,14 @@ import { closeExpiredPayments } from './payments/close-expired-payments.js';
 
 /**
  * Money's backstops, run hourly by the scheduler (the normal paths are immediate: fulfilment is
- * dispatched right after each payment, and each QR payment's workflow closes it at expiry).
+ * dispatched right after each payment or by the outbox relay within seconds, and each QR
+ * payment's workflow closes it at expiry).
  */
 export const redispatchFulfilmentTask: BuiltinTask = {
   key: 'billing.redispatch_fulfilment',
   title: '补发已支付账单的履约',
-  description: '找出已支付超过 1 分钟但未记录履约派发的账单（例如支付提交后进程崩溃），重新派发开通或续费（幂等）。',
+  description:
+    '最后一道保障：找出已支付超过 1 分钟但仍未记录履约派发的账单，重新派发开通或续费（幂等），并统计待处理与逾期的 outbox 记录。正常情况下 outbox 中继在数秒内完成派发，本任务应找不到任何账单；找到即记录警告。',
   category: 'billing',
   triggers: [{ type: 'cadence', cadence: 'hourly' }],
   queue: 'platform',

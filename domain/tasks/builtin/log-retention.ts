@@ -23,7 +23,12 @@ export const RETENTION_TARGETS: RetentionTarget[] = [
   { table: 'notification_log', column: 'created_at', summaryKey: 'notification_log_deleted', days: (c) => c.retention.notificationLogDays },
   // Keyed on expiry: an idempotency key is kept until it expires (24 h), not a day after.
   { table: 'idempotency_keys', column: 'expires_at', summaryKey: 'idempotency_keys_deleted', days: () => 0 },
+  // Keyed on completion: a row not done yet (done_at NULL) is never trimmed, however old.
+  { table: 'outbox', column: 'done_at', summaryKey: 'outbox_deleted', days: () => OUTBOX_DONE_RETENTION_DAYS },
 ];
+
+/** Done outbox rows are kept a week, to see what the relay did after an incident. */
+const OUTBOX_DONE_RETENTION_DAYS = 7;
 
 /** Deleted in batches so a large backlog never holds one long lock. */
 const BATCH = 5000;
@@ -60,7 +65,7 @@ export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
 export const logRetentionTask: BuiltinTask = {
   key: LOG_RETENTION_TASK_KEY,
   title: '日志保留期清理',
-  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置），以及已过期的幂等键。',
+  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置）、已过期的幂等键，以及完成超过 7 天的 outbox 记录（未完成的从不删除）。',
   category: 'maintenance',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'automation',

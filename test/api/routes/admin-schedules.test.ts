@@ -153,7 +153,7 @@ describe('task runs', () => {
 });
 
 describe('log retention', () => {
-  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention, and expired idempotency keys', async () => {
+  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention, expired idempotency keys and outbox rows done over a week ago', async () => {
     const { sequelize } = platform.deps.db;
     const user = await platform.deps.db.models.User.create({ email: 'retention@example.com', phone: null, nickname: '', password_hash: 'x', status: 'active' });
     await sequelize.query(`
@@ -174,6 +174,10 @@ describe('log retention', () => {
       INSERT INTO idempotency_keys (scope, key, method, route, fingerprint, state, claim_token, expires_at) VALUES
         ('client:1', 'expired-key', 'POST', '/r', repeat('a', 64), 'in_progress', gen_random_uuid(), now() - interval '1 minute'),
         ('client:1', 'live-key', 'POST', '/r', repeat('a', 64), 'in_progress', gen_random_uuid(), now() + interval '23 hours');
+      INSERT INTO outbox (kind, key, done_at, created_at) VALUES
+        ('start_refund', 'retention:old-done', now() - interval '8 days', now() - interval '8 days'),
+        ('start_refund', 'retention:new-done', now() - interval '6 days', now() - interval '8 days'),
+        ('start_refund', 'retention:old-pending', NULL, now() - interval '30 days');
     `);
     const res = await platform.api.post(`${BASE}/logs.retention_cleanup/trigger`, { token });
     const run = await runOf(res.body.data.workflow_id);
@@ -188,6 +192,8 @@ describe('log retention', () => {
       notification_log_retention_days: 180,
       idempotency_keys_deleted: 1,
       idempotency_keys_retention_days: 0,
+      outbox_deleted: 1,
+      outbox_retention_days: 7,
     });
     expect((await platform.deps.db.models.NotificationLog.findAll({ where: { user_id: user.id } })).map((r) => r.entity_id)).toEqual([2]);
     const keys = (await platform.deps.db.models.TaskRun.findAll({ where: { workflow_id: ['wf-old', 'wf-new'] } })).map((r) => r.task_key).sort();
@@ -195,6 +201,8 @@ describe('log retention', () => {
     expect((await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { plugin_slug: 'gone' } })).map((r) => r.action)).toEqual(['new']);
     expect((await platform.deps.db.models.LoginLog.findAll({ where: { account: ['old-login', 'new-login'] } })).map((r) => r.account)).toEqual(['new-login']);
     expect((await platform.deps.db.models.IdempotencyKey.findAll({ where: { scope: 'client:1' } })).map((r) => r.key)).toEqual(['live-key']);
+    const outbox = await platform.deps.db.read<{ key: string }>("SELECT key FROM outbox WHERE key LIKE 'retention:%' ORDER BY key");
+    expect(outbox.map((r) => r.key)).toEqual(['retention:new-done', 'retention:old-pending']);
   });
 });
 
