@@ -3,16 +3,14 @@ import { type ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
-import { registerFulfilmentDispatcher, unregisterFulfilmentDispatcher } from '../../../domain/billing/fulfilment/dispatchers.js';
 import { redispatchPendingFulfilment } from '../../../domain/billing/fulfilment/redispatch-pending.js';
-import { registerServiceOrderDispatchers } from '../../../domain/services/orders/dispatch-service-order.js';
 import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { settleQrPayment } from '../../../domain/billing/payments/settle-qr-payment.js';
 import { INVOICE_PAYMENT_WORKFLOW_TYPE, invoicePaymentWorkflowId, PAYMENT_FAILURES, PAYMENT_STAGES } from '../../../workflows/invoice-payment/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
-import { provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
+import { PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { expectError } from '../../helpers/http.js';
 import {
@@ -117,28 +115,57 @@ describe('payments that cannot go to their invoice any more, and amounts that do
   });
 });
 
+type OutboxRow = { done_at: Date | null; attempts: number; last_error: string | null };
+
+async function outboxRow(key: string): Promise<OutboxRow | null> {
+  const [row] = await platform.deps.db.read<OutboxRow>('SELECT done_at, attempts, last_error FROM outbox WHERE key = $1', [key]);
+  return row ?? null;
+}
+
 describe('fulfilment dispatch', () => {
-  it('is repaired by redispatchPendingFulfilment when the process died between the payment and the workflow start', async () => {
+  it('is performed by the outbox relay when the paying process could not start the provisioning itself', async () => {
     const product = await createProduct(platform, '5.00');
     const client = await registerClient(platform);
     await adjustBalance(platform, client.id, '5.00');
     const invoice = await purchase(platform, client, product.id);
-    const crashed = { ...platform.deps, temporal: undefined };
-    await payInvoiceByBalance(crashed, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'crash'));
+    // A process without Temporal: its own try right after the commit fails, the settlement's outbox row stays.
+    const cut = { ...platform.deps, temporal: undefined };
+    await payInvoiceByBalance(cut, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'no-temporal'));
+    const done = await eventually(async () => {
+      const row = await outboxRow(`fulfil:${invoice.id}`);
+      return row?.done_at ? row : null;
+    });
+    expect(done).toMatchObject({ last_error: null });
+    expect(done.attempts).toBeGreaterThanOrEqual(1);
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
+    const service = await platform.deps.db.models.Service.findOne({ where: { invoice_id: invoice.id } });
+    expect((await platform.temporal.workflow.getHandle(provisionWorkflowId(service?.id ?? 0)).describe()).type).toBe(PROVISION_WORKFLOW_TYPE);
+    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
+    await expectBooksBalanced(platform);
+  });
+
+  it('is repaired by the hourly backstop for a paid invoice without an outbox row (paid before the outbox existed), which it reports', async () => {
+    const product = await createProduct(platform, '5.00');
+    const client = await registerClient(platform);
+    await adjustBalance(platform, client.id, '5.00');
+    const invoice = await purchase(platform, client, product.id);
+    await payInvoiceByBalance({ ...platform.deps, temporal: undefined }, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'crash'));
+    // Taken away within the row's grace, before the relay may touch it.
+    const removed = await platform.deps.db.read("DELETE FROM outbox WHERE key = $1 AND done_at IS NULL RETURNING id", [`fulfil:${invoice.id}`]);
+    expect(removed).toHaveLength(1);
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).toBeNull();
 
     const summary = await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 });
-    expect(summary).toMatchObject({ dispatched: 1, failed: 0 });
+    expect(summary).toMatchObject({ found: 1, dispatched: 1, failed: 0 });
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
     const service = await platform.deps.db.models.Service.findOne({ where: { invoice_id: invoice.id } });
     expect((await platform.temporal.workflow.getHandle(provisionWorkflowId(service?.id ?? 0)).describe()).status.name).toBe('RUNNING');
     expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
   });
 
-  it('fails the payment workflow visibly while renewals have no dispatcher, and the reconciler finishes it once one is registered', async () => {
-    // The services work registers the real renewal dispatcher at start: take it away for this test.
-    unregisterFulfilmentDispatcher('renew');
+  it('fails the payment workflow visibly when a paid invoice cannot be fulfilled, and its outbox row keeps the reason', async () => {
     const client = await registerClient(platform);
+    // A renewal that names no service: nothing can renew it.
     const { invoice } = await platform.deps.db.sequelize.transaction((transaction) =>
       insertInvoice(
         platform.deps,
@@ -165,17 +192,13 @@ describe('fulfilment dispatch', () => {
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.status).toBe('paid');
     await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'dispatch-failed');
 
-    const dispatched: string[] = [];
-    registerFulfilmentDispatcher('renew', async (_deps, inv) => {
-      dispatched.push(inv.invoice_no);
+    const failing = await eventually(async () => {
+      const row = await outboxRow(`fulfil:${invoice.id}`);
+      return row && row.attempts > 0 && row.last_error ? row : null;
     });
-    try {
-      expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ dispatched: 1 });
-      expect(dispatched).toEqual([invoice.invoice_no]);
-    } finally {
-      unregisterFulfilmentDispatcher('renew');
-      registerServiceOrderDispatchers();
-    }
+    expect(failing.done_at).toBeNull();
+    expect(failing.last_error).toContain('names no service');
+    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 1, dispatched: 0, failed: 1 });
     await expectBooksBalanced(platform);
   });
 });
