@@ -1085,7 +1085,9 @@ export interface paths {
         };
         /**
          * 开通详情（步骤历史、上游绑定、工作流状态与 Temporal UI 链接）
-         * @description 需要管理员登录，权限 service.view
+         * @description 工作流的实时状态（workflow_status、workflow_stage、runs）向 Temporal 查询，最多等待约 2 秒。Temporal 或执行该工作流的 worker 未在此时间内应答时，本接口仍正常返回：workflow_live 为 false，workflow_stage 取自数据库（工作流每一步写入的读模型，与 stage 相同），runs 为 null，workflow_status 为 Temporal 已答复的状态或 null。
+         *
+         *     需要管理员登录，权限 service.view
          */
         get: operations["adminProvisioningGet"];
         put?: never;
@@ -1107,7 +1109,9 @@ export interface paths {
         put?: never;
         /**
          * 重试失败的开通（沿用同一下游引用，不会重复购买）
-         * @description 需要管理员登录，权限 service.manage
+         * @description 只有数据库中处于 awaiting_admin 的开通可以处理（40931）。决定先持久记录（同一次等待只接受一个决定，重复提交同一决定视为同一次），再以工作流更新 provision.decide 送达，最多等待约 2 秒；Temporal 或 worker 暂时无法应答时仍返回成功，delivered 为 false，恢复后由 worker 自动送达。
+         *
+         *     需要管理员登录，权限 service.manage
          */
         post: operations["adminProvisioningRetry"];
         delete?: never;
@@ -1127,7 +1131,9 @@ export interface paths {
         put?: never;
         /**
          * 取消失败的开通并将该服务金额退回余额
-         * @description 需要管理员登录，权限 service.manage
+         * @description 只有数据库中处于 awaiting_admin 的开通可以处理（40931）。决定先持久记录（同一次等待只接受一个决定，重复提交同一决定视为同一次），再以工作流更新 provision.decide 送达，最多等待约 2 秒；Temporal 或 worker 暂时无法应答时仍返回成功，delivered 为 false，恢复后由 worker 自动送达。
+         *
+         *     需要管理员登录，权限 service.manage
          */
         post: operations["adminProvisioningCancel"];
         delete?: never;
@@ -2727,7 +2733,7 @@ export interface paths {
         };
         /**
          * 续费或流量包订单详情（按账单 id）
-         * @description 含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。
+         * @description 含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。工作流状态向 Temporal 查询，最多等待约 2 秒；Temporal 或执行该工作流的 worker 未在此时间内应答时，本接口仍正常返回：workflow.live 为 false，workflow.stage 与 workflow.runs 取自数据库（工作流每一步写入的读模型），workflow.status 为 Temporal 已答复的状态或 null。
          *
          *     需要管理员登录，权限 service.view
          */
@@ -2751,7 +2757,7 @@ export interface paths {
         put?: never;
         /**
          * 重试等待处理的订单
-         * @description 仅 awaiting_admin 的订单可重试（40945）。重试沿用已记录的上游账单，不会重复购买；结果异步可见（订单详情）。
+         * @description 仅 awaiting_admin 的订单可重试（40945）。重试沿用已记录的上游账单，不会重复购买；结果异步可见（订单详情）。决定先持久记录（同一次等待只接受一个决定，重复提交同一决定视为同一次，另一决定为 40945），再以工作流更新 service-order.decide 送达，最多等待约 2 秒；Temporal 或 worker 暂时无法应答时仍返回成功，delivered 为 false，恢复后由 worker 自动送达。
          *
          *     需要管理员登录，权限 service.manage
          */
@@ -2773,7 +2779,7 @@ export interface paths {
         put?: never;
         /**
          * 取消等待处理的订单并退款至余额
-         * @description 仅 awaiting_admin 且上游账单未支付的订单可取消（40945）。账单剩余可退金额以余额退款（退款单 trace_id 为 service-order-cancel:<账单 id>，重试不会重复退款），订单标记 cancelled。结果异步可见。
+         * @description 仅 awaiting_admin 且上游账单未支付的订单可取消（40945）。账单剩余可退金额以余额退款（退款单 trace_id 为 service-order-cancel:<账单 id>，重试不会重复退款），订单标记 cancelled。结果异步可见。决定先持久记录（同一次等待只接受一个决定，重复提交同一决定视为同一次，另一决定为 40945），再以工作流更新 service-order.decide 送达，最多等待约 2 秒；Temporal 或 worker 暂时无法应答时仍返回成功，delivered 为 false，恢复后由 worker 自动送达。
          *
          *     需要管理员登录，权限 service.manage
          */
@@ -3225,11 +3231,14 @@ export interface components {
             upstream_order_id: number | null;
             /** @description 下游引用（32 位令牌）已在首次上游调用前生成并保存 */
             downstream_reference_created: boolean;
-            /** @description Temporal 中的工作流状态（RUNNING、COMPLETED …） */
+            /** @description Temporal 中的工作流状态（RUNNING、COMPLETED …）；未能查询时为 null */
             workflow_status: string | null;
+            /** @description 工作流自己报告的阶段；workflow_live 为 false 时取自数据库 */
             workflow_stage: string | null;
-            /** @description 购买步骤的执行轮数（管理员每重试一次加一） */
+            /** @description 购买步骤的执行轮数（管理员每重试一次加一）；workflow_live 为 false 时为 null */
             runs: number | null;
+            /** @description true：以上工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型 */
+            workflow_live: boolean;
             steps: {
                 id: number;
                 stage: string;
@@ -4799,10 +4808,15 @@ export interface components {
             }[];
             workflow: {
                 id: string;
+                /** @description Temporal 中的工作流状态；未能查询时为 null */
                 status: string | null;
+                /** @description 工作流自己报告的阶段；live 为 false 时取自数据库 */
                 stage: string | null;
+                /** @description live 为 false 时取自数据库 */
                 runs: number | null;
                 temporal_ui_url: string;
+                /** @description true：工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型 */
+                live: boolean;
             };
         };
     };
@@ -9811,7 +9825,10 @@ export interface operations {
                         message: string;
                         data: {
                             service_id: number;
+                            /** @description 送达时为工作流的新阶段；未送达时为数据库中的当前阶段（awaiting_admin） */
                             stage: string;
+                            /** @description true：工作流已接受该决定；false：Temporal 或 worker 暂时无法应答，决定已记录，恢复后自动送达 */
+                            delivered: boolean;
                         };
                         timestamp: number;
                     };
@@ -9891,15 +9908,6 @@ export interface operations {
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description 50300 服务暂时不可用，请稍后再试 */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9939,7 +9947,10 @@ export interface operations {
                         message: string;
                         data: {
                             service_id: number;
+                            /** @description 送达时为工作流的新阶段；未送达时为数据库中的当前阶段（awaiting_admin） */
                             stage: string;
+                            /** @description true：工作流已接受该决定；false：Temporal 或 worker 暂时无法应答，决定已记录，恢复后自动送达 */
+                            delivered: boolean;
                         };
                         timestamp: number;
                     };
@@ -10019,15 +10030,6 @@ export interface operations {
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description 50300 服务暂时不可用，请稍后再试 */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17527,7 +17529,10 @@ export interface operations {
                             invoice_id: number;
                             /** @enum {string} */
                             decision: "retry" | "cancel";
+                            /** @description 送达时为工作流的新阶段；未送达时为数据库中的当前阶段 */
                             stage: string;
+                            /** @description true：工作流已接受该决定；false：Temporal 或 worker 暂时无法应答，决定已记录，恢复后自动送达 */
+                            delivered: boolean;
                         };
                         timestamp: number;
                     };
@@ -17648,7 +17653,10 @@ export interface operations {
                             invoice_id: number;
                             /** @enum {string} */
                             decision: "retry" | "cancel";
+                            /** @description 送达时为工作流的新阶段；未送达时为数据库中的当前阶段 */
                             stage: string;
+                            /** @description true：工作流已接受该决定；false：Temporal 或 worker 暂时无法应答，决定已记录，恢复后自动送达 */
+                            delivered: boolean;
                         };
                         timestamp: number;
                     };
