@@ -14,8 +14,12 @@ const BATCH = 20;
  * Longer than the slowest perform (a few Temporal calls at BACKGROUND_DEADLINE_MS each).
  */
 const LEASE_SECONDS = 60;
-/** Backoff after a failure: 2^attempts seconds, at most this. */
-const MAX_BACKOFF_SECONDS = 600;
+/**
+ * Backoff after a failure: 2^attempts seconds, at most this, so rows that failed through a long
+ * Temporal outage go out within two minutes of its end (a row that keeps failing costs a log line
+ * every two minutes, and its reason stays in `last_error`).
+ */
+const MAX_BACKOFF_SECONDS = 120;
 
 const CLAIM = `
   UPDATE outbox o SET attempts = o.attempts + 1, next_attempt_at = now() + make_interval(secs => $2), updated_at = now()
