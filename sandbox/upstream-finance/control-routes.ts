@@ -111,6 +111,14 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     control.deferStateActions(count);
     return c.json({ ok: true });
   });
+  routes.post('/fail-console', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const count = intField(formString(body, 'count') ?? '1');
+    const mode = formString(body, 'mode');
+    if (count === null || (mode !== 'unavailable' && mode !== 'auth_failed')) return refuse(c, 'count must be a non-negative integer, mode unavailable or auth_failed');
+    control.failConsole(count, mode);
+    return c.json({ ok: true });
+  });
   routes.get('/hosts/:id', (c) => {
     const host = control.host(Number(c.req.param('id')));
     return host ? c.json(host) : refuse(c, 'no such host', 404);

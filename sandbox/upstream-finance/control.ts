@@ -1,5 +1,6 @@
 import { formatMoney, parseMoney } from '../../lib/money.js';
 import { findSandboxProduct } from './catalogue-data.js';
+import type { ConsoleFaultMode } from './console/tickets.js';
 import { setFaultRule } from './faults.js';
 import { refreshHost } from './provisioning.js';
 import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxState } from './state.js';
@@ -91,6 +92,13 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       const invoice = state.invoices.get(invoiceId);
       if (!invoice) return null;
       return { id: invoice.id, type: invoice.type, status: invoice.status, total: invoice.total, credit: invoice.credit, hostIds: [...invoice.hostIds] };
+    },
+    failConsole(count: number, mode: ConsoleFaultMode) {
+      const remaining = nonNegativeInt(count, 0);
+      state.console.fault = remaining > 0 ? { remaining, mode } : null;
+    },
+    consolePasswords() {
+      return [...state.console.issuedPasswords];
     },
   };
 }

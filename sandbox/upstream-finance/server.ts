@@ -5,6 +5,7 @@ import { Hono, type Context } from 'hono';
 import { formString, readRequestBody } from './body.js';
 import { createSandboxControl } from './control.js';
 import { createControlRoutes } from './control-routes.js';
+import { createConsoleUpgrade } from './console/upgrade.js';
 import { applyFaultsAfter, applyFaultsBefore } from './faults.js';
 import { UPSTREAM_FINANCE_ROUTES } from './routes.js';
 import { SANDBOX_MESSAGES } from './messages.js';
@@ -87,6 +88,8 @@ export async function startUpstreamFinanceSandbox(options: UpstreamFinanceSandbo
   const state = createSandboxState(options);
   const app = createSandboxApp(state);
   const server: Server = createServer(getRequestListener(app.fetch));
+  const consoleServer = createConsoleUpgrade(state);
+  server.on('upgrade', consoleServer.handleUpgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -98,6 +101,7 @@ export async function startUpstreamFinanceSandbox(options: UpstreamFinanceSandbo
     stop: () =>
       new Promise<void>((resolve) => {
         state.stopped.abort();
+        consoleServer.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { WebSocket } from 'ws';
 import { setMaxListeners } from 'node:events';
 import { SANDBOX_CATALOGUE } from './catalogue-data.js';
+import type { ConsoleFaultMode, ConsoleTicket } from './console/tickets.js';
+import { DEFAULT_CONSOLE_SIZE } from './console/picture.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import type { FaultMode, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
 
@@ -83,6 +86,14 @@ export type SandboxState = {
   /** State actions (suspend, unsuspend, terminate) still to answer with success while changing nothing. */
   deferredStateActions: number;
   moduleData: Map<number, ModuleData>;
+  /** The console websocket: tickets by token, its fault switch, open sessions, picture size, every password issued. */
+  console: {
+    tickets: Map<string, ConsoleTicket>;
+    fault: { remaining: number; mode: ConsoleFaultMode } | null;
+    open: Set<WebSocket>;
+    size: { width: number; height: number };
+    issuedPasswords: string[];
+  };
   nextHostId: number;
   nextOrderId: number;
   nextInvoiceId: number;
@@ -97,7 +108,18 @@ export function emptyCounters(): SandboxCounters {
 }
 
 export function emptyLedger(): SandboxLedger {
-  return { purchases: {}, settleAttempts: {}, pays: {}, renewals: {}, trafficPurchases: {}, hostActions: {}, moduleActions: {}, moduleCalls: [] };
+  return {
+    purchases: {},
+    settleAttempts: {},
+    pays: {},
+    renewals: {},
+    trafficPurchases: {},
+    hostActions: {},
+    moduleActions: {},
+    moduleCalls: [],
+    consoleSessions: {},
+    consoleAuthFailures: {},
+  };
 }
 
 export function bump(counter: Record<string, number>, key: string | number): void {
@@ -137,6 +159,13 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     partialPayments: 0,
     deferredStateActions: 0,
     moduleData: new Map(),
+    console: {
+      tickets: new Map(),
+      fault: null,
+      open: new Set(),
+      size: { width: options.console?.width ?? DEFAULT_CONSOLE_SIZE.width, height: options.console?.height ?? DEFAULT_CONSOLE_SIZE.height },
+      issuedPasswords: [],
+    },
     nextHostId: 5001,
     nextOrderId: 7001,
     nextInvoiceId: 90001,

@@ -1,4 +1,5 @@
 import type { FormValue } from './body.js';
+import type { ConsoleFaultMode } from './console/tickets.js';
 
 export type SandboxAccountInput = { username: string; apiKey: string };
 
@@ -8,6 +9,8 @@ export type UpstreamFinanceSandboxOptions = {
   accounts?: SandboxAccountInput[];
   /** Lifetime of issued JWTs; default 7200 (two hours, like the real upstream). */
   tokenTtlSeconds?: number;
+  /** The console's framebuffer size; default 320×240. */
+  console?: { width?: number; height?: number };
 };
 
 /**
@@ -72,6 +75,10 @@ export type SandboxLedger = {
   moduleActions: Record<string, number>;
   /** Every custom module request (page or action), in order. */
   moduleCalls: ModuleCallRecord[];
+  /** Console websocket sessions that passed VNC Authentication, per host id. */
+  consoleSessions: Record<string, number>;
+  /** Console websocket sessions whose VNC Authentication answer was wrong, per host id. */
+  consoleAuthFailures: Record<string, number>;
 };
 
 /** How long a paid host stays `Pending`: host-detail polls and/or milliseconds after payment. */
@@ -127,6 +134,14 @@ export type UpstreamFinanceSandboxControl = {
    */
   deferStateActions(count: number): void;
   invoice(invoiceId: number): SandboxInvoiceView | null;
+  /**
+   * The next `count` console websocket connections with a valid ticket fail: `unavailable`
+   * answers 503 to the upgrade, `auth_failed` expects another password (the VNC Authentication
+   * answer is refused). `count` 0 disarms it.
+   */
+  failConsole(count: number, mode: ConsoleFaultMode): void;
+  /** Every VNC password the `vnc` action handed out, oldest first (for leak checks). */
+  consolePasswords(): string[];
 };
 
 export type UpstreamFinanceSandbox = {

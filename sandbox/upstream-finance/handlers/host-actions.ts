@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { formString, type FormValue } from '../body.js';
 import { generateHostPassword, isValidHostPassword } from '../cart-item.js';
 import { findSandboxProduct } from '../catalogue-data.js';
+import { issueConsoleTicket } from '../console/tickets.js';
+import { CONSOLE_PATH } from '../console/upgrade.js';
 import { productOsLabel } from '../host-factory.js';
 import type { SandboxHost } from '../hosts-data.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
@@ -47,8 +48,10 @@ const FUNCTIONS: Record<string, (input: ActionInput) => SandboxAnswer> = {
   hard_off: power('off', '强制关机成功'),
   hard_reboot: power('on', '强制重启成功'),
   status: ({ host }) => done(SANDBOX_MESSAGES.ok, { status: host.power, des: POWER_LABELS[host.power] }),
-  vnc: ({ host, origin }) =>
-    done('获取控制台成功', { url: `${origin}/vnc/console?host=${host.id}&token=${randomBytes(12).toString('hex')}`, pass: randomBytes(4).toString('hex') }),
+  vnc: ({ host, origin, state }) => {
+    const ticket = issueConsoleTicket(state, host.id);
+    return done('获取控制台成功', { url: `${origin}${CONSOLE_PATH}?host=${host.id}&token=${ticket.token}`, pass: ticket.password });
+  },
   reinstall: ({ host, body }) => {
     const product = findSandboxProduct(host.productId);
     const os = product ? productOsLabel(product, formString(body, 'os') ?? '') : null;
@@ -87,7 +90,8 @@ const ALLOWED_STATUSES: Record<string, readonly SandboxHost['status'][]> = {
 };
 
 /**
- * `POST /provision/default` (`id` = host id, `func`): power, status, VNC (URL plus a password),
+ * `POST /provision/default` (`id` = host id, `func`): power, status, VNC (the console websocket's
+ * URL with a one-time ticket, plus the session's VNC password),
  * reinstall (`os` = OS sub-option id, optional `password`), password reset (`crack_pass` with
  * `password`), rescue (`system` 1 Linux, 2 Windows), and the state changes `suspend` (active
  * hosts), `unsuspend` (suspended hosts) and `terminate` (active or suspended hosts). The others
