@@ -1,5 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { requestId } from 'hono/request-id';
+import { consolePageRoutes } from './console/vnc-page.js';
+import { createVncRelay } from './console/vnc-relay.js';
 import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
@@ -44,6 +46,7 @@ import { clientServiceRoutes } from './routes/client/services.js';
 import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
 import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
 import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
+import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
@@ -106,6 +109,7 @@ export function createApiRoutes() {
   api.route('/', clientServiceConsoleRoutes);
   api.route('/', clientServiceRenewalRoutes);
   api.route('/', clientServiceTrafficRoutes);
+  api.route('/', clientVncTokenRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
 
@@ -149,9 +153,12 @@ export function createApp(deps: AppDeps) {
   app.get('/api/openapi.json', (c) => c.json(document));
   app.route('/', docsRoutes(deps.config.publicBaseUrl));
 
+  app.route('/', consolePageRoutes());
+
   app.onError(handleError);
   app.notFound(createNotFoundHandler(app));
-  return app;
+  // The console relay's websocket, served by `serveApp` on the same server.
+  return Object.assign(app, { upgrade: createVncRelay(deps) });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,16 +1,28 @@
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 
-/** What `serveApp` needs of an app: Hono's `fetch`, which takes the Node bindings as its env. */
-export type FetchApp = { fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response> };
+/** Websocket upgrades (the console relay): the server's `upgrade` event, and ending what is open when the server stops. */
+export type UpgradeHandler = {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+};
+
+/**
+ * What `serveApp` needs of an app: Hono's `fetch`, which takes the Node bindings as its env, and
+ * optionally an upgrade handler (WebSocket is outside the JSON envelope and Hono's routing).
+ */
+export type FetchApp = { fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>; upgrade?: UpgradeHandler };
 
 export type ServedApp = {
   server: ServerType;
   /** The port actually bound (the given one, or the one picked for port 0). */
   port: number;
   /**
-   * Stops accepting connections, waits for open connections to close, then for requests still
-   * running (even those whose client went away, up to `drainMs`), so the caller may close the pool.
+   * Stops accepting connections, ends open websockets, waits for open connections to close, then
+   * for requests still running (even those whose client went away, up to `drainMs`), so the
+   * caller may close the pool.
    */
   stop(options?: { drainMs?: number }): Promise<void>;
 };
@@ -53,6 +65,7 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
     const s = serve({ fetch, hostname: options.hostname, port: options.port }, () => {
       s.off('error', reject);
       s.on('clientError', answerClientError);
+      if (app.upgrade) s.on('upgrade', app.upgrade.handleUpgrade);
       resolve(s);
     });
     s.once('error', reject);
@@ -61,7 +74,10 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
     server,
     port: (server.address() as AddressInfo).port,
     async stop({ drainMs = 10_000 } = {}) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open websockets keep the server from closing: they are ended (and recorded) first.
+      await app.upgrade?.close();
+      await closed;
       for (let waited = 0; waited < drainMs && inFlight > 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
     },
   };

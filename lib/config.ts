@@ -96,6 +96,8 @@ const envSchema = z.object({
   TERMINATE_AFTER_DAYS: z.coerce.number().int().min(1).max(365).default(7),
   STALE_INVOICE_CANCEL_DAYS: z.coerce.number().int().min(1).max(365).default(7),
   TEST_HOLD_AFTER_COMMIT_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  VNC_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  VNC_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(14_400),
 });
 
 export type AppConfig = {
@@ -172,6 +174,8 @@ export type AppConfig = {
    * the process in between.
    */
   testHoldAfterCommitMs: number;
+  /** Browser console relay: closed after this long without a byte either way, and after this long in all. */
+  vnc: { idleTimeoutSeconds: number; maxSessionSeconds: number };
 };
 
 export class ConfigError extends Error {
@@ -254,5 +258,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       hostWaitMinutes: e.PROVISION_HOST_WAIT_MINUTES,
     },
     testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
+    vnc: { idleTimeoutSeconds: e.VNC_IDLE_TIMEOUT_SECONDS, maxSessionSeconds: e.VNC_MAX_SESSION_SECONDS },
   };
 }

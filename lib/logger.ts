@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { type DestinationStream, pino, type Logger } from 'pino';
 
 /**
  * Paths whose values never reach a log line: credentials, tokens, secrets and anything a
@@ -34,11 +34,8 @@ export const redactPaths = [
 
 export type { Logger };
 
-export function createLogger(level: string, name = 'platform'): Logger {
-  return pino({
-    name,
-    level,
-    redact: { paths: redactPaths, censor: '[REDACTED]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/** A pino logger with the redaction above; to stdout unless `destination` is given (tests capture lines). */
+export function createLogger(level: string, name = 'platform', destination?: DestinationStream): Logger {
+  const options = { name, level, redact: { paths: redactPaths, censor: '[REDACTED]' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
 }

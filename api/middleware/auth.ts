@@ -5,7 +5,7 @@ import { authenticateAdmin, authenticateClient } from '../../domain/auth/session
 import type { AppEnv } from '../context.js';
 import type { Access } from '../openapi/define-route.js';
 
-function bearerToken(header: string | undefined): string | null {
+export function bearerToken(header: string | undefined): string | null {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   return match?.[1] ?? null;
 }

@@ -13,6 +13,7 @@ import { defineServiceUpstreamOrder } from './service-upstream-order.js';
 import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
 import { defineUser } from './user.js';
+import { defineVncSession } from './vnc-session.js';
 
 export function defineModels(sequelize: Sequelize) {
   const AdminRole = defineAdminRole(sequelize);
@@ -38,6 +39,7 @@ export function defineModels(sequelize: Sequelize) {
     ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
     NotificationLog: defineNotificationLog(sequelize),
     IdempotencyKey: defineIdempotencyKey(sequelize),
+    VncSession: defineVncSession(sequelize),
   };
 }
 

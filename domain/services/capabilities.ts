@@ -28,7 +28,7 @@ const BY_TYPE: Record<ProductType, readonly ConsoleCapability[]> = {
 const NEEDS: Record<ConsoleCapability, readonly string[]> = {
   runtime: ['host_detail', 'host_action'],
   power: ['host_action'],
-  vnc: ['host_action'],
+  vnc: ['console_ticket'],
   reinstall: ['host_action'],
   reset_password: ['host_action'],
   traffic_packages: ['traffic_packages', 'traffic_package_buy'],

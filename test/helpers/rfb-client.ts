@@ -24,6 +24,8 @@ export type RfbConnectOptions = {
   /** Answer VNC Authentication with this password (the bare relay of the bench); None otherwise. */
   password?: string;
   headers?: Record<string, string>;
+  /** Connect from this local address (127.0.0.2: another client address on loopback). */
+  localAddress?: string;
   /** Also given the websocket's incoming messages as they arrive (byte counting in the bench). */
   onMessage?: (bytes: Buffer) => void;
 };
@@ -42,7 +44,12 @@ type OpenedSocket = { socket: WebSocket; reader: ByteReader; received: Buffer[];
 
 /** Listeners go on before the upgrade completes: a server speaks first, in the same packet as its 101. */
 function openSocket(url: string, options: RfbConnectOptions): Promise<OpenedSocket> {
-  const socket = new WebSocket(url, { perMessageDeflate: false, headers: options.headers ?? {}, maxPayload: 256 * 1024 * 1024 });
+  const socket = new WebSocket(url, {
+    perMessageDeflate: false,
+    headers: options.headers ?? {},
+    maxPayload: 256 * 1024 * 1024,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  });
   socket.binaryType = 'nodebuffer';
   const reader = new ByteReader(512 * 1024 * 1024);
   const received: Buffer[] = [];

@@ -1,25 +1,30 @@
-import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
 import { findServiceView } from '../find-service.js';
-import { callConsole } from './console-call.js';
 import { requireConsole } from './require-console.js';
+import { consolePageUrl, hashVncToken, newVncToken, VNC_PUBLIC_TOKEN_TTL_SECONDS } from './vnc-tokens.js';
 
 /**
- * The upstream's VNC console URL (it carries the upstream's own one-time token). The VNC
- * password never leaves the plugin (spec: a VNC answer never carries a password).
+ * A public console token for the caller's service: bound to the user, the service and the
+ * client's address, stored hashed, valid once within `VNC_PUBLIC_TOKEN_TTL_SECONDS`, with the
+ * URL of our console page. Nothing upstream is asked yet (the relay fetches the upstream's
+ * console ticket when the browser connects), and neither a VNC password nor an upstream URL is
+ * ever answered.
  */
-export async function openVncConsole(deps: DomainDeps, input: { serviceId: number; userId: number }) {
+export async function openVncConsole(deps: DomainDeps, input: { serviceId: number; userId: number; ip: string }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
   requireConsole(service, 'vnc');
-  const data = await callConsole(deps, {
-    serviceId: service.id,
-    userId: input.userId,
-    stage: 'vnc',
-    action: 'upstream.host_action',
-    payload: { action: 'vnc' },
-    successMessage: '已获取 VNC 控制台地址',
-  });
-  const url = typeof data['console_url'] === 'string' ? data['console_url'] : '';
-  if (!url) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '上游未返回控制台地址，请稍后再试');
-  return { service_id: service.id, console_url: url };
+  const token = newVncToken();
+  const [row] = await deps.db.read<{ public_expires_at: Date }>(
+    `INSERT INTO vnc_sessions (service_id, user_id, client_ip, public_token_hash, public_expires_at)
+     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING public_expires_at`,
+    [service.id, input.userId, input.ip, hashVncToken(token), VNC_PUBLIC_TOKEN_TTL_SECONDS],
+  );
+  return {
+    service_id: service.id,
+    token,
+    console_url: consolePageUrl(deps, token),
+    expires_in: VNC_PUBLIC_TOKEN_TTL_SECONDS,
+    expires_at: formatDateTime(row?.public_expires_at ?? null) as string,
+  };
 }

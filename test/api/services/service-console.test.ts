@@ -151,13 +151,21 @@ describe('console actions through the upstream', () => {
     expectError(await platform.api.post(`${base}/${id}/power`, { token: client.token, body: { action: 'explode' } }), 42200, 422);
   });
 
-  it('answers the VNC console URL without any password, counted once upstream', async () => {
+  it('answers a one-time console token and our console page, never a password or an upstream URL, without asking the upstream', async () => {
     const hostId = takeHost(platform);
     const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId });
     const res = await platform.api.post(`${base}/${id}/vnc`, { token: client.token });
-    expect(res.body.data).toEqual({ service_id: id, console_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/vnc\/console\?host=\d+&token=[0-9a-f]{24}$/) });
-    expect(res.raw).not.toMatch(/pass/i);
-    expect(platform.sandbox.control.ledger().hostActions[`${hostId}:vnc`]).toBe(1);
+    expect(res.body.data).toEqual({
+      service_id: id,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      console_url: `${platform.baseUrl}/console/vnc?token=${res.body.data.token}`,
+      expires_in: 60,
+      expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
+    expect(res.raw).not.toMatch(/pass|\/vnc\/console\?host/i);
+    expect(platform.sandbox.control.ledger().hostActions[`${hostId}:vnc`]).toBeUndefined();
+    const other = await registerClient(platform);
+    expectError(await platform.api.post(`${base}/${id}/vnc`, { token: other.token }), 40400, 404);
   });
 
   it('reinstalls with an OS of the product, keeps the new password sealed and never answers it', async () => {

@@ -5,7 +5,7 @@ import { extendDueDate, renewalBase } from '../../../domain/services/renewals/re
 import { normaliseProductType } from '../../../domain/services/service-labels.js';
 import { formatDateTime, parseDateTime } from '../../../lib/time.js';
 
-const FINANCE_PLUGIN = ['host_detail', 'host_action', 'host_renew', 'traffic_packages', 'traffic_package_buy', 'module_action', 'module_page'];
+const FINANCE_PLUGIN = ['host_detail', 'host_action', 'console_ticket', 'host_renew', 'traffic_packages', 'traffic_package_buy', 'module_action', 'module_page'];
 
 describe('service console capabilities', () => {
   it('are the type’s console capabilities the bound plugin can serve', () => {
@@ -19,10 +19,11 @@ describe('service console capabilities', () => {
     expect(describeConsole({ productType: 'web_hosting', status: 'active', hostId: 7, pluginUsable: true, pluginCapabilities: FINANCE_PLUGIN }).actions.power).toBe(false);
     expect(describeConsole({ productType: 'other', status: 'active', hostId: 7, pluginUsable: true, pluginCapabilities: ['host_action'] }).capabilities).toEqual([
       'power',
-      'vnc',
       'reinstall',
       'reset_password',
     ]);
+    // The console needs the plugin's console ticket (the relay authenticates upstream with it).
+    expect(describeConsole({ productType: 'other', status: 'active', hostId: 7, pluginUsable: true, pluginCapabilities: ['host_action', 'console_ticket'] }).capabilities).toContain('vnc');
   });
 
   it('are empty (read-only console, every action false) without an upstream host or with the plugin gone', () => {

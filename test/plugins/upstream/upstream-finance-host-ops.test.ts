@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { money } from '../../../lib/money.js';
+import { redactSummary } from '../../../plugins/runtime/redact.js';
 import type { HostDetail } from '../../../plugins/upstream/upstream_finance/normalise/host.js';
 import { clearAllTokens } from '../../../plugins/upstream/upstream_finance/client/token-cache.js';
 import { startUpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/server.js';
@@ -134,6 +135,17 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
     expect(result.data).toEqual({ host_id: hostId, action: 'vnc', done: true, power_status: null, console_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/vnc\/console\?host=\d+&token=[0-9a-f]{24}$/) });
     expect(JSON.stringify(result)).not.toMatch(/pass/i);
     expect(sandbox.control.ledger().hostActions[`${hostId}:vnc`]).toBe(1);
+  });
+
+  it('answers the console ticket (websocket URL and VNC password) under one redacted key, for the relay only', async () => {
+    const ticket = await runOk(sandbox, 'upstream.console_ticket', { host_id: hostId });
+    expect(ticket).toEqual({
+      host_id: hostId,
+      console_secret: { websocket_url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/vnc\/console\?host=\d+&token=[0-9a-f]{24}$/), password: expect.stringMatching(/^[A-Za-z0-9]{8}$/) },
+    });
+    expect(sandbox.control.consolePasswords()).toContain(field<{ password: string }>(ticket, 'console_secret').password);
+    expect(redactSummary(ticket, [])).not.toContain(field<{ password: string }>(ticket, 'console_secret').password);
+    expect(redactSummary(ticket, [])).not.toContain('/vnc/console');
   });
 
   it('reinstalls with an OS sub-option id, resets the password and enters rescue without returning any password', async () => {

@@ -1,6 +1,7 @@
 import type { FinanceAction } from './action-types.js';
 import { readCatalogue } from './catalogue.js';
 import { checkOrder } from './check-order.js';
+import { readConsoleTicket } from './console-ticket.js';
 import { readCredit } from './credit.js';
 import { healthCheck } from './health-check.js';
 import { runHostAction } from './host-action.js';
@@ -39,6 +40,7 @@ export const FINANCE_ACTIONS: Record<string, FinanceAction> = {
   'upstream.traffic_packages': readTrafficPackages,
   'upstream.traffic_package_buy': buyTrafficPackage,
   'upstream.host_action': runHostAction,
+  'upstream.console_ticket': readConsoleTicket,
   'upstream.module_action': runModuleAction,
   'upstream.module_page': readModulePage,
   health_check: healthCheck,
