@@ -2454,8 +2454,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * 获取 VNC 控制台地址
-         * @description 只返回上游控制台地址（自带一次性令牌），从不返回 VNC 密码。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
+         * 获取 VNC 控制台令牌
+         * @description 返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，60 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
          */
@@ -2628,6 +2628,28 @@ export interface paths {
          *     需要客户登录
          */
         post: operations["clientServicesTrafficPackagesOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/vnc-tokens/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 兑换 VNC 控制台令牌
+         * @description 控制台页面用公开令牌（POST /api/v2/client/services/{id}/vnc 的 token，60 秒内有效）换取中继令牌：公开令牌只能兑换一次（并发请求只有一个成功），且必须来自申请令牌时的 IP、服务仍属于该用户并处于运行中；带客户登录令牌时还必须是同一用户。中继令牌 30 秒内有效、只能使用一次：以 websocket_url?token=<relay_token> 建立 WebSocket（RFB 3.8，安全类型 None；VNC 认证由平台完成）。令牌无效、已使用、已过期或不属于当前请求方一律 40400，且不消耗令牌。不返回 VNC 密码或上游地址。
+         *
+         *     公开接口
+         */
+        get: operations["clientVncTokensGet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -16118,7 +16140,10 @@ export interface operations {
                         message: string;
                         data: {
                             service_id: number;
+                            token: string;
                             console_url: string;
+                            expires_in: number;
+                            expires_at: string;
                         };
                         timestamp: number;
                     };
@@ -16151,7 +16176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            /** @description 40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16171,15 +16196,6 @@ export interface operations {
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description 50300 服务暂时不可用，请稍后再试 */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17089,6 +17105,86 @@ export interface operations {
             };
             /** @description 50300 服务暂时不可用，请稍后再试 */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVncTokensGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            relay_token: string;
+                            relay_expires_in: number;
+                            relay_expires_at: string;
+                            websocket_url: string;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

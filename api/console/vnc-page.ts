@@ -16,6 +16,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>VNC 控制台</title>
+  <link rel="icon" href="data:," />
   <link rel="stylesheet" href="${VNC_CONSOLE_PAGE_PATH}/app.css" />
 </head>
 <body data-state="connecting">

@@ -22,6 +22,7 @@ describe('auth matrix', () => {
     const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual([
       'GET /api/health',
+      'GET /api/v2/client/vnc-tokens/{token}',
       'GET /api/v2/site/config',
       'GET /api/v2/site/home',
       'GET /api/v2/site/product-categories',

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_PICTURE } from '../../../sandbox/upstream-finance/console/picture.js';
+import { registerClient, type TestClient } from '../../helpers/money.js';
+import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
+import { openConsole } from '../../helpers/vnc.js';
+
+/**
+ * Debian's Chromium (`apt-get install -y chromium`, done once on the machine; this test installs
+ * nothing and downloads nothing). Without it the file is skipped with one line saying so.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[vnc-browser] skipped: ${CHROMIUM} not found (install Debian's chromium package to run the browser test)`);
+
+describe.skipIf(!hasChromium)('VNC console page in a real browser', () => {
+  let platform: ServicesPlatform;
+  let client: TestClient;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    platform = await startServicesPlatform();
+    client = await registerClient(platform);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it('shows the sandbox console’s picture on the noVNC canvas, with no credential reaching the page', async () => {
+    const hostId = takeHost(platform);
+    const serviceId = await createService(platform, { userId: client.id, productId: platform.productId, hostId });
+    const opened = await openConsole(platform, client.token, serviceId);
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const frames: string[] = [];
+    const bodies: string[] = [];
+    page.on('websocket', (socket) => socket.on('framereceived', (frame) => frames.push(Buffer.from(frame.payload).toString('latin1'))));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+      void response.text().then((text) => bodies.push(text), () => undefined);
+    });
+
+    await page.goto(opened.console_url);
+    await page.waitForSelector('body[data-state="connected"]', { timeout: 20_000 });
+    const quadrants = [
+      [80, 60],
+      [240, 60],
+      [80, 180],
+      [240, 180],
+    ];
+    // The first framebuffer update may still be on its way when the page says it is connected.
+    await page.waitForFunction(
+      ([x, y]) => {
+        const canvas = document.querySelector('#screen canvas');
+        if (!(canvas instanceof HTMLCanvasElement) || canvas.width < 320) return false;
+        return (canvas.getContext('2d')?.getImageData(x as number, y as number, 1, 1).data[3] ?? 0) === 255;
+      },
+      [240, 180],
+      { timeout: 20_000 },
+    );
+    const pixels = await page.evaluate((points) => {
+      const canvas = document.querySelector('#screen canvas') as HTMLCanvasElement;
+      const context = canvas.getContext('2d') as CanvasRenderingContext2D;
+      return { size: [canvas.width, canvas.height], colours: points.map(([x, y]) => Array.from(context.getImageData(x as number, y as number, 1, 1).data.slice(0, 3))) };
+    }, quadrants);
+    expect(pixels).toEqual({ size: [320, 240], colours: [CONSOLE_PICTURE.topLeft, CONSOLE_PICTURE.topRight, CONSOLE_PICTURE.bottomLeft, CONSOLE_PICTURE.bottomRight].map((c) => [...c]) });
+    expect(await page.title()).toBe(`sandbox host ${hostId} - VNC 控制台`);
+    // The public token left the address bar (and the history) at once.
+    expect(page.url()).toBe(`${platform.baseUrl}/console/vnc`);
+    expect(problems).toEqual([]);
+
+    await page.close();
+    const passwords = platform.sandbox.control.consolePasswords();
+    expect(passwords.length).toBeGreaterThan(0);
+    expect(frames.length).toBeGreaterThan(3);
+    for (const password of passwords) {
+      expect(frames.some((f) => f.includes(password))).toBe(false);
+      expect(bodies.some((b) => b.includes(password))).toBe(false);
+    }
+    expect(bodies.some((b) => b.includes('/vnc/console?host='))).toBe(false);
+  });
+
+  it('shows a Chinese message for a token that was already used', async () => {
+    const serviceId = await createService(platform, { userId: client.id, productId: platform.productId, hostId: takeHost(platform) });
+    const opened = await openConsole(platform, client.token, serviceId);
+    expect((await platform.api.get(`/api/v2/client/vnc-tokens/${opened.token}`)).body.code).toBe(0);
+    const page = await browser.newPage();
+    await page.goto(opened.console_url);
+    await page.waitForSelector('body[data-state="failed"]', { timeout: 20_000 });
+    expect(await page.textContent('#status')).toBe('控制台令牌无效、已使用或已过期，请重新打开控制台');
+    await page.close();
+  });
+});
