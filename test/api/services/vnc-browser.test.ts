@@ -15,6 +15,21 @@ const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disabl
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`[vnc-browser] skipped: ${CHROMIUM} not found (install Debian's chromium package to run the browser test)`);
 
+/** The page's types, for code that runs in the browser (this project's TypeScript has no DOM library). */
+type PageCanvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null };
+type PageGlobal = { document: { querySelector(selector: string): PageCanvas | null } };
+
+/** Runs in the page: the noVNC canvas's size and the colour at each point, or null before the picture is complete. */
+function readCanvas(points: number[][]): { size: number[]; colours: number[][] } | null {
+  const canvas = (globalThis as unknown as PageGlobal).document.querySelector('#screen canvas');
+  const context = canvas?.getContext('2d');
+  if (!canvas || !context || canvas.width < 320) return null;
+  const colours = points.map(([x = 0, y = 0]) => Array.from(context.getImageData(x, y, 1, 1).data));
+  // Alpha 0: that pixel has not been drawn yet.
+  if (colours.some((c) => c[3] !== 255)) return null;
+  return { size: [canvas.width, canvas.height], colours: colours.map((c) => c.slice(0, 3)) };
+}
+
 describe.skipIf(!hasChromium)('VNC console page in a real browser', () => {
   let platform: ServicesPlatform;
   let client: TestClient;
@@ -57,20 +72,8 @@ describe.skipIf(!hasChromium)('VNC console page in a real browser', () => {
       [240, 180],
     ];
     // The first framebuffer update may still be on its way when the page says it is connected.
-    await page.waitForFunction(
-      ([x, y]) => {
-        const canvas = document.querySelector('#screen canvas');
-        if (!(canvas instanceof HTMLCanvasElement) || canvas.width < 320) return false;
-        return (canvas.getContext('2d')?.getImageData(x as number, y as number, 1, 1).data[3] ?? 0) === 255;
-      },
-      [240, 180],
-      { timeout: 20_000 },
-    );
-    const pixels = await page.evaluate((points) => {
-      const canvas = document.querySelector('#screen canvas') as HTMLCanvasElement;
-      const context = canvas.getContext('2d') as CanvasRenderingContext2D;
-      return { size: [canvas.width, canvas.height], colours: points.map(([x, y]) => Array.from(context.getImageData(x as number, y as number, 1, 1).data.slice(0, 3))) };
-    }, quadrants);
+    await page.waitForFunction(readCanvas, [[240, 180]], { timeout: 20_000 });
+    const pixels = await page.evaluate(readCanvas, quadrants);
     expect(pixels).toEqual({ size: [320, 240], colours: [CONSOLE_PICTURE.topLeft, CONSOLE_PICTURE.topRight, CONSOLE_PICTURE.bottomLeft, CONSOLE_PICTURE.bottomRight].map((c) => [...c]) });
     expect(await page.title()).toBe(`sandbox host ${hostId} - VNC 控制台`);
     // The public token left the address bar (and the history) at once.
