@@ -13,6 +13,8 @@
 // Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
 // distinct notifications per side, each sent twice). Provisioning: BENCH_PROVISIONINGS (200 at
 // once), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call); BENCH_ONLY=provisioning runs only it.
+// Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per side, BENCH_WARMUP and
+// BENCH_DURATION as above); BENCH_ONLY=console runs only it.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,7 @@ import { writeResults } from './lib/write-results.js';
 import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money/run-money.js';
 import { seedMoney } from './money/seed-money.js';
 import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningBench } from './provisioning/run-provisioning.js';
+import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 const log = (m: string) => console.log(`[bench] ${m}`);
@@ -152,6 +155,21 @@ async function main(signal: AbortSignal): Promise<number> {
       });
       console.log(`\n${formatProvisioningTable(provisioning)}\n`);
     }
+    let consoleBench: ConsoleBenchResult | null = null;
+    if (!only || only === 'console') {
+      consoleBench = await runConsoleBench({
+        api: api.baseUrl,
+        databaseUrl: database.url,
+        temporalAddress: infra.temporalAddress,
+        secretKey,
+        sessions: settings.consoleSessions,
+        warmupSeconds: settings.warmupSeconds,
+        durationSeconds: settings.durationSeconds,
+        signal,
+        log,
+      });
+      console.log(`\n${formatConsoleTable(consoleBench)}\n`);
+    }
     let money: MoneyPairResult[] = [];
     if (!only || only === 'money') {
       const seed = await seedMoney({
@@ -179,7 +197,8 @@ async function main(signal: AbortSignal): Promise<number> {
     if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
     const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
     const provisioningFailed = provisioning ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) : 0;
-    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed;
+    const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
+    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed;
     writeResults(RESULTS_PATH, {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -191,6 +210,7 @@ async function main(signal: AbortSignal): Promise<number> {
       responseSizes: catalogue.sizes,
       money,
       provisioning,
+      console: consoleBench,
     });
     log(`results → ${RESULTS_PATH}`);
     if (failed > 0) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { DomainDeps } from '../../domain/deps.js';
@@ -8,7 +9,7 @@ import { clientAddress } from '../../lib/client-address.js';
 import { ErrorCode, httpStatusFor } from '../../lib/errors.js';
 import { unixSeconds } from '../../lib/time.js';
 import type { UpgradeHandler } from '../server.js';
-import { RelaySession } from './relay-session.js';
+import { RelaySession, socketListeners } from './relay-session.js';
 
 /** What the browser may send in one websocket message (key and pointer events, cut text). */
 const BROWSER_MAX_MESSAGE = 1024 * 1024;
@@ -63,6 +64,8 @@ function originAllowed(req: IncomingMessage, publicBaseUrl: string): boolean {
 export function createVncRelay(deps: DomainDeps): UpgradeHandler {
   const wss = new WebSocketServer({
     noServer: true,
+    // Sessions take their sockets over from `ws` after the handshake: `ws` never sees them close.
+    clientTracking: false,
     perMessageDeflate: false,
     maxPayload: BROWSER_MAX_MESSAGE,
     // noVNC may ask for `binary` (older websockify); no subprotocol is fine too.
@@ -75,7 +78,7 @@ export function createVncRelay(deps: DomainDeps): UpgradeHandler {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://relay.invalid');
     if (url.pathname !== VNC_RELAY_PATH || closing) return refuse(socket, ErrorCode.NOT_FOUND, '资源不存在');
-    if (!isWebsocketUpgrade(req)) return refuse(socket, ErrorCode.BAD_REQUEST, '请求格式不正确');
+    if (!isWebsocketUpgrade(req) || !(socket instanceof Socket)) return refuse(socket, ErrorCode.BAD_REQUEST, '请求格式不正确');
     if (!originAllowed(req, deps.config.publicBaseUrl)) return refuse(socket, ErrorCode.FORBIDDEN, '不允许从该来源连接控制台');
     const token = url.searchParams.get('token') ?? '';
     if (!VNC_TOKEN_PATTERN.test(token)) return refuse(socket, ErrorCode.NOT_FOUND, REFUSED);
@@ -92,8 +95,9 @@ export function createVncRelay(deps: DomainDeps): UpgradeHandler {
           );
           return;
         }
+        const before = socketListeners(socket);
         wss.handleUpgrade(req, socket, head, (browser) => {
-          const session = new RelaySession(deps, browser, claim, ip);
+          const session = new RelaySession(deps, browser, socket, before, claim, ip);
           sessions.add(session);
           void session.done.then(() => sessions.delete(session));
           session.start();

@@ -20,6 +20,8 @@ export type BenchSettings = {
   /** Provisionings started at once in the provisioning bench, and the sandbox latency per upstream call. */
   provisionings: number;
   upstreamLatencyMs: number;
+  /** Concurrent console websocket sessions in the console bench (each side). */
+  consoleSessions: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -45,5 +47,6 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     moneyNotifications: positive(env, 'BENCH_MONEY_NOTIFICATIONS', 1500, true),
     provisionings: positive(env, 'BENCH_PROVISIONINGS', 200, true),
     upstreamLatencyMs: positive(env, 'BENCH_UPSTREAM_LATENCY_MS', 50, true),
+    consoleSessions: positive(env, 'BENCH_CONSOLE_SESSIONS', 16, true),
   };
 }

@@ -119,6 +119,7 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     control.failConsole(count, mode);
     return c.json({ ok: true });
   });
+  routes.post('/close-consoles', (c) => c.json({ ok: true, closed: control.closeConsoles() }));
   routes.get('/hosts/:id', (c) => {
     const host = control.host(Number(c.req.param('id')));
     return host ? c.json(host) : refuse(c, 'no such host', 404);

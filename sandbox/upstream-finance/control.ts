@@ -100,5 +100,10 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     consolePasswords() {
       return [...state.console.issuedPasswords];
     },
+    closeConsoles() {
+      const open = [...state.console.open];
+      for (const socket of open) socket.close(1000, 'console closed');
+      return open.length;
+    },
   };
 }

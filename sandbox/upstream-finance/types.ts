@@ -142,6 +142,8 @@ export type UpstreamFinanceSandboxControl = {
   failConsole(count: number, mode: ConsoleFaultMode): void;
   /** Every VNC password the `vnc` action handed out, oldest first (for leak checks). */
   consolePasswords(): string[];
+  /** Closes every open console websocket normally (the host's console went away); answers how many. */
+  closeConsoles(): number;
 };
 
 export type UpstreamFinanceSandbox = {

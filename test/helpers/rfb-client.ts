@@ -15,6 +15,11 @@ export type RfbSession = {
   requestFrame(): Promise<Frame>;
   /** Sends bytes as they are (a pointer event, garbage…). */
   sendRaw(bytes: Buffer): void;
+  /**
+   * From now on, hands every incoming message to `onBytes` instead of keeping it (bytes already
+   * received and not read first): the bench counts throughput without holding frames.
+   */
+  stream(onBytes: (bytes: Buffer) => void): void;
   close(): void;
   /** Resolves when the connection closed, with the close code and reason. */
   closed: Promise<{ code: number; reason: string }>;
@@ -40,7 +45,13 @@ export class UpgradeRefused extends Error {
   }
 }
 
-type OpenedSocket = { socket: WebSocket; reader: ByteReader; received: Buffer[]; closed: Promise<{ code: number; reason: string }> };
+type OpenedSocket = {
+  socket: WebSocket;
+  reader: ByteReader;
+  received: Buffer[];
+  closed: Promise<{ code: number; reason: string }>;
+  divert(onBytes: (bytes: Buffer) => void): void;
+};
 
 /** Listeners go on before the upgrade completes: a server speaks first, in the same packet as its 101. */
 function openSocket(url: string, options: RfbConnectOptions): Promise<OpenedSocket> {
@@ -53,11 +64,18 @@ function openSocket(url: string, options: RfbConnectOptions): Promise<OpenedSock
   socket.binaryType = 'nodebuffer';
   const reader = new ByteReader(512 * 1024 * 1024);
   const received: Buffer[] = [];
+  let diverted: ((bytes: Buffer) => void) | null = null;
   socket.on('message', (data: Buffer) => {
-    received.push(data);
     options.onMessage?.(data);
+    if (diverted) return diverted(data);
+    received.push(data);
     reader.push(data);
   });
+  const divert = (onBytes: (bytes: Buffer) => void) => {
+    const pending = reader.drain();
+    diverted = onBytes;
+    if (pending.length > 0) onBytes(pending);
+  };
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.once('close', (code, reason) => {
       reader.fail(new Error(`closed with ${code} ${reason.toString()}`));
@@ -67,7 +85,7 @@ function openSocket(url: string, options: RfbConnectOptions): Promise<OpenedSock
   return new Promise((resolve, reject) => {
     socket.once('open', () => {
       socket.on('error', (err) => reader.fail(err));
-      resolve({ socket, reader, received, closed });
+      resolve({ socket, reader, received, closed, divert });
     });
     socket.once('unexpected-response', (_req, res) => {
       let body = '';
@@ -85,7 +103,7 @@ function openSocket(url: string, options: RfbConnectOptions): Promise<OpenedSock
  * update requests with raw rectangles only. Keeps every message it received, for leak checks.
  */
 export async function connectRfb(url: string, options: RfbConnectOptions = {}): Promise<RfbSession> {
-  const { socket, reader, received, closed } = await openSocket(url, options);
+  const { socket, reader, received, closed, divert } = await openSocket(url, options);
   const send = (bytes: Buffer) => socket.send(bytes);
   try {
     await rfbClientHandshake(reader, send, options.password === undefined ? {} : { password: options.password });
@@ -134,18 +152,23 @@ export async function connectRfb(url: string, options: RfbConnectOptions = {}): 
       send(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(next)]));
     },
     async requestFrame() {
-      const request = Buffer.alloc(10);
-      request.writeUInt8(3, 0);
-      request.writeUInt8(0, 1);
-      request.writeUInt16BE(serverInit.width, 6);
-      request.writeUInt16BE(serverInit.height, 8);
-      send(request);
+      send(fullUpdateRequest(serverInit.width, serverInit.height));
       return readFrame();
     },
     sendRaw: send,
+    stream: divert,
     close: () => socket.close(),
     closed,
   };
+}
+
+/** A non-incremental FramebufferUpdateRequest for the whole screen. */
+export function fullUpdateRequest(width: number, height: number): Buffer {
+  const request = Buffer.alloc(10);
+  request.writeUInt8(3, 0);
+  request.writeUInt16BE(width, 6);
+  request.writeUInt16BE(height, 8);
+  return request;
 }
 
 /** The colour of one pixel of a frame. */

@@ -36,6 +36,11 @@ const KEY_EVENT = 4;
 const POINTER_EVENT = 5;
 const CLIENT_CUT_TEXT = 6;
 const MAX_CUT_TEXT = 1024 * 1024;
+/**
+ * Server messages go out in websocket messages of at most this size, as websockify forwards a
+ * VNC server's TCP stream (RFB is a byte stream: message boundaries carry no meaning).
+ */
+const CHUNK = 64 * 1024;
 
 type Rect = { x: number; y: number; width: number; height: number };
 
@@ -69,6 +74,24 @@ function framebufferUpdate(format: PixelFormat, rect: Rect, size: { width: numbe
 }
 
 /**
+ * Full-screen updates by pixel format and size, shared by every session: the picture never
+ * changes, so a 1024×768 frame is encoded once, not once per connection (the console bench
+ * opens dozens at once).
+ */
+const fullFrames = new Map<string, Buffer>();
+
+function fullFrameFor(format: PixelFormat, size: { width: number; height: number }): Buffer {
+  const key = `${size.width}x${size.height}:${encodePixelFormat(format).toString('hex')}`;
+  let frame = fullFrames.get(key);
+  if (!frame) {
+    frame = framebufferUpdate(format, { x: 0, y: 0, ...size }, size);
+    if (fullFrames.size > 32) fullFrames.clear();
+    fullFrames.set(key, frame);
+  }
+  return frame;
+}
+
+/**
  * One console connection of the sandbox upstream: a real RFB 3.8 server offering only VNC
  * Authentication (a DES challenge answered with the ticket's password), then ServerInit and a
  * picture of four coloured quadrants sent raw on every non-incremental update request (an
@@ -81,12 +104,11 @@ export function serveConsoleSession(socket: WebSocket, input: ConsoleSessionInpu
   socket.on('close', () => reader.fail(new Error('closed')));
   socket.on('error', () => reader.fail(new Error('socket error')));
   const send = (bytes: Buffer) => {
-    if (socket.readyState === socket.OPEN) socket.send(bytes);
+    if (socket.readyState !== socket.OPEN) return;
+    for (let offset = 0; offset < bytes.length; offset += CHUNK) socket.send(bytes.subarray(offset, offset + CHUNK));
   };
   const size = { width: input.width, height: input.height };
-  const fullScreen: Rect = { x: 0, y: 0, ...size };
   let format = DEFAULT_PIXEL_FORMAT;
-  let fullFrame: Buffer | null = null;
 
   const run = async () => {
     send(Buffer.from(RFB_VERSION_3_8, 'latin1'));
@@ -123,7 +145,6 @@ export function serveConsoleSession(socket: WebSocket, input: ConsoleSessionInpu
         const requested = decodePixelFormat(body.subarray(3));
         if (!isSupportedPixelFormat(requested)) return socket.close(1003, 'unsupported pixel format');
         format = requested;
-        fullFrame = null;
       } else if (type === SET_ENCODINGS) {
         await reader.read(1);
         await reader.read(4 * (await reader.readU16()));
@@ -135,8 +156,7 @@ export function serveConsoleSession(socket: WebSocket, input: ConsoleSessionInpu
         const rect = { x, y, width: Math.min(body.readUInt16BE(5), size.width - x), height: Math.min(body.readUInt16BE(7), size.height - y) };
         const whole = rect.x === 0 && rect.y === 0 && rect.width === size.width && rect.height === size.height;
         if (whole) {
-          fullFrame ??= framebufferUpdate(format, fullScreen, size);
-          send(fullFrame);
+          send(fullFrameFor(format, size));
         } else {
           send(framebufferUpdate(format, rect, size));
         }

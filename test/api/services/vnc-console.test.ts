@@ -180,6 +180,16 @@ describe('VNC console: public token, relay token, websocket relay', () => {
     expect((await endedEvent(down.id)).status).toBe('failed');
   });
 
+  it('closes the browser side when the upstream console goes away, and records who ended it', async () => {
+    const { id } = await newService();
+    const session = await connectThroughRelay(id);
+    await session.requestFrame();
+    expect(platform.sandbox.control.closeConsoles()).toBeGreaterThan(0);
+    // The upstream's close frame passes through the relay unchanged.
+    expect(await session.closed).toEqual({ code: 1000, reason: 'console closed' });
+    expect((await endedEvent(id)).detail).toMatchObject({ close_reason: 'upstream_closed' });
+  });
+
   it('closes an idle session and one past the maximum time, and says why', async () => {
     const { id } = await newService();
     const config = platform.deps.config.vnc;
