@@ -2455,7 +2455,7 @@ export interface paths {
         put?: never;
         /**
          * 获取 VNC 控制台令牌
-         * @description 返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，60 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
+         * @description 返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，60 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。每个服务每小时最多 60 个令牌（42900）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
          */
@@ -16187,6 +16187,15 @@ export interface operations {
             };
             /** @description 42200 参数校验失败 */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

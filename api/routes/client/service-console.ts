@@ -4,7 +4,7 @@ import { POWER_ACTION_NAMES, runPowerAction } from '../../../domain/services/con
 import { reinstallService } from '../../../domain/services/console/reinstall.js';
 import { resetServicePassword } from '../../../domain/services/console/reset-password.js';
 import { readServiceRuntime } from '../../../domain/services/console/runtime.js';
-import { openVncConsole } from '../../../domain/services/console/vnc.js';
+import { openVncConsole, VNC_TOKENS_PER_HOUR } from '../../../domain/services/console/vnc.js';
 import { VNC_PUBLIC_TOKEN_TTL_SECONDS } from '../../../domain/services/console/vnc-tokens.js';
 import { ok } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
@@ -46,11 +46,11 @@ const vnc = defineRoute({
   summary: '获取 VNC 控制台令牌',
   description:
     `返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，${VNC_PUBLIC_TOKEN_TTL_SECONDS} 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。` +
-    `从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。${CONSOLE_RULES}`,
+    `从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。每个服务每小时最多 ${VNC_TOKENS_PER_HOUR} 个令牌（42900）。${CONSOLE_RULES}`,
   access: { surface: 'client' },
   request: { params: idParam('id') },
   data: z.object({ service_id: z.number().int(), token: z.string(), console_url: z.string(), expires_in: z.number().int(), expires_at: z.string() }),
-  errors: [ErrorCode.SERVICE_CONSOLE_READ_ONLY, ErrorCode.SERVICE_NOT_ACTIVE, ErrorCode.SERVICE_ACTION_UNSUPPORTED],
+  errors: [ErrorCode.SERVICE_CONSOLE_READ_ONLY, ErrorCode.SERVICE_NOT_ACTIVE, ErrorCode.SERVICE_ACTION_UNSUPPORTED, ErrorCode.TOO_MANY_REQUESTS],
 });
 
 const reinstall = defineRoute({

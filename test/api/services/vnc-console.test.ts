@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../api/app.js';
 import { serveApp } from '../../../api/server.js';
+import { VNC_TOKENS_PER_HOUR } from '../../../domain/services/console/vnc.js';
 import { hashVncToken } from '../../../domain/services/console/vnc-tokens.js';
 import { RfbHandshakeError } from '../../../lib/rfb/protocol.js';
 import { CONSOLE_PICTURE } from '../../../sandbox/upstream-finance/console/picture.js';
@@ -94,6 +95,19 @@ describe('VNC console: public token, relay token, websocket relay', () => {
     const racing = await openConsole(platform, client.token, id);
     const answers = await Promise.all(Array.from({ length: 8 }, () => platform.api.get(`/api/v2/client/vnc-tokens/${racing.token}`)));
     expect(answers.map((a) => a.body.code).sort()).toEqual([0, 40400, 40400, 40400, 40400, 40400, 40400, 40400]);
+  });
+
+  it('limits console tokens per service and hour', async () => {
+    const { id } = await newService();
+    await platform.deps.db.sequelize.query(
+      `INSERT INTO vnc_sessions (service_id, user_id, client_ip, public_token_hash, public_expires_at)
+       SELECT :id, :user, '127.0.0.1', md5(random()::text) || md5(random()::text), now() FROM generate_series(1, :n)`,
+      { replacements: { id, user: client.id, n: VNC_TOKENS_PER_HOUR - 1 } },
+    );
+    expect((await platform.api.post(`/api/v2/client/services/${id}/vnc`, { token: client.token })).body.code).toBe(0);
+    const refused = await platform.api.post(`/api/v2/client/services/${id}/vnc`, { token: client.token });
+    expectError(refused, 42900, 429);
+    expect(refused.body.message).toContain(String(VNC_TOKENS_PER_HOUR));
   });
 
   it('refuses an expired public token, an expired relay token and a relay token used twice', async () => {
