@@ -1,13 +1,36 @@
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type IncomingMessage, ServerResponse } from 'node:http';
+import { type AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 
 /** Websocket upgrades (the console relay): the server's `upgrade` event, and ending what is open when the server stops. */
 export type UpgradeHandler = {
+  /** Whether this upgrade request is the handler's (by path); any other is served as a plain request. */
+  handles(req: IncomingMessage): boolean;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   close(): Promise<void>;
 };
+
+/**
+ * With an `upgrade` listener Node hands every request carrying an `Upgrade` header to it. One
+ * that is not for the upgrade handler (`curl --http2` asks for `h2c` on every plain-HTTP request)
+ * is answered as without a listener: as an ordinary request, on a connection closed afterwards.
+ */
+function serveAsRequest(server: ServerType, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (!(socket instanceof Socket)) {
+    socket.destroy();
+    return;
+  }
+  if (head.length > 0) socket.unshift(head);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => {
+    res.detachSocket(socket);
+    socket.end();
+  });
+  server.emit('request', req, res);
+}
 
 /**
  * What `serveApp` needs of an app: Hono's `fetch`, which takes the Node bindings as its env, and
@@ -65,7 +88,12 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
     const s = serve({ fetch, hostname: options.hostname, port: options.port }, () => {
       s.off('error', reject);
       s.on('clientError', answerClientError);
-      if (app.upgrade) s.on('upgrade', app.upgrade.handleUpgrade);
+      const upgrade = app.upgrade;
+      if (upgrade) {
+        s.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+          upgrade.handles(req) ? upgrade.handleUpgrade(req, socket, head) : serveAsRequest(s, req, socket, head),
+        );
+      }
       resolve(s);
     });
     s.once('error', reject);

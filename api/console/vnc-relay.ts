@@ -29,6 +29,14 @@ function refuse(socket: Duplex, code: number, message: string): void {
   );
 }
 
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://relay.invalid');
+  } catch {
+    return null;
+  }
+}
+
 /** The websocket handshake headers `ws` will accept: checked before a token is spent on a request that cannot upgrade. */
 function isWebsocketUpgrade(req: IncomingMessage): boolean {
   return (
@@ -76,8 +84,8 @@ export function createVncRelay(deps: DomainDeps): UpgradeHandler {
 
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
-    const url = new URL(req.url ?? '/', 'http://relay.invalid');
-    if (url.pathname !== VNC_RELAY_PATH || closing) return refuse(socket, ErrorCode.NOT_FOUND, '资源不存在');
+    const url = requestUrl(req);
+    if (url?.pathname !== VNC_RELAY_PATH || closing) return refuse(socket, ErrorCode.NOT_FOUND, '资源不存在');
     if (!isWebsocketUpgrade(req) || !(socket instanceof Socket)) return refuse(socket, ErrorCode.BAD_REQUEST, '请求格式不正确');
     if (!originAllowed(req, deps.config.publicBaseUrl)) return refuse(socket, ErrorCode.FORBIDDEN, '不允许从该来源连接控制台');
     const token = url.searchParams.get('token') ?? '';
@@ -112,6 +120,7 @@ export function createVncRelay(deps: DomainDeps): UpgradeHandler {
   };
 
   return {
+    handles: (req) => requestUrl(req)?.pathname === VNC_RELAY_PATH,
     handleUpgrade,
     async close() {
       closing = true;

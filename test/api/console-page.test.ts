@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -41,5 +42,39 @@ describe('the VNC console page', () => {
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { code: number }).code).toBe(40400);
     }
+  });
+});
+
+/** A GET with `Upgrade` headers, as `curl --http2` sends on plain HTTP: status and body. */
+function getWithUpgrade(url: string, upgrade: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: upgrade });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (res) => resolve({ status: res.statusCode ?? 0, body: '' }));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('upgrade requests that are not the console relay', () => {
+  it('are answered as ordinary requests (curl --http2 asks for h2c on every plain-HTTP call)', async () => {
+    const h2c = await getWithUpgrade(`${platform.baseUrl}/api/health`, { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA' });
+    expect(h2c.status).toBe(200);
+    expect(JSON.parse(h2c.body)).toMatchObject({ code: 0 });
+    const websocket = await getWithUpgrade(`${platform.baseUrl}/api/v2/site/config`, {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'sec-websocket-version': '13',
+    });
+    expect(websocket.status).toBe(200);
+    const missing = await getWithUpgrade(`${platform.baseUrl}/api/v2/nothing`, { connection: 'Upgrade', upgrade: 'h2c' });
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toMatchObject({ code: 40400 });
   });
 });
