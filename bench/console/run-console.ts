@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDatabase } from '../../db/sequelize.js';
+import { inTransaction } from '../../db/sql.js';
+import { issueSession } from '../../domain/auth/sessions.js';
 import { systemAudit } from '../../domain/billing/audit.js';
 import { insertInvoice } from '../../domain/billing/invoices/insert-invoice.js';
-import { inTransaction } from '../../domain/billing/sql.js';
-import { issueSession } from '../../domain/auth/sessions.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import { installPlugin } from '../../domain/plugins/plugin-install.js';
 import { enablePlugin, updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
