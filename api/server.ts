@@ -13,15 +13,17 @@ export type UpgradeHandler = {
 
 /**
  * With an `upgrade` listener Node hands every request carrying an `Upgrade` header to it. One
- * that is not for the upgrade handler (`curl --http2` asks for `h2c` on every plain-HTTP request)
- * is answered as without a listener: as an ordinary request, on a connection closed afterwards.
+ * that is not for the upgrade handler (`curl --http2` asks for `h2c` on plain-HTTP requests) is
+ * answered as without a listener: as an ordinary request, on a connection closed afterwards.
+ * Node has already ended such a request's body stream (its bytes are in `head`): one announcing a
+ * body gets 400 instead of being served without it.
  */
-function serveAsRequest(server: ServerType, req: IncomingMessage, socket: Duplex, head: Buffer): void {
-  if (!(socket instanceof Socket)) {
-    socket.destroy();
+function serveAsRequest(server: ServerType, req: IncomingMessage, socket: Duplex): void {
+  const announcesBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!(socket instanceof Socket) || announcesBody) {
+    answerClientError(Object.assign(new Error('upgrade request with a body'), { code: 'HPE_INVALID_UPGRADE' }), socket as Socket);
     return;
   }
-  if (head.length > 0) socket.unshift(head);
   const res = new ServerResponse(req);
   res.shouldKeepAlive = false;
   res.assignSocket(socket);
@@ -91,7 +93,7 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
       const upgrade = app.upgrade;
       if (upgrade) {
         s.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-          upgrade.handles(req) ? upgrade.handleUpgrade(req, socket, head) : serveAsRequest(s, req, socket, head),
+          upgrade.handles(req) ? upgrade.handleUpgrade(req, socket, head) : serveAsRequest(s, req, socket),
         );
       }
       resolve(s);

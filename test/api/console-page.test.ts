@@ -46,9 +46,9 @@ describe('the VNC console page', () => {
 });
 
 /** A GET with `Upgrade` headers, as `curl --http2` sends on plain HTTP: status and body. */
-function getWithUpgrade(url: string, upgrade: Record<string, string>): Promise<{ status: number; body: string }> {
+function getWithUpgrade(url: string, upgrade: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: upgrade });
+    const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers: { ...upgrade, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) } });
     req.on('response', (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -57,7 +57,7 @@ function getWithUpgrade(url: string, upgrade: Record<string, string>): Promise<{
     });
     req.on('upgrade', (res) => resolve({ status: res.statusCode ?? 0, body: '' }));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -76,5 +76,9 @@ describe('upgrade requests that are not the console relay', () => {
     const missing = await getWithUpgrade(`${platform.baseUrl}/api/v2/nothing`, { connection: 'Upgrade', upgrade: 'h2c' });
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.body)).toMatchObject({ code: 40400 });
+    // Node has already cut the body off such a request: refused, never served without it.
+    const withBody = await getWithUpgrade(`${platform.baseUrl}/api/v2/client/login`, { connection: 'Upgrade', upgrade: 'h2c' }, '{"account":"a"}');
+    expect(withBody.status).toBe(400);
+    expect(JSON.parse(withBody.body)).toMatchObject({ code: 40000, message: '请求格式不正确' });
   });
 });
