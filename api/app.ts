@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { requestId } from 'hono/request-id';
+import { routePath } from 'hono/route';
 import { consolePageRoutes } from './console/vnc-page.js';
 import { createVncRelay } from './console/vnc-relay.js';
 import { installChineseValidationMessages } from '../lib/zod-zh.js';
@@ -136,7 +137,7 @@ export function createApp(deps: AppDeps) {
     const started = performance.now();
     await next();
     deps.logger.debug(
-      { requestId: c.var.requestId, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      { requestId: c.var.requestId, method: c.req.method, path: routePath(c, -1), status: c.res.status, ms: Math.round(performance.now() - started) },
       'request',
     );
   });
