@@ -2,6 +2,8 @@ import { type IncomingMessage, ServerResponse } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
+import { ErrorCode } from '../lib/errors.js';
+import { envelope } from './envelope.js';
 
 /** Websocket upgrades (the console relay): the server's `upgrade` event, and ending what is open when the server stops. */
 export type UpgradeHandler = {
@@ -64,7 +66,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
   const message = tooLarge ? '请求网址或请求头过长' : '请求格式不正确';
-  const body = JSON.stringify({ code: 40000, message, data: null, timestamp: Math.floor(Date.now() / 1000) });
+  const body = JSON.stringify(envelope(null, message, ErrorCode.BAD_REQUEST));
   socket.end(
     `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=UTF-8\r\nX-Content-Type-Options: nosniff\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { QueryTypes } from 'sequelize';
+import { normaliseAddress } from '../../lib/client-address.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
@@ -43,14 +44,11 @@ function ipv6Groups(address: string): number[] | null {
  * (an unparsable forwarded header) is kept as text; an unknown address is ''.
  */
 export function throttleAddressKey(ip: string, prefixLength: number): string {
-  const trimmed = ip.trim().toLowerCase();
-  if (isIPv4(trimmed)) return trimmed;
-  const groups = ipv6Groups(trimmed);
-  if (!groups) return trimmed.slice(0, 64);
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    const [hi = 0, lo = 0] = groups.slice(6);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
+  // The one normalisation of addresses (mapped IPv4, zone ids) is lib/client-address's.
+  const address = normaliseAddress(ip);
+  if (isIPv4(address)) return address;
+  const groups = address ? ipv6Groups(address) : null;
+  if (!groups) return ip.trim().toLowerCase().slice(0, 64);
   const masked = groups.map((g, i) => {
     const keep = Math.min(16, Math.max(0, prefixLength - i * 16));
     return keep === 0 ? 0 : g & ((0xffff << (16 - keep)) & 0xffff);
