@@ -198,7 +198,9 @@ describe('with the worker stopped', () => {
     const service = await serviceReaches(platform, serviceId, ['active', 'cancelled']);
     expect(service.status).toBe('active');
     expect(upstream.sandbox.control.ledger().purchases[service.downstream_token ?? '']).toBe(1);
-    expect((await outboxRow(decision?.key ?? ''))?.done_at).not.toBeNull();
+    // The relay marks the row done after the update returns, which may be after the workflow went on.
+    const delivered = await eventually(async () => (await outboxRow(decision?.key ?? ''))?.done_at ?? null);
+    expect(delivered).not.toBeNull();
     const renewed = await eventually(async () => {
       const row = await platform.deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: renewalId } });
       return row?.status === 'succeeded' ? row : null;
