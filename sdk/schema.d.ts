@@ -3113,7 +3113,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */
@@ -3137,7 +3137,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */

@@ -3,6 +3,7 @@ import { listSettings, saveSettings, settingGroups } from '../../../domain/setti
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { settingItemResource, settingsSchema } from '../../resources/settings.js';
+import { jsonBody } from '../../schemas.js';
 
 const tags = ['管理端：系统设置'];
 
@@ -29,20 +30,13 @@ const save = defineRoute({
   description:
     'values 为 `{ "<分组>.<名称>": 值 }`。每项按其规则校验，任一项不合法则返回 42200（errors 的键为 `values.<键>`）且不保存任何一项。敏感项提交空字符串表示保留原值，非空则加密保存；普通项提交 null 表示恢复默认值。变更只记录键名，敏感项不记录值。答复为保存后的全部设置。',
   access: { surface: 'admin', permission: 'setting.manage' },
-  request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z.object({
-            values: z
-              .record(z.string().max(100).regex(KEY, '设置键格式应为 分组.名称'), z.unknown())
-              .refine((v) => Object.keys(v).length <= 200, '一次最多保存 200 项'),
-          }),
-        },
-      },
-    },
-  },
+  request: jsonBody(
+    z.object({
+      values: z
+        .record(z.string().max(100).regex(KEY, '设置键格式应为 分组.名称'), z.unknown())
+        .refine((v) => Object.keys(v).length <= 200, '一次最多保存 200 项'),
+    }),
+  ),
   data: settingsSchema,
 });
 
