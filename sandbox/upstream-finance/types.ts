@@ -67,6 +67,8 @@ export type SandboxLedger = {
   pays: Record<string, number>;
   /** Renewals applied (renewal invoice paid, due date moved) per host. */
   renewals: Record<string, number>;
+  /** Configuration changes applied (upgrade invoice paid, host config changed) per host. */
+  upgrades: Record<string, number>;
   /** Traffic packages applied (invoice paid, traffic added) per `<host id>:<package id>`. */
   trafficPurchases: Record<string, number>;
   /** Successful host actions per `<host id>:<func>`. */

@@ -51,7 +51,8 @@ export async function prepareServiceOrder(
       const allowed: readonly ServiceStatus[] = order.kind === 'renew' ? RENEWABLE_STATUSES : ['active'];
       if (!status || !allowed.includes(status)) {
         const label = status ? SERVICE_STATUS_LABELS[status] : '不存在';
-        return { kind: 'refused', ...base, code: 'service_state', reason: `服务${label}，不能${order.kind === 'renew' ? '续费' : '购买流量包'}` };
+        const what = order.kind === 'renew' ? '续费' : order.kind === 'upgrade' ? '变更配置' : '购买流量包';
+        return { kind: 'refused', ...base, code: 'service_state', reason: `服务${label}，不能${what}` };
       }
       if (!supplierId && binding) return { kind: 'refused', ...base, code: 'host_unbound', reason: '服务尚未绑定上游主机，无法向上游下单' };
       if (!supplierId && order.kind === 'traffic_package') return { kind: 'refused', ...base, code: 'no_upstream', reason: '服务没有上游主机，无法购买流量包' };
