@@ -14,6 +14,7 @@ const prorationSchema = z
   .openapi('UpgradePeriod');
 
 const choiceSchema = z.object({
+  field: z.string().openapi({ description: '所属配置项字段' }),
   value: z.number().int().openapi({ description: '子选项编号或数量' }),
   label: z.string(),
   current: z.boolean(),
@@ -36,10 +37,11 @@ export const upgradeOptionsSchema = z
         unit: z.string(),
         min: z.number().int().nullable(),
         max: z.number().int().nullable(),
-        current: z.object({ value: z.number().int().nullable(), label: z.string() }),
-        choices: z.array(choiceSchema),
+        current_value: z.number().int().nullable(),
+        current_label: z.string(),
       }),
     ),
+    choices: z.array(choiceSchema).openapi({ description: '每个配置项的各个取值（按 field 归属；数量型配置项范围过大时不逐一列出，请用报价接口）' }),
     pending_invoice_no: z.string().nullable().openapi({ description: '未支付的配置变更账单号（需先支付或取消才能再次变更）' }),
   })
   .openapi('UpgradeOptions');
@@ -57,9 +59,10 @@ export function upgradeOptionsResource(o: UpgradeOptions) {
       unit: opt.unit,
       min: opt.min,
       max: opt.max,
-      current: { value: opt.current.value, label: opt.current.label },
-      choices: opt.choices.map((c) => ({ ...c })),
+      current_value: opt.current.value,
+      current_label: opt.current.label,
     })),
+    choices: o.options.flatMap((opt) => opt.choices.map((c) => ({ field: opt.field, value: c.value, label: c.label, current: c.current, new_price: c.new_price, price_difference: c.price_difference, prorated_amount: c.prorated_amount }))),
     pending_invoice_no: o.pending_invoice_no,
   };
 }

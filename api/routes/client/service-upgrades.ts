@@ -63,13 +63,13 @@ const create = defineRoute({
   summary: '创建升降级账单',
   description: [
     RULE,
-    '账单类型 upgrade，金额为报价的 amount：升级按差额通过 pay/* 支付（仅在报价当天可支付，过期 40962，次日由取消过期账单任务取消）；降级账单为 0.00 并立即结清，差额在上游确认变更后作为账户流水（upgrade_credit）退还至余额。',
+    '答复账单详情（报价见 upgrade/quote，同一计价函数）。账单类型 upgrade，金额为报价的 amount：升级按差额通过 pay/* 支付（仅在报价当天可支付，过期 40962，次日由取消过期账单任务取消）；降级账单为 0.00 并立即结清，差额在上游确认变更后作为账户流水（upgrade_credit）退还至余额。',
     '支付后工作流 upgrade:<invoice_no> 向上游提交一次配置变更（含糊结果先核对再继续），上游确认后才更新服务配置与锁定价格；上游拒绝时等待管理员重试或取消（退款至余额）。',
     '每个服务同时只能有一项待处理的配置变更：已有未支付或处理中的变更、或有未完成的续费时 40960。',
   ].join('\n\n'),
   access: { surface: 'client' },
   request: { params: idParam('id'), ...changeBody },
-  data: z.object({ invoice: invoiceDetailSchema, quote: upgradeQuoteSchema }),
+  data: invoiceDetailSchema,
   errors: [...SERVICE_ERRORS, ErrorCode.UPGRADE_PENDING],
   idempotent: true,
 });
@@ -103,7 +103,7 @@ export const clientServiceUpgradeRoutes = createRouter()
       userAudit(userId, c.var.requestId),
     );
     const found = await getInvoiceDetail(c.var.deps, invoice.id, userId);
-    return ok(c, { invoice: invoiceDetailResource(found.invoice, found.items, found.order), quote: upgradeQuoteResource(priced) }, priced.direction === 'upgrade' ? '升级账单已创建，请支付' : '降级已提交，上游确认后退还差价');
+    return ok(c, invoiceDetailResource(found.invoice, found.items, found.order), priced.direction === 'upgrade' ? '升级账单已创建，请支付' : '降级已提交，上游确认后退还差价');
   })
   .openapi(cancel, async (c) => {
     const userId = c.var.client.id;

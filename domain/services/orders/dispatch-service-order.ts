@@ -62,7 +62,7 @@ export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRec
     deps,
     `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id,
         upgrade_config, upgrade_price, upgrade_credit)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14, 0))
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14::numeric, 0))
      ON CONFLICT (invoice_id) DO NOTHING RETURNING id`,
     [
       invoice.id,

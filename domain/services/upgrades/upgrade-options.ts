@@ -4,7 +4,7 @@ import { AppError } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import { sqlOne } from '../../../db/sql.js';
 import { type Proration, prorate } from './proration.js';
-import { changeableOptions, loadUpgradeContext, optionValues, priceChange, type PricedChange } from './upgrade-pricing.js';
+import { changeableOptions, loadUpgradeContext, optionValues, priceChange, type PricedChange, valueLabel } from './upgrade-pricing.js';
 
 export type UpgradeChoice = { value: number; label: string; current: boolean; new_price: string | null; price_difference: string | null; prorated_amount: string | null };
 
@@ -48,7 +48,7 @@ export async function listUpgradeOptions(deps: DomainDeps, input: { serviceId: n
     const current = typeof currentValue === 'number' ? currentValue : null;
     const quantity = isQuantityOptionType(option.option_type);
     const choices = optionValues(option).map((value): UpgradeChoice => {
-      const label = quantity ? `${value}${option.unit ? ` ${option.unit}` : ''}` : (option.sub.find((s) => s.id === value)?.label ?? String(value));
+      const label = valueLabel(option, value);
       if (value === current) return { value, label, current: true, new_price: null, price_difference: null, prorated_amount: null };
       let priced: PricedChange | null = null;
       try {
@@ -72,7 +72,7 @@ export async function listUpgradeOptions(deps: DomainDeps, input: { serviceId: n
       unit: option.unit,
       min: quantity ? option.qty_minimum : null,
       max: quantity ? option.qty_maximum : null,
-      current: { value: current, label: String(ctx.service.config[option.field]?.label ?? '') },
+      current: { value: current, label: current === null ? '' : valueLabel(option, current) },
       choices,
     };
   });

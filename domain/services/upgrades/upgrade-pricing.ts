@@ -114,11 +114,17 @@ export function priceChange(ctx: UpgradeContext, changes: Record<string, unknown
   const before = priceSelection(ctx.product, { billingPeriod: ctx.period, config: current, quantity: 1 }).config;
   const changed = allowed
     .filter((o) => priced.config[o.field] && before[o.field] && priced.config[o.field]?.value !== before[o.field]?.value)
-    .map((o) => ({ field: o.field, name: o.name, from: before[o.field]?.label ?? '', to: priced.config[o.field]?.label ?? '' }));
+    .map((o) => ({ field: o.field, name: o.name, from: valueLabel(o, before[o.field]?.value ?? 0), to: valueLabel(o, priced.config[o.field]?.value ?? 0) }));
   if (changed.length === 0) throw validationError({ config: ['所选配置与当前配置相同'] }, '所选配置与当前配置相同');
   const proration = prorate({ oldPrice: ctx.service.price, newPrice: priced.total_amount, dueAt: ctx.dueAt, months: ctx.months, now });
   if (proration.days_left === 0) throw new AppError(ErrorCode.SERVICE_NOT_UPGRADABLE, '服务本周期已到期，请先续费后再升降级配置');
   return { config: priced.config, changes: changed, proration };
+}
+
+/** How a value of an option reads on its own: the sub-option's label, or the quantity with its unit. */
+export function valueLabel(option: ConfigOptionItem, value: number): string {
+  if (isQuantityOptionType(option.option_type)) return `${value}${option.unit ? ` ${option.unit}` : ''}`;
+  return option.sub.find((s) => s.id === value)?.label ?? String(value);
 }
 
 /** The values a listed option offers: its sub-options, or the quantities of a small range. */
