@@ -351,6 +351,21 @@ describe('one pending change per service', () => {
     expectError(await platform.api.post(`${base}/${id}/upgrade`, { token: client.token, body: { config: { cpu: sub('cpu', 1).sub.id } } }), 40960, 409);
   });
 
+  it('parks a paid upgrade for an admin when a renewal moved the due date after the quote', async () => {
+    const hostId = takeHost(platform);
+    const id = await serviceWith(0, DEFAULT_PRICE, { hostId });
+    const { invoice } = await createUpgrade(id, { cpu: sub('cpu', 1).sub.id });
+    const renewal = await platform.api.post(`${base}/${id}/renew`, { token: client.token, body: { billing_period: 'monthly' } });
+    expect(renewal.body.code, renewal.body.message).toBe(0);
+    await payByBalance(renewal.body.data.id as number);
+    await orderReaches(renewal.body.data.id as number, ['succeeded']);
+    await payByBalance(invoice.id);
+    const order = await orderReaches(invoice.id, ['awaiting_admin', 'succeeded']);
+    expect(order).toMatchObject({ status: 'awaiting_admin', failure_code: 'period_changed' });
+    expect(platform.sandbox.control.ledger().upgrades[String(hostId)]).toBeUndefined();
+    expect((await serviceRow(id)).price).toBe(DEFAULT_PRICE);
+  });
+
   it('expires an unpaid upgrade after its quote’s day with the stale-invoice job, refusing payment meanwhile, and releases the service', async () => {
     const id = await serviceWith(0, DEFAULT_PRICE, { hostId: takeHost(platform) });
     const { invoice } = await createUpgrade(id, { cpu: sub('cpu', 1).sub.id });
