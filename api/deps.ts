@@ -11,12 +11,14 @@ import type { AppDeps } from './context.js';
 
 /** Everything an API process holds open, built from its configuration. */
 export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
+  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
+  temporal.warm();
   return {
     config,
     logger,
     db: createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax }),
     secretBox: createSecretBox(config.secretKey),
-    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+    temporal,
     authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
     catalogueCache: createCatalogueCache({ databaseUrl: config.databaseUrl, ttlMs: config.catalogueCacheTtlMs, logger }),
     settingsCache: createSettingsCache({ databaseUrl: config.databaseUrl, logger }),
