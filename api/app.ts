@@ -48,6 +48,7 @@ import { clientServiceRoutes } from './routes/client/services.js';
 import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
 import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
 import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
+import { clientServiceUpgradeRoutes } from './routes/client/service-upgrades.js';
 import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
@@ -112,6 +113,7 @@ export function createApiRoutes() {
   api.route('/', clientServiceConsoleRoutes);
   api.route('/', clientServiceRenewalRoutes);
   api.route('/', clientServiceTrafficRoutes);
+  api.route('/', clientServiceUpgradeRoutes);
   api.route('/', clientVncTokenRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);

@@ -14,8 +14,8 @@ import {
  * the rules built on them are in `domain/billing/constants.ts`.
  */
 
-/** `purchase` and `renew`/`traffic_package` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
-export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'recharge', 'deduction', 'refund'] as const;
+/** `purchase` and `renew`/`traffic_package`/`upgrade` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
+export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'deduction', 'refund'] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 /** `paid` means settled: red-entry refund invoices and admin documents are created `paid`. */
@@ -25,7 +25,7 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const PAYMENT_CHANNELS = ['balance', 'qrpay', 'mixed', 'admin', 'free'] as const;
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
 
-export const ORDER_TYPES = ['new_purchase', 'renewal', 'traffic_package'] as const;
+export const ORDER_TYPES = ['new_purchase', 'renewal', 'traffic_package', 'upgrade'] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 
 export const ORDER_STATUSES = ['pending', 'paid', 'completed', 'cancelled', 'refunded'] as const;
@@ -41,7 +41,7 @@ export type PaymentSettlement = (typeof PAYMENT_SETTLEMENTS)[number];
 export const PAID_SOURCES = ['notify', 'poll', 'close'] as const;
 export type PaidSource = (typeof PAID_SOURCES)[number];
 
-export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund'] as const;
+export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund', 'upgrade_credit'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 export const RECHARGE_SCENES = ['new_purchase', 'renewal', 'user_recharge', 'admin_recharge', 'refund'] as const;

@@ -3,7 +3,8 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 
 /**
  * What every piece of upstream work shares: provisioning (`provision:<service_id>`), renewals
- * (`renew:<invoice_no>`), traffic packages (`traffic:<invoice_no>`) and, next, upgrades. Each
+ * (`renew:<invoice_no>`), traffic packages (`traffic:<invoice_no>`) and upgrades
+ * (`upgrade:<invoice_no>`, a service order kind: same refusal type and activity mode). Each
  * buys upstream exactly once (domain/suppliers/send-once.ts), classifies its failures the same
  * way (activities/classify.ts), parks what retrying cannot fix until an admin decides
  * (./admin-decision.ts) and runs its activities as chosen in ./activities.ts.

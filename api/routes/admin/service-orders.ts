@@ -11,7 +11,7 @@ import { idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
 const tags = ['管理端：续费与流量包订单'];
 
 const ABOUT =
-  '每张已支付的续费（renew）或流量包（traffic_package）账单对应一笔订单，由工作流 renew:<invoice_no> 或 traffic:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。';
+  '每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。';
 
 const list = defineRoute({
   method: 'get',

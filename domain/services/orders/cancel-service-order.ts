@@ -4,6 +4,8 @@ import { createRefund } from '../../billing/refunds/create-refund.js';
 import { type Actor, deciderActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
+import { money } from '../../../lib/money.js';
+import { upgradeRefund } from '../upgrades/proration.js';
 
 /** The trace id of the one refund a cancelled order may make (found again by it on a retry). */
 export function serviceOrderCancelTraceId(invoiceId: number): string {
@@ -28,10 +30,12 @@ export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: n
   const traceId = serviceOrderCancelTraceId(order.invoice_id);
   let refund = await Refund.findOne({ where: { trace_id: traceId, status: ['processing', 'succeeded'] } });
   const invoice = await Invoice.findByPk(order.invoice_id);
-  if (!refund && invoice && (invoice.status === 'paid' || invoice.status === 'partially_refunded')) {
+  // An upgrade refunds what it charged and nothing more (a downgrade charged 0.00: nothing).
+  const refundable = invoice ? money(upgradeRefund(invoice.amount, invoice.refunded_amount, null)) : money(0);
+  if (!refund && invoice && (invoice.status === 'paid' || invoice.status === 'partially_refunded') && refundable.gt(0)) {
     const created = await createRefund(
       deps,
-      { userId: order.user_id, invoiceId: order.invoice_id, method: 'balance', amount: null, reason: `订单取消：${input.reason}`.slice(0, 255), scope: ['order'] },
+      { userId: order.user_id, invoiceId: order.invoice_id, method: 'balance', amount: order.kind === 'upgrade' ? refundable : null, reason: `订单取消：${input.reason}`.slice(0, 255), scope: ['order'] },
       actorAudit(deciderActor(input.decider), traceId),
     );
     refund = await Refund.findByPk(created.refund.id);
