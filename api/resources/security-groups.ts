@@ -32,6 +32,29 @@ export function securityRuleResource(rule: SecurityGroupRuleRow) {
   };
 }
 
+/** A group in a list: its rules counted, not listed (the answer stays three levels deep). */
+export const securityGroupSummarySchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    rule_count: z.number().int(),
+    service_ids: z.array(z.number().int()).openapi({ description: '已关联的服务编号' }),
+    created_at: dateTimeString.nullable(),
+  })
+  .openapi('SecurityGroupSummary');
+
+export function securityGroupSummaryResource(group: SecurityGroupView) {
+  return {
+    id: group.id,
+    name: group.name,
+    description: group.description,
+    rule_count: group.rules.length,
+    service_ids: group.service_ids,
+    created_at: formatDateTime(group.created_at),
+  };
+}
+
 export const securityGroupSchema = z
   .object({
     id: z.number().int(),

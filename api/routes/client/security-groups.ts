@@ -13,7 +13,7 @@ import {
 import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { securityGroupResource, securityGroupSchema, securityRuleResource, securityRuleSchema } from '../../resources/security-groups.js';
+import { securityGroupResource, securityGroupSchema, securityGroupSummaryResource, securityGroupSummarySchema, securityRuleResource, securityRuleSchema } from '../../resources/security-groups.js';
 import { idParam, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['客户端：安全组'];
@@ -41,10 +41,10 @@ const list = defineRoute({
   path: '/api/v2/client/security-groups',
   tags,
   summary: '我的安全组列表',
-  description: '当前用户的安全组（含规则与已关联的服务编号），按编号升序。',
+  description: '当前用户的安全组（规则数与已关联的服务编号；规则见详情），按编号升序。',
   access: { surface: 'client' },
   request: { query: listQuery({}) },
-  data: pageSchema(securityGroupSchema),
+  data: pageSchema(securityGroupSummarySchema),
 });
 
 const create = defineRoute({
@@ -117,7 +117,7 @@ export const clientSecurityGroupRoutes = createRouter()
   .openapi(list, async (c) => {
     const query = c.req.valid('query');
     const { rows, total } = await listSecurityGroups(c.var.deps, { userId: c.var.client.id, page: query.page, pageSize: query.page_size });
-    return ok(c, page(rows.map(securityGroupResource), total, query));
+    return ok(c, page(rows.map(securityGroupSummaryResource), total, query));
   })
   .openapi(create, async (c) => {
     const body = c.req.valid('json');

@@ -11,7 +11,7 @@ import { ErrorCode } from '../../../lib/errors.js';
 import { parseDateTime } from '../../../lib/time.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { securityGroupResource, securityGroupSchema } from '../../resources/security-groups.js';
+import { securityGroupSummaryResource, securityGroupSummarySchema } from '../../resources/security-groups.js';
 import { dateTimeString, idInput, idParam, jsonBody } from '../../schemas.js';
 
 const tags = ['客户端：服务控制台'];
@@ -99,10 +99,10 @@ const serviceGroups = defineRoute({
   path: '/api/v2/client/services/{id}/security-groups',
   tags,
   summary: '服务已关联的安全组',
-  description: `本平台记录的关联（及其已推送到上游主机的规则）。${rules('security', 'security')}`,
+  description: `本平台记录的关联（规则见安全组详情）。${rules('security', 'security')}`,
   access: { surface: 'client' },
   request: { params: idParam('id') },
-  data: z.object({ service_id: z.number().int(), groups: z.array(securityGroupSchema) }),
+  data: z.object({ service_id: z.number().int(), groups: z.array(securityGroupSummarySchema) }),
   errors: CONSOLE_ERRORS,
 });
 
@@ -226,7 +226,7 @@ export const clientServiceNetworkRoutes = createRouter()
   })
   .openapi(serviceGroups, async (c) => {
     const result = await listServiceSecurityGroups(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id });
-    return ok(c, { service_id: result.service_id, groups: result.groups.map(securityGroupResource) });
+    return ok(c, { service_id: result.service_id, groups: result.groups.map(securityGroupSummaryResource) });
   })
   .openapi(link, async (c) => {
     const result = await linkSecurityGroup(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, groupId: c.req.valid('json').group_id });
