@@ -34,7 +34,8 @@ export async function readServiceConsole(deps: DomainDeps, input: { serviceId: n
   return {
     service_id: service.id,
     product_type: service.type,
-    template: service.consoleTemplate,
+    // `plugin_schema` says the plugin's schema decides: its own template name is what the page draws.
+    template: consoleSchema?.template ?? service.consoleTemplate,
     sections: (consoleSchema?.sections ?? []).filter(isItem),
     actions,
     capabilities: resolved.capabilities,

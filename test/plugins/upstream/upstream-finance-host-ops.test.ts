@@ -232,7 +232,14 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
     expect(snapshot['result']).toEqual({ snapshot_id: expect.any(Number) });
 
     const nat = await runOk(sandbox, 'upstream.module_page', { host_id: hostId, page: 'nat_rules' });
-    expect(nat).toEqual({ host_id: hostId, page: 'nat_rules', items: [{ id: expect.any(Number), protocol: 'tcp', int_port: 22, ext_port: expect.any(Number) }], total: 1, truncated: false });
+    expect(nat).toEqual({
+      host_id: hostId,
+      page: 'nat_rules',
+      items: [{ id: expect.any(Number), protocol: 'tcp', int_port: 22, ext_port: expect.any(Number) }],
+      total: 1,
+      truncated: false,
+      meta: { max_rules: 10, port_min: 20000, port_max: 29999 },
+    });
     const snapshots = await runOk(sandbox, 'upstream.module_page', { host_id: hostId, page: 'snapshots' });
     expect(snapshots['items']).toEqual([expect.objectContaining({ name: 'before-upgrade', status: 'created' })]);
 
