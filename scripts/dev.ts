@@ -8,6 +8,7 @@ import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
+import { seedDemoConsole } from './seeders/console.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -123,6 +124,11 @@ async function main() {
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {
+    log(`演示控制台数据未写入 / demo console data skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
