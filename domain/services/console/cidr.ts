@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 
 /** `203.0.113.0/24`, `0.0.0.0/0`, `2001:db8::/32`, or a bare address (taken as a single host). */
 export function parseCidr(value: string): { address: string; prefix: number; version: 4 | 6 } | null {
-  if (value.length > 49) return null;
+  // No zone ids (`fe80::1%eth0`): a firewall rule names networks, not interfaces.
+  if (value.length > 49 || value.includes('%')) return null;
   const [address = '', prefixText, extra] = value.trim().split('/');
   if (extra !== undefined) return null;
   const version = isIP(address);
