@@ -12,6 +12,7 @@ import { migration0011IdempotencyKeys } from './0011-idempotency-keys.js';
 import { migration0012LoginThrottle } from './0012-login-throttle.js';
 import { migration0013Outbox } from './0013-outbox.js';
 import { migration0014VncSessions } from './0014-vnc-sessions.js';
+import { migration0015Settings } from './0015-settings.js';
 import { migration0016ConsoleNetwork } from './0016-console-network.js';
 import type { Migration } from './types.js';
 
@@ -31,5 +32,6 @@ export const migrations: Migration[] = [
   migration0012LoginThrottle,
   migration0013Outbox,
   migration0014VncSessions,
+  migration0015Settings,
   migration0016ConsoleNetwork,
 ];
