@@ -19,7 +19,7 @@ import { idParam, jsonBody, listQuery } from '../../schemas.js';
 const tags = ['客户端：安全组'];
 const SYNC_RULES =
   `安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。` +
-  `关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 ${CONSOLE_ACTION_LIMITS.security.perMinute} 次安全组操作（42900）。`;
+  `关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 ${CONSOLE_ACTION_LIMITS.security.perMinute} 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。`;
 
 export const securityRuleInput = z.object({
   direction: z.enum(SECURITY_RULE_DIRECTIONS, { error: 'direction 只能是 in（入站）或 out（出站）' }),

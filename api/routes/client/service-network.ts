@@ -24,7 +24,7 @@ const CONSOLE_ERRORS = [
   ErrorCode.TOO_MANY_REQUESTS,
 ];
 const rules = (capability: string, scope: keyof typeof CONSOLE_ACTION_LIMITS) =>
-  `需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 ${capability} 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 ${CONSOLE_ACTION_LIMITS[scope].perMinute} 次（42900）。`;
+  `需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 ${capability} 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 ${CONSOLE_ACTION_LIMITS[scope].perMinute} 次（默认值，可在系统设置 console.${CONSOLE_ACTION_LIMITS[scope].setting} 调整；超出 42900）。`;
 
 const port = (label: string) =>
   z

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_ACTION_LIMITS } from '../../../domain/services/console/action-limit.js';
 import { parseDateTime, formatDateTime } from '../../../lib/time.js';
 import { expectError } from '../../helpers/http.js';
+import { eventually } from '../../helpers/wait.js';
 import { registerClient, type TestClient } from '../../helpers/money.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 
@@ -196,6 +197,31 @@ describe('NAT port forwarding', () => {
     expect(refused.body.message).toContain(String(CONSOLE_ACTION_LIMITS.network.perMinute));
     const other = await boundService();
     expect((await platform.api.get(`${base}/${other.id}/nat-rules`, { token: other.client.token })).body.code).toBe(0);
+  });
+
+  it('takes the per-minute limit from the console settings group', async () => {
+    const { client, id } = await boundService();
+    const token = await platform.rootToken();
+    const saved = await platform.api.post('/api/v2/admin/settings', { token, body: { values: { 'console.monitoring_per_minute': 1 } } });
+    expect(saved.body.code, saved.body.message).toBe(0);
+    try {
+      await platform.deps.db.read(
+        `INSERT INTO client_action_hits (user_id, scope, window_start, hits)
+         SELECT $1, 'monitoring', date_trunc('minute', now()) + make_interval(mins => m), 1 FROM generate_series(0, 1) AS m`,
+        [client.id],
+      );
+      // Other processes see the new value once the settings notification arrives.
+      const refused = await eventually(async () => {
+        const res = await platform.api.get(`${base}/${id}/monitoring`, { token: client.token, query: { metric: 'cpu' } });
+        return res.body.code === 42900 ? res : null;
+      });
+      expectError(refused, 42900, 429);
+      expect(refused.body.message).toContain('每分钟最多 1 次');
+      const bad = await platform.api.post('/api/v2/admin/settings', { token, body: { values: { 'console.monitoring_per_minute': 0 } } });
+      expectError(bad, 42200, 422);
+    } finally {
+      await platform.api.post('/api/v2/admin/settings', { token, body: { values: { 'console.monitoring_per_minute': 60 } } });
+    }
   });
 });
 
