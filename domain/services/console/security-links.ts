@@ -12,6 +12,12 @@ import { findOwnGroup, type SecurityGroupView } from './security-groups.js';
 /** Groups linked to one service at most. */
 export const GROUPS_PER_SERVICE = 5;
 
+/**
+ * Services whose host is gone for good: their links hold no upstream rules worth keeping in
+ * step. Group changes pass them by, and unlinking one only removes the link here.
+ */
+const HOST_GONE: readonly string[] = ['terminated', 'cancelled', 'failed'];
+
 /** Our rule → the upstream custom module's `addSecurityRule` fields. */
 export function upstreamRuleFields(rule: SecurityGroupRuleRow): Record<string, string> {
   return {
@@ -70,6 +76,7 @@ async function linkedServices(deps: DomainDeps, userId: number, groupId: number)
   const services: ServiceView[] = [];
   for (const link of links) {
     const service = await findServiceView(deps, link.service_id, userId);
+    if (HOST_GONE.includes(service.status)) continue;
     try {
       await requireConsoleAction(deps, service, 'security', userId);
     } catch (err) {
@@ -100,9 +107,10 @@ export async function pushRuleToLinkedServices(deps: DomainDeps, input: { userId
 
 /** A rule off every host it was pushed to (each push row goes once its upstream rule is gone). */
 export async function removeRuleFromLinkedServices(deps: DomainDeps, input: { userId: number; rule: SecurityGroupRuleRow }): Promise<void> {
-  await linkedServices(deps, input.userId, input.rule.group_id);
+  const live = new Set((await linkedServices(deps, input.userId, input.rule.group_id)).map((s) => s.id));
   const pushes = await deps.db.models.ServiceSecurityRulePush.findAll({ where: { rule_id: input.rule.id }, order: [['service_id', 'ASC']] });
   for (const push of pushes) {
+    if (!live.has(push.service_id)) continue; // a gone host: the push row goes with the rule
     const event = { serviceId: push.service_id, userId: input.userId, stage: 'security_rule_remove', detail: { group_id: input.rule.group_id, rule_id: input.rule.id } };
     await withFailureEvent(deps, event, () => deleteUpstreamRule(deps, { serviceId: push.service_id, userId: input.userId, upstreamRuleId: push.upstream_rule_id }));
     await push.destroy();
@@ -174,9 +182,15 @@ export async function unlinkSecurityGroup(deps: DomainDeps, input: { serviceId: 
   const m = deps.db.models;
   const link = await m.ServiceSecurityGroup.findOne({ where: { service_id: service.id, group_id: input.groupId, user_id: input.userId } });
   if (!link) throw notFound('该服务未关联此安全组');
+  const group = await findOwnGroup(deps, input.userId, input.groupId);
+  if (HOST_GONE.includes(service.status)) {
+    await takeConsoleAction(deps, input.userId, 'security');
+    await m.ServiceSecurityRulePush.destroy({ where: { service_id: service.id, group_id: group.id } });
+    await m.ServiceSecurityGroup.destroy({ where: { service_id: service.id, group_id: group.id } });
+    return { service_id: service.id, group_id: group.id, linked: false };
+  }
   await requireConsoleAction(deps, service, 'security', input.userId);
   await takeConsoleAction(deps, input.userId, 'security');
-  const group = await findOwnGroup(deps, input.userId, input.groupId);
   const pushes = await m.ServiceSecurityRulePush.findAll({ where: { service_id: service.id, group_id: group.id }, order: [['rule_id', 'ASC']] });
   const event = { serviceId: service.id, userId: input.userId, stage: 'security_unlink', detail: { group_id: group.id, rules: pushes.length } };
   await withFailureEvent(deps, event, async () => {

@@ -182,6 +182,22 @@ describe('security groups', () => {
     expect((await platform.api.get(`${groups}/${group.id}`, { token: client.token })).body.data.rules).toHaveLength(1);
   });
 
+  it('passes a terminated service by: group changes go on, and unlinking it only drops the link here', async () => {
+    const client = await registerClient(platform);
+    const gone = await boundService(client);
+    const live = await boundService(client);
+    const group = await createGroup(client, { name: 'mixed', rules: [SSH] });
+    for (const service of [gone, live]) await platform.api.post(`${services}/${service.id}/security-groups`, { token: client.token, body: { group_id: group.id } });
+    await platform.deps.db.models.Service.update({ status: 'terminated' }, { where: { id: gone.id } });
+    const deletesBefore = platform.sandbox.control.ledger().moduleActions[`${gone.hostId}:delSecurityRule`] ?? 0;
+    expect((await platform.api.post(`${groups}/${group.id}/rules`, { token: client.token, body: WEB })).body.code).toBe(0);
+    expect(platform.sandbox.control.ledger().moduleActions[`${gone.hostId}:addSecurityRule`]).toBe(1);
+    expect(platform.sandbox.control.ledger().moduleActions[`${live.hostId}:addSecurityRule`]).toBe(2);
+    expect((await platform.api.del(`${services}/${gone.id}/security-groups/${group.id}`, { token: client.token })).body.data.linked).toBe(false);
+    expect(platform.sandbox.control.ledger().moduleActions[`${gone.hostId}:delSecurityRule`] ?? 0).toBe(deletesBefore);
+    expect((await platform.api.get(`${groups}/${group.id}`, { token: client.token })).body.data.service_ids).toEqual([live.id]);
+  });
+
   it('answers 40400 for another user’s group, rule and service (IDOR), and changes nothing', async () => {
     const owner = await registerClient(platform);
     const other = await registerClient(platform);
