@@ -46,6 +46,8 @@ import { clientPaymentRoutes } from './routes/client/payments.js';
 import { clientRechargeRoutes } from './routes/client/recharge.js';
 import { clientServiceRoutes } from './routes/client/services.js';
 import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
+import { clientServiceNetworkRoutes } from './routes/client/service-network.js';
+import { clientSecurityGroupRoutes } from './routes/client/security-groups.js';
 import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
 import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
 import { clientServiceUpgradeRoutes } from './routes/client/service-upgrades.js';
@@ -111,6 +113,8 @@ export function createApiRoutes() {
   api.route('/', adminFinanceRoutes);
   api.route('/', clientServiceRoutes);
   api.route('/', clientServiceConsoleRoutes);
+  api.route('/', clientServiceNetworkRoutes);
+  api.route('/', clientSecurityGroupRoutes);
   api.route('/', clientServiceRenewalRoutes);
   api.route('/', clientServiceTrafficRoutes);
   api.route('/', clientServiceUpgradeRoutes);

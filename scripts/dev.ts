@@ -9,6 +9,7 @@ import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
 import { seedDemoUpgradableService } from './seeders/upgrades.js';
+import { seedDemoConsole } from './seeders/console.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -126,6 +127,11 @@ async function main() {
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
   if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
+  const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {
+    log(`演示控制台数据未写入 / demo console data skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);

@@ -1,4 +1,5 @@
 import type { SettingGroup } from './define.js';
+import { consoleSettings } from './groups/console.js';
 import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
 
@@ -6,4 +7,4 @@ import { siteSettings } from './groups/site.js';
  * Every settings group, in the order the admin page shows them. An area adds its group here
  * (one line) and reads it with `readSettings(deps, group)`.
  */
-export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings];
+export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, consoleSettings];
