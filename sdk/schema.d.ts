@@ -2395,7 +2395,7 @@ export interface paths {
          * 服务详情
          * @description 包含规范“服务实例”表的全部字段：下单时的类型快照（历史值归一到 8 种类型）、console_template、真实的 provider_key 与 plugin_key、capabilities、upstream.host_id（无上游绑定为 0，此时控制台只读、所有 actions 为 false）、actions.power、actions.module_status、has_password（密码只能通过单独的查看操作获取）。
          *
-         *     capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages；为商品类型的控制台能力与绑定插件声明能力的交集。
+         *     capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages、network（NAT 端口转发）、security（安全组）、monitoring（监控）；为商品类型的控制台能力与绑定插件声明能力的交集；other 类型在详情中为插件通过 server.resolve_capability 实时给出的能力（列表中为插件声明的上限）。
          *
          *     需要客户登录
          */
@@ -2557,6 +2557,248 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/nat-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NAT 端口转发规则列表
+         * @description 实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesNatRulesList"];
+        put?: never;
+        /**
+         * 添加 NAT 端口转发规则
+         * @description protocol：tcp 或 udp；internal_port：主机端口；external_port 可选，不填由上游分配。先按上游限制检查：规则已达上限 40950，外网端口超出范围 42200，端口已被该主机的规则使用 40951（上游报告端口被占用同样为 40951），不通过时不请求上游。成功或失败都写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesNatRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/nat-rules/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 删除 NAT 端口转发规则
+         * @description 规则必须属于该服务的主机（先实时读取上游核对），否则 40400 且不请求上游。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientServicesNatRulesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/security-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务已关联的安全组
+         * @description 本平台记录的关联（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesSecurityGroupsList"];
+        put?: never;
+        /**
+         * 为服务关联安全组
+         * @description group_id 为当前用户自己的安全组（他人的为 40400）。关联后逐条把规则推送到上游主机；任一条失败则撤回已推送的规则、不保留关联，并返回上游的中文错误。已关联 40900；每个服务最多 5 个安全组（40950）；上游规则数达上限 40950。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesSecurityGroupsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/security-groups/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 解除服务与安全组的关联
+         * @description 从上游主机逐条删除该安全组推送过的规则，然后解除关联；上游失败时保留关联（可重试）。未关联为 40400。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientServicesSecurityGroupsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/monitoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务监控数据
+         * @description metric：cpu（CPU 使用率 %）、memory（内存使用率 %）、disk_read / disk_write（磁盘读写）、bandwidth_in / bandwidth_out（入网 / 出网带宽）。from、to 为北京时间（YYYY-MM-DD HH:mm:ss），默认最近 24 小时，范围最多 31 天；limit 为数据点数（1 到 500，默认 60），是规范中唯一允许的 limit 业务参数。从不返回服务开通（activated_at）之前的数据点：同一台主机此前的使用者的数据不会出现。实时读取上游，不写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 monitoring 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 60 次（默认值，可在系统设置 console.monitoring_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesMonitoringGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务控制台布局
+         * @description 控制台模板与按钮。other 类型：插件 console_schema 的 template、sections，以及 actions 中 capability 属于插件当前通过 server.resolve_capability 给出的能力的那些按钮；upstream_status_label 来自插件的 status_mapping。其他类型：类型模板与能力，sections、actions 为空。capabilities_resolved 为 false 表示插件暂时无法给出能力（此时没有可用按钮）。插件未提供的操作一律 40947。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesConsoleGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的安全组列表
+         * @description 当前用户的安全组（规则数与已关联的服务编号；规则见详情），按编号升序。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientSecurityGroupsList"];
+        put?: never;
+        /**
+         * 创建安全组
+         * @description 名称在本用户内唯一（40900）；可同时带上规则（最多 50 条）。每个用户最多 20 个安全组（40950）。创建时不请求上游。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientSecurityGroupsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 安全组详情
+         * @description 需要客户登录
+         */
+        get: operations["clientSecurityGroupsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * 删除安全组
+         * @description 仍关联着服务的安全组不能删除（40901），请先解除关联。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientSecurityGroupsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 添加安全组规则
+         * @description direction（in/out）、protocol（tcp/udp/icmp/all）、port_range（tcp/udp 必填：端口或范围，如 22、1000-2000）、cidr（IPv4 或 IPv6 地址段）、action（allow/deny）。每个安全组最多 50 条（40950）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientSecurityGroupsRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}/rules/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 删除安全组规则
+         * @description 先从所有已关联服务的上游主机删除该规则，再删除本地规则；上游失败时规则保留（可重试）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientSecurityGroupsRulesDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4683,7 +4925,7 @@ export interface components {
             /** @description 真实的上游插件 key；无上游时为 null */
             plugin_key: string | null;
             /** @description 控制台能力：类型支持且绑定插件声明的能力；无上游绑定时为空（只读控制台） */
-            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages")[];
+            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages" | "network" | "security" | "monitoring")[];
             upstream: {
                 /** @description 上游主机 id；无上游绑定时为 0（控制台只读） */
                 host_id: number;
@@ -4717,6 +4959,67 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             suspended_at: string | null;
+        };
+        NatRule: {
+            id: number;
+            /** @enum {string} */
+            protocol: "tcp" | "udp";
+            /** @description 外网端口（上游 NAT 网关） */
+            external_port: number;
+            /** @description 主机内网端口 */
+            internal_port: number;
+        };
+        SecurityGroupSummary: {
+            id: number;
+            name: string;
+            description: string;
+            rule_count: number;
+            /** @description 已关联的服务编号 */
+            service_ids: number[];
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        SecurityGroup: {
+            id: number;
+            name: string;
+            description: string;
+            rules: components["schemas"]["SecurityGroupRule"][];
+            /** @description 已关联的服务编号 */
+            service_ids: number[];
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        SecurityGroupRule: {
+            id: number;
+            group_id: number;
+            /**
+             * @description in 入站，out 出站
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /** @enum {string} */
+            protocol: "tcp" | "udp" | "icmp" | "all";
+            /** @description 端口或范围，如 22、1000-2000；icmp/all 为 1-65535 */
+            port_range: string;
+            /** @description 来源（入站）或目标（出站）地址段，如 0.0.0.0/0 */
+            cidr: string;
+            /**
+             * @description allow 允许，deny 拒绝
+             * @enum {string}
+             */
+            action: "allow" | "deny";
+            description: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
         };
         RenewalPreview: {
             service_id: number;
@@ -16991,6 +17294,1556 @@ export interface operations {
             };
             /** @description 42200 参数校验失败 */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesNatRulesList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rules: components["schemas"]["NatRule"][];
+                            limits: {
+                                max_rules: number | null;
+                                external_port_min: number | null;
+                                external_port_max: number | null;
+                            };
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesNatRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    protocol: "tcp" | "udp";
+                    internal_port: number;
+                    external_port?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rule: components["schemas"]["NatRule"];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限；40951 外网端口已被占用，请换一个端口 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesNatRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                rule: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rule_id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            groups: components["schemas"]["SecurityGroupSummary"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    group_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            group_id: number;
+                            linked: boolean;
+                            rules_pushed: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试；40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                group: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            group_id: number;
+                            linked: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesMonitoringGet: {
+        parameters: {
+            query: {
+                metric: "cpu" | "memory" | "disk_read" | "disk_write" | "bandwidth_in" | "bandwidth_out";
+                from?: string;
+                to?: string;
+                /** @description 数据点数（业务参数，非分页） */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            /** @enum {string} */
+                            metric: "cpu" | "memory" | "disk_read" | "disk_write" | "bandwidth_in" | "bandwidth_out";
+                            metric_label: string;
+                            unit: string;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            from: string;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            to: string;
+                            limit: number;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            activated_at: string | null;
+                            points: {
+                                /**
+                                 * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                                 * @example 2026-01-01 08:00:00
+                                 */
+                                time: string;
+                                value: number;
+                            }[];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesConsoleGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            /** @enum {string} */
+                            product_type: "cloud_server" | "game_cloud" | "cloud_desktop" | "bare_metal" | "cdn" | "other" | "physical_machine" | "web_hosting";
+                            template: string | null;
+                            sections: {
+                                [key: string]: unknown;
+                            }[];
+                            actions: {
+                                [key: string]: unknown;
+                            }[];
+                            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages" | "network" | "security" | "monitoring")[];
+                            capabilities_resolved: boolean;
+                            read_only: boolean;
+                            /** @enum {string} */
+                            status: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
+                            status_label: string;
+                            upstream_status: string;
+                            upstream_status_label: string | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SecurityGroupSummary"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    rules?: {
+                        /** @enum {string} */
+                        direction: "in" | "out";
+                        /** @enum {string} */
+                        protocol: "tcp" | "udp" | "icmp" | "all";
+                        port_range?: string;
+                        cidr: string;
+                        /** @enum {string} */
+                        action: "allow" | "deny";
+                        description?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroup"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroup"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40901 资源仍被业务数据引用 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    direction: "in" | "out";
+                    /** @enum {string} */
+                    protocol: "tcp" | "udp" | "icmp" | "all";
+                    port_range?: string;
+                    cidr: string;
+                    /** @enum {string} */
+                    action: "allow" | "deny";
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroupRule"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                rule: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            group_id: number;
+                            rule_id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
