@@ -24,6 +24,10 @@ export const PERMISSIONS = {
   'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',
   'product.view': '查看商品目录（菜单、分组、分类、商品与变更记录）',
   'product.manage': '管理商品目录（菜单、分组、分类、商品的增删改与排序）',
+  'ticket.view': '查看工单',
+  'ticket.manage': '处理工单（回复、内部备注、分配、状态）与管理工单部门',
+  'content.view': '查看公告、帮助文章与媒体文件',
+  'content.manage': '管理公告、帮助文章、分类、媒体文件（上传、删除）与首页横幅',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

@@ -1,4 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -76,6 +78,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     TEMPORAL_SCHEDULE_PREFIX: `t-${id}-`,
     DATABASE_POOL_MAX: '5',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: join(tmpdir(), `platform-data-${id}`),
     ...options.env,
   };
   const config = loadConfig(env);
