@@ -108,6 +108,7 @@ export function adminTicketItemResource(row: TicketRow) {
 export const attachmentSchema = z
   .object({
     id: z.number().int(),
+    reply_id: z.number().int(),
     asset_id: z.string(),
     name: z.string(),
     type: z.enum(MEDIA_MIME_TYPES),
@@ -124,17 +125,19 @@ const replySchema = z
     author_name: z.string().openapi({ description: '客户回复为「我」或「客户」；客服回复为管理员用户名' }),
     body: z.string().openapi({ description: '纯文本，按原样显示（不得作为 HTML 渲染）' }),
     is_internal: z.boolean().openapi({ description: '内部备注（仅管理端可见）' }),
-    attachments: z.array(attachmentSchema),
+    attachment_ids: z.array(z.number().int()).openapi({ description: '本条回复的附件（见 attachments）' }),
     created_at: dateTimeString.nullable(),
   })
   .openapi('TicketReply');
 
-export const ticketDetailSchema = ticketItemSchema.extend({ replies: z.array(replySchema) }).openapi('TicketDetail');
-export const adminTicketDetailSchema = adminTicketItemSchema.extend({ replies: z.array(replySchema) }).openapi('AdminTicketDetail');
+const threadShape = { replies: z.array(replySchema), attachments: z.array(attachmentSchema).openapi({ description: '各回复的附件（reply_id 指向回复）' }) };
+export const ticketDetailSchema = ticketItemSchema.extend(threadShape).openapi('TicketDetail');
+export const adminTicketDetailSchema = adminTicketItemSchema.extend(threadShape).openapi('AdminTicketDetail');
 
 function attachmentResource(deps: DomainDeps, row: AttachmentRow, viewer: AssetViewer) {
   return {
     id: row.id,
+    reply_id: row.reply_id,
     asset_id: row.asset_id,
     name: row.original_name,
     type: row.mime,
@@ -144,16 +147,20 @@ function attachmentResource(deps: DomainDeps, row: AttachmentRow, viewer: AssetV
   };
 }
 
-export function repliesResource(deps: DomainDeps, replies: ReplyRow[], attachments: AttachmentRow[], viewer: AssetViewer) {
-  return replies.map((r) => ({
-    id: r.id,
-    author_type: r.author_type,
-    author_name: r.author_type === 'staff' ? (r.admin_name ?? '客服') : viewer.type === 'user' ? '我' : '客户',
-    body: r.body,
-    is_internal: r.is_internal,
-    attachments: attachments.filter((a) => a.reply_id === r.id).map((a) => attachmentResource(deps, a, viewer)),
-    created_at: formatDateTime(r.created_at),
-  }));
+/** The thread of a detail: replies (with their attachment ids) and the attachments beside them (answers stay three levels deep). */
+export function threadResource(deps: DomainDeps, replies: ReplyRow[], attachments: AttachmentRow[], viewer: AssetViewer) {
+  return {
+    replies: replies.map((r) => ({
+      id: r.id,
+      author_type: r.author_type,
+      author_name: r.author_type === 'staff' ? (r.admin_name ?? '客服') : viewer.type === 'user' ? '我' : '客户',
+      body: r.body,
+      is_internal: r.is_internal,
+      attachment_ids: attachments.filter((a) => a.reply_id === r.id).map((a) => a.id),
+      created_at: formatDateTime(r.created_at),
+    })),
+    attachments: attachments.map((a) => attachmentResource(deps, a, viewer)),
+  };
 }
 
 export const uploadedFileSchema = z

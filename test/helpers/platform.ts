@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -138,6 +139,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       await nativeConnection?.close();
       await clientConnection.close();
       await served.stop();
+      await rm(env.DATA_DIR as string, { recursive: true, force: true });
       await closeAppDeps(deps);
       await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
     },

@@ -13,7 +13,7 @@ import {
   adminTicketDetailSchema,
   adminTicketItemResource,
   adminTicketItemSchema,
-  repliesResource,
+  threadResource,
 } from '../../resources/support.js';
 import { idInput, idParam, idQuery, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 import { ticketBody } from '../client/tickets.js';
@@ -149,7 +149,7 @@ const departmentDelete = defineRoute({
 async function detailOf(c: Context<AppEnv>, id: number) {
   const deps = c.var.deps;
   const { ticket, replies, attachments } = await getTicket(deps, id, null);
-  return { ...adminTicketItemResource(ticket), replies: repliesResource(deps, replies, attachments, { type: 'admin', id: c.var.admin.id }) };
+  return { ...adminTicketItemResource(ticket), ...threadResource(deps, replies, attachments, { type: 'admin', id: c.var.admin.id }) };
 }
 
 export const adminTicketRoutes = createRouter()

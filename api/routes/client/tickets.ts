@@ -10,7 +10,7 @@ import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   departmentResource,
   departmentSchema,
-  repliesResource,
+  threadResource,
   ticketDetailSchema,
   ticketItemResource,
   ticketItemSchema,
@@ -126,7 +126,7 @@ const upload = defineRoute({
 async function detailOf(c: { var: { deps: Parameters<typeof getTicket>[0]; client: { id: number } } }, id: number) {
   const deps = c.var.deps;
   const { ticket, replies, attachments } = await getTicket(deps, id, c.var.client.id);
-  return { ...ticketItemResource(ticket), replies: repliesResource(deps, replies, attachments, { type: 'user', id: c.var.client.id }) };
+  return { ...ticketItemResource(ticket), ...threadResource(deps, replies, attachments, { type: 'user', id: c.var.client.id }) };
 }
 
 export const clientTicketRoutes = createRouter()
