@@ -1,6 +1,6 @@
 import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import type { BuiltinTask, TaskRunContext } from '../tasks/types.js';
+import type { BuiltinTask } from '../tasks/types.js';
 import { ticketPolicy } from './policy.js';
 import { sendWaitingNotices } from './ticket-notices.js';
 
@@ -11,7 +11,7 @@ import { sendWaitingNotices } from './ticket-notices.js';
  * status). Each notice goes out at most once per channel (notification log); a customer or
  * staff reply starts the wait over.
  */
-export async function autoCloseTickets(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId'>): Promise<Record<string, unknown>> {
+export async function autoCloseTickets(deps: DomainDeps, run: { taskRunId: number | null }): Promise<Record<string, unknown>> {
   const policy = await ticketPolicy(deps);
   if (policy.autoCloseDays <= 0) return { disabled: true };
   const remindAfterHours = Math.max(0, policy.autoCloseDays * 24 - policy.reminderHours);
