@@ -113,7 +113,7 @@ export async function createArticle(deps: DomainDeps, input: ArticleInput): Prom
   const row = await sqlOne<{ id: number }>(
     deps,
     `INSERT INTO content_articles (kind, category_id, title, body, status, published_at, pinned, sort_order)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'published' THEN COALESCE($6, now()) ELSE $6 END, $7, $8) RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5::varchar, CASE WHEN $5::varchar = 'published' THEN COALESCE($6::timestamptz, now()) ELSE $6::timestamptz END, $7, $8) RETURNING id`,
     [input.kind, input.category_id ?? null, input.title, input.body, input.status, input.published_at ?? null, input.pinned ?? false, input.sort_order ?? 0],
   );
   return (row as { id: number }).id;
@@ -126,9 +126,12 @@ export async function updateArticle(deps: DomainDeps, id: number, input: Partial
   await sqlOne(
     deps,
     `UPDATE content_articles SET
-       category_id = CASE WHEN $2::boolean THEN $3 ELSE category_id END,
-       title = COALESCE($4, title), body = COALESCE($5, body), status = COALESCE($6, status),
-       published_at = CASE WHEN $7::boolean THEN $8 ELSE published_at END,
+       category_id = CASE WHEN $2::boolean THEN $3::int ELSE category_id END,
+       title = COALESCE($4, title), body = COALESCE($5, body), status = COALESCE($6::varchar, status),
+       -- A published article always has its publish time (the CHECK): now, when none is given.
+       published_at = CASE WHEN COALESCE($6::varchar, status) = 'published'
+         THEN COALESCE(CASE WHEN $7::boolean THEN $8::timestamptz ELSE published_at END, now())
+         ELSE CASE WHEN $7::boolean THEN $8::timestamptz ELSE published_at END END,
        pinned = COALESCE($9, pinned), sort_order = COALESCE($10, sort_order), updated_at = now()
      WHERE id = $1 RETURNING id`,
     [
@@ -144,8 +147,6 @@ export async function updateArticle(deps: DomainDeps, id: number, input: Partial
       input.sort_order ?? null,
     ],
   );
-  // A published article always has its publish time (the CHECK): set it now when none was given.
-  await sqlOne(deps, "UPDATE content_articles SET published_at = now() WHERE id = $1 AND status = 'published' AND published_at IS NULL RETURNING id", [id]);
 }
 
 export async function deleteArticle(deps: DomainDeps, id: number): Promise<void> {

@@ -50,7 +50,7 @@ export async function updateDepartment(deps: DomainDeps, id: number, input: Part
     deps,
     `UPDATE ticket_departments SET
        name = COALESCE($2, name), description = COALESCE($3, description),
-       notify_email = CASE WHEN $4::boolean THEN $5 ELSE notify_email END,
+       notify_email = CASE WHEN $4::boolean THEN $5::varchar ELSE notify_email END,
        sort_order = COALESCE($6, sort_order), is_visible = COALESCE($7, is_visible), updated_at = now()
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, input.name ?? null, input.description ?? null, input.notify_email !== undefined, input.notify_email ?? null, input.sort_order ?? null, input.is_visible ?? null],
