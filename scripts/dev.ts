@@ -8,6 +8,7 @@ import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
+import { seedDemoSupport } from './seeders/support.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -106,6 +107,8 @@ async function main() {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_UI_URL: temporalUiUrl,
     APP_SECRET_KEY: devSecretKey(dataDir),
+    // Uploaded files go under <DATA_DIR>/media, beside the database.
+    DATA_DIR: dataDir,
   };
   const config = loadConfig(env);
   const logger = createLogger('warn', 'dev');
@@ -123,6 +126,8 @@ async function main() {
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const support = await seedDemoSupport(deps);
+  if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
