@@ -1,9 +1,9 @@
 import type { DomainDeps } from '../deps.js';
+import { ticketSettings } from '../settings/groups/ticket.js';
+import { uploadSettings } from '../settings/groups/upload.js';
+import { readSettings } from '../settings/settings.js';
 
-/**
- * Ticket rules. Defaults until the settings kernel lands (`domain/settings/groups/ticket.ts`
- * then backs this accessor; callers keep calling it).
- */
+/** Ticket rules, from the `ticket` settings group (admin settings page). */
 export type TicketPolicy = {
   /** A ticket waiting on the customer (status answered) this many days is closed; 0 disables auto-close. */
   autoCloseDays: number;
@@ -14,20 +14,18 @@ export type TicketPolicy = {
   replyWindowMinutes: number;
 };
 
-export const TICKET_POLICY_DEFAULTS: TicketPolicy = { autoCloseDays: 7, reminderHours: 24, replyLimit: 10, replyWindowMinutes: 10 };
-
-export async function ticketPolicy(_deps: DomainDeps): Promise<TicketPolicy> {
-  return TICKET_POLICY_DEFAULTS;
+export async function ticketPolicy(deps: DomainDeps): Promise<TicketPolicy> {
+  const s = await readSettings(deps, ticketSettings);
+  return { autoCloseDays: s.auto_close_days, reminderHours: s.reminder_hours, replyLimit: s.reply_limit, replyWindowMinutes: s.reply_window_minutes };
 }
 
-/** Upload limits (settings group `upload` once the kernel lands). */
+/** Upload limits in bytes, from the `upload` settings group. */
 export type UploadPolicy = { imageMaxBytes: number; attachmentMaxBytes: number };
 
-export const UPLOAD_POLICY_DEFAULTS: UploadPolicy = { imageMaxBytes: 5 * 1024 * 1024, attachmentMaxBytes: 10 * 1024 * 1024 };
+/** The hard ceiling of any upload request body, whatever the settings say (refused before it is read). */
+export const UPLOAD_BODY_CEILING_BYTES = 21 * 1024 * 1024;
 
-/** The hard ceiling of any upload request body, whatever the settings say (read before parsing). */
-export const UPLOAD_BODY_CEILING_BYTES = 20 * 1024 * 1024;
-
-export async function uploadPolicy(_deps: DomainDeps): Promise<UploadPolicy> {
-  return UPLOAD_POLICY_DEFAULTS;
+export async function uploadPolicy(deps: DomainDeps): Promise<UploadPolicy> {
+  const s = await readSettings(deps, uploadSettings);
+  return { imageMaxBytes: s.image_max_mb * 1024 * 1024, attachmentMaxBytes: s.attachment_max_mb * 1024 * 1024 };
 }

@@ -1,6 +1,8 @@
 import { sqlOne, sqlRows } from '../../db/sql.js';
 import { formatDateTime } from '../../lib/time.js';
 import type { DomainDeps } from '../deps.js';
+import { siteSettings } from '../settings/groups/site.js';
+import { readSettings } from '../settings/settings.js';
 import { addToTally, emptyTally, type Notice, type NoticeTally, type Recipient } from '../notifications/notice.js';
 import { availableChannels, type ChannelAvailability, sendNotice } from '../notifications/send-notice.js';
 
@@ -78,7 +80,8 @@ export async function sendTicketReplyNotice(deps: DomainDeps, replyId: number, c
   );
   if (!row) return 'reply not found';
   if (row.is_internal) return 'internal note';
-  const notice = row.author_type === 'staff' ? staffReplyNotice(deps.config.siteName, row) : customerReplyNotice(deps.config.siteName, row);
+  const { name: siteName } = await readSettings(deps, siteSettings);
+  const notice = row.author_type === 'staff' ? staffReplyNotice(siteName, row) : customerReplyNotice(siteName, row);
   const outcome = await sendNotice(deps, notice, channels ?? (await availableChannels(deps)), { taskRunId: null });
   return `mail ${outcome.mail}, sms ${outcome.sms}`;
 }
@@ -121,6 +124,7 @@ export async function sendWaitingNotices(
   input: { autoCloseDays: number; reminderHours: number; taskRunId: number | null },
 ): Promise<{ reminders: NoticeTally; closed: NoticeTally }> {
   const channels = await availableChannels(deps);
+  const { name: siteName } = await readSettings(deps, siteSettings);
   const reminders = emptyTally();
   const closed = emptyTally();
   const reminded = await sqlRows<WaitingRow & { last_reply_at: Date }>(
@@ -132,7 +136,7 @@ export async function sendWaitingNotices(
   for (const row of reminded) {
     const byAge = row.last_reply_at.getTime() + input.autoCloseDays * 86_400_000;
     const afterReminder = row.at.getTime() + input.reminderHours * 3_600_000;
-    addToTally(reminders, await sendNotice(deps, closeReminderNotice(deps.config.siteName, row, new Date(Math.max(byAge, afterReminder))), channels, { taskRunId: input.taskRunId }));
+    addToTally(reminders, await sendNotice(deps, closeReminderNotice(siteName, row, new Date(Math.max(byAge, afterReminder))), channels, { taskRunId: input.taskRunId }));
   }
   const autoClosed = await sqlRows<WaitingRow>(
     deps,
@@ -140,6 +144,6 @@ export async function sendWaitingNotices(
       WHERE t.status = 'closed' AND t.closed_by = 'auto' AND t.closed_at > now() - interval '3 days' ORDER BY t.id LIMIT 1000`,
     [],
   );
-  for (const row of autoClosed) addToTally(closed, await sendNotice(deps, autoClosedNotice(deps.config.siteName, row), channels, { taskRunId: input.taskRunId }));
+  for (const row of autoClosed) addToTally(closed, await sendNotice(deps, autoClosedNotice(siteName, row), channels, { taskRunId: input.taskRunId }));
   return { reminders, closed };
 }
