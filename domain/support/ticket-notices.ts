@@ -83,6 +83,8 @@ export async function sendTicketReplyNotice(deps: DomainDeps, replyId: number, c
   const { name: siteName } = await readSettings(deps, siteSettings);
   const notice = row.author_type === 'staff' ? staffReplyNotice(siteName, row) : customerReplyNotice(siteName, row);
   const outcome = await sendNotice(deps, notice, channels ?? (await availableChannels(deps)), { taskRunId: null });
+  // A plugin that answered "not sent" is tried again through the relay's retry (the log allows MAX_NOTICE_ATTEMPTS in all).
+  if (outcome.mail === 'failed' || outcome.sms === 'failed') throw new Error(`ticket notice not sent (mail ${outcome.mail}, sms ${outcome.sms}); retried`);
   return `mail ${outcome.mail}, sms ${outcome.sms}`;
 }
 

@@ -114,6 +114,18 @@ describe('uploads', () => {
     expect({ status: missing.status, code: ((await missing.json()) as { code: number }).code }).toEqual({ status: 422, code: 42200 });
   });
 
+  it('takes its size limit from the upload settings', async () => {
+    const set = await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': 1 } } });
+    expect(set.body.code, set.body.message).toBe(0);
+    const mid = Buffer.concat([PNG_1X1.subarray(0, 16), Buffer.alloc(1024 * 1024)]);
+    const res = await uploadImage(mid, 'mid.png');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 413, code: 41300 });
+    expectError(await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': 50 } } }), 42200, 422);
+    await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': null } } });
+    // Back to the default (5 MB): the same file is now inspected (and refused as undecodable, 42200).
+    expect((await uploadImage(mid, 'mid.png')).body.code).toBe(42200);
+  });
+
   it('takes PDF and UTF-8 text attachments, served as downloads to their owner only', async () => {
     const pdf = await uploadAttachment(alice, PDF, '合同.pdf', 'application/pdf');
     expect(pdf.body.data).toMatchObject({ type: 'application/pdf', name: '合同.pdf' });
