@@ -79,6 +79,19 @@ export async function storeUpload(deps: DomainDeps, input: StoreUploadInput): Pr
   return row as MediaRow;
 }
 
+/** Uploads one client may make per hour (attachments are small and few; this bounds disk use by one account). */
+export const CLIENT_UPLOADS_PER_HOUR = 30;
+
+/** 42900 once the user uploaded CLIENT_UPLOADS_PER_HOUR files in the last hour (a bound on abuse, not an exact quota). */
+export async function checkClientUploadRate(deps: DomainDeps, userId: number): Promise<void> {
+  const row = await sqlOne<{ n: number }>(
+    deps,
+    "SELECT count(*)::int AS n FROM media_files WHERE owner_user_id = $1 AND created_at > now() - interval '1 hour'",
+    [userId],
+  );
+  if ((row?.n ?? 0) >= CLIENT_UPLOADS_PER_HOUR) throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `上传过于频繁：每小时最多 ${CLIENT_UPLOADS_PER_HOUR} 个文件，请稍后再试`);
+}
+
 export async function findMediaByAssetId(deps: DomainDeps, assetId: string): Promise<MediaRow | null> {
   if (!/^[0-9a-f]{32}$/.test(assetId)) return null;
   return sqlOne<MediaRow>(deps, `SELECT ${COLUMNS} FROM media_files WHERE asset_id = $1 AND deleted_at IS NULL`, [assetId]);

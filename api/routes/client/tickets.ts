@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../db/models/support.js';
-import { storeUpload } from '../../../domain/media/media.js';
+import { checkClientUploadRate, storeUpload } from '../../../domain/media/media.js';
 import { listDepartments } from '../../../domain/support/departments.js';
 import { UPLOAD_BODY_CEILING_BYTES, uploadPolicy } from '../../../domain/support/policy.js';
 import { closeAsClient, createTicket, getTicket, listTickets, MAX_ATTACHMENTS, replyAsClient } from '../../../domain/support/tickets.js';
@@ -116,11 +116,12 @@ const upload = defineRoute({
   tags,
   summary: '上传工单附件（multipart）',
   description:
-    '表单字段 file。类型由文件内容判定，仅支持 PNG、JPEG、WebP、GIF 图片、PDF 与 UTF-8 纯文本；SVG、HTML（无论文件名）及夹带网页标记的文件一律拒绝（42200）；图片须能解码。大小超限答 41300。答 asset_id 与仅限本人使用的短期链接。',
+    '表单字段 file。类型由文件内容判定，仅支持 PNG、JPEG、WebP、GIF 图片、PDF 与 UTF-8 纯文本；SVG、HTML（无论文件名）及夹带网页标记的文件一律拒绝（42200）；图片须能解码。大小超限答 41300；每个用户每小时最多上传 30 个文件（42900）。答 asset_id 与仅限本人使用的短期链接。',
   access,
   bodyLimitBytes: UPLOAD_BODY_CEILING_BYTES,
   request: uploadBody,
   data: uploadedFileSchema,
+  errors: [ErrorCode.TOO_MANY_REQUESTS],
 });
 
 async function detailOf(c: { var: { deps: Parameters<typeof getTicket>[0]; client: { id: number } } }, id: number) {
@@ -134,6 +135,7 @@ export const clientTicketRoutes = createRouter()
   .openapi(upload, async (c) => {
     const deps = c.var.deps;
     const { file } = c.req.valid('form');
+    await checkClientUploadRate(deps, c.var.client.id);
     const { bytes, name } = await readUpload(file, (await uploadPolicy(deps)).attachmentMaxBytes);
     const row = await storeUpload(deps, {
       bytes,

@@ -167,6 +167,18 @@ describe('uploads', () => {
     expect((await view('/api/secure-assets/view')).status).toBe(422);
   });
 
+  it('bounds client uploads per hour (42900)', async () => {
+    const carol = await registerClient(platform);
+    await platform.deps.db.sequelize.query(
+      `INSERT INTO media_files (asset_id, storage_key, original_name, mime, size_bytes, sha256, visibility, purpose, owner_user_id)
+       SELECT md5(random()::text), 'aa/' || md5(random()::text) || 'aaaaaaaa', 'x.txt', 'text/plain', 1, repeat('0', 64), 'private', 'ticket', ${carol.id}
+         FROM generate_series(1, 30)`,
+    );
+    const res = await uploadAttachment(carol, Buffer.from('hello\n'), 'a.txt');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 429, code: 42900 });
+    expect((await uploadAttachment(alice, Buffer.from('hello\n'), 'a.txt')).body.code).toBe(0);
+  });
+
   it('inspects bytes, not names: a text file with markup is refused', async () => {
     await expect(inspectUpload(Buffer.from('hello <?xml version="1.0"?>'), ['text/plain'])).rejects.toMatchObject({ code: 42200 });
     await expect(inspectUpload(Buffer.from('纯文本\n'), ['text/plain'])).resolves.toMatchObject({ mime: 'text/plain' });
