@@ -10,7 +10,7 @@ import { ticketPolicy } from './policy.js';
  * Tickets (README "Support and content"). Status flow: `open` (new, waiting on staff) →
  * `answered` (a staff public reply; waiting on the customer, the only status auto-close acts
  * on) → `customer_reply` (the customer answered) → `answered` … → `closed` (by the customer,
- * staff, or auto-close). A closed ticket does not reopen on a customer reply (40950: the
+ * staff, or auto-close). A closed ticket does not reopen on a customer reply (40955: the
  * customer opens a new ticket); staff may reopen it with a status change. Internal notes
  * change nothing but the thread. Bodies are plain text, stored as typed, never rendered.
  */
@@ -164,7 +164,7 @@ export async function createTicket(deps: DomainDeps, userId: number, input: Crea
 
 /**
  * A customer reply: `answered` becomes `customer_reply` (open and customer_reply stay), the
- * auto-close reminder of the wait is cleared. Closed tickets refuse (40950).
+ * auto-close reminder of the wait is cleared. Closed tickets refuse (40955).
  */
 export async function replyAsClient(deps: DomainDeps, userId: number, ticketId: number, input: { body: string; attachments?: string[] | undefined }): Promise<void> {
   // 40301: requireVerified(deps, userId, 'ticket')

@@ -68,7 +68,7 @@ const reply = defineRoute({
   path: '/api/v2/admin/tickets/{ticket}/reply',
   tags,
   summary: '回复工单或添加内部备注',
-  description: 'internal=false：公开回复，工单变为已回复（等待客户），并通知客户（邮件、短信各最多一次）；已关闭的工单须先重新打开（40950）。internal=true：内部备注，仅管理端可见，不改变状态，不通知。',
+  description: 'internal=false：公开回复，工单变为已回复（等待客户），并通知客户（邮件、短信各最多一次）；已关闭的工单须先重新打开（40955）。internal=true：内部备注，仅管理端可见，不改变状态，不通知。',
   access: manage,
   request: { params: idParam('ticket'), ...jsonBody(z.object({ body: ticketBody, internal: z.boolean({ error: 'internal 必须是布尔值' }).default(false) }).strict()) },
   data: adminTicketDetailSchema,

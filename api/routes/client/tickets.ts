@@ -92,7 +92,7 @@ const reply = defineRoute({
   path: '/api/v2/client/tickets/{id}/reply',
   tags,
   summary: '回复工单',
-  description: '已关闭的工单不能回复（40950），请提交新工单。',
+  description: '已关闭的工单不能回复（40955），请提交新工单。',
   access,
   request: { params: idParam('id'), ...jsonBody(z.object({ body: ticketBody, attachments: assetIds.optional() }).strict()) },
   data: ticketDetailSchema,

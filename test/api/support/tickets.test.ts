@@ -169,12 +169,12 @@ describe('client tickets', () => {
     expect(after?.n).toBe(before?.n);
   });
 
-  it('closes a ticket; a closed ticket refuses replies (40950) and a second close', async () => {
+  it('closes a ticket; a closed ticket refuses replies (40955) and a second close', async () => {
     const id = await createTicket(alice);
     const closed = await platform.api.post(`/api/v2/client/tickets/${id}/close`, { token: alice.token });
     expect(closed.body.data).toMatchObject({ status: 'closed', closed_by: 'user' });
-    expectError(await platform.api.post(`/api/v2/client/tickets/${id}/reply`, { token: alice.token, body: { body: '还在吗' } }), 40950, 409);
-    expectError(await platform.api.post(`/api/v2/client/tickets/${id}/close`, { token: alice.token }), 40950, 409);
+    expectError(await platform.api.post(`/api/v2/client/tickets/${id}/reply`, { token: alice.token, body: { body: '还在吗' } }), 40955, 409);
+    expectError(await platform.api.post(`/api/v2/client/tickets/${id}/close`, { token: alice.token }), 40955, 409);
   });
 
   it('rate-limits replies per user (new tickets count), answering 42900', async () => {
@@ -214,7 +214,7 @@ describe('admin tickets and the status flow', () => {
     expect(assigned.body.data.assignee).toMatchObject({ id: 1 });
     const closed = await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'closed' } });
     expect(closed.body.data).toMatchObject({ status: 'closed', closed_by: 'staff' });
-    expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/reply`, { token: root, body: { body: '回复' } }), 40950, 409);
+    expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/reply`, { token: root, body: { body: '回复' } }), 40955, 409);
     const reopened = await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'open' } });
     expect(reopened.body.data).toMatchObject({ status: 'open', closed_by: null, closed_at: null });
 
