@@ -54,6 +54,13 @@ import { clientServiceUpgradeRoutes } from './routes/client/service-upgrades.js'
 import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
+import { adminTicketRoutes } from './routes/admin/tickets.js';
+import { adminMediaRoutes } from './routes/admin/media.js';
+import { adminContentRoutes } from './routes/admin/content.js';
+import { clientTicketRoutes } from './routes/client/tickets.js';
+import { clientContentRoutes } from './routes/client/content.js';
+import { siteContentRoutes } from './routes/site/content.js';
+import { secureAssetRoutes } from './routes/secure-assets.js';
 
 export const API_TITLE = '主机转售平台 API';
 
@@ -121,6 +128,14 @@ export function createApiRoutes() {
   api.route('/', clientVncTokenRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
+  api.route('/', adminTicketRoutes);
+  api.route('/', adminMediaRoutes);
+  api.route('/', adminContentRoutes);
+  // `/client/tickets/attachments` (POST) is a fixed path beside `/client/tickets/{id}` (GET only).
+  api.route('/', clientTicketRoutes);
+  api.route('/', clientContentRoutes);
+  api.route('/', siteContentRoutes);
+  api.route('/', secureAssetRoutes);
 
   api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   assertOperations(api.openAPIRegistry.definitions);

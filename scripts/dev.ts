@@ -10,6 +10,7 @@ import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
 import { seedDemoUpgradableService } from './seeders/upgrades.js';
 import { seedDemoConsole } from './seeders/console.js';
+import { seedDemoSupport } from './seeders/support.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -108,6 +109,8 @@ async function main() {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_UI_URL: temporalUiUrl,
     APP_SECRET_KEY: devSecretKey(dataDir),
+    // Uploaded files go under <DATA_DIR>/media, beside the database.
+    DATA_DIR: dataDir,
   };
   const config = loadConfig(env);
   const logger = createLogger('warn', 'dev');
@@ -132,6 +135,8 @@ async function main() {
     return [];
   });
   if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
+  const support = await seedDemoSupport(deps);
+  if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);

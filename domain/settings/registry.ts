@@ -2,9 +2,11 @@ import type { SettingGroup } from './define.js';
 import { consoleSettings } from './groups/console.js';
 import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
+import { ticketSettings } from './groups/ticket.js';
+import { uploadSettings } from './groups/upload.js';
 
 /**
  * Every settings group, in the order the admin page shows them. An area adds its group here
  * (one line) and reads it with `readSettings(deps, group)`.
  */
-export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, consoleSettings];
+export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, consoleSettings, ticketSettings, uploadSettings];

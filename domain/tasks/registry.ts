@@ -9,6 +9,7 @@ import {
   unsuspendRenewedTask,
 } from '../lifecycle/lifecycle-tasks.js';
 import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
+import { ticketAutoCloseTask } from '../support/auto-close.js';
 import { logRetentionTask } from './builtin/log-retention.js';
 import type { BuiltinTask } from './types.js';
 
@@ -29,6 +30,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   dueRemindersTask,
   accountNoticesTask,
   cancelStaleInvoicesTask,
+  ticketAutoCloseTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */
