@@ -14,7 +14,7 @@ import {
  */
 
 /** `purchase` and `renew`/`traffic_package` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
-export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'recharge', 'deduction', 'refund'] as const;
+export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'recharge', 'deduction', 'refund', 'verification'] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 /** `paid` means settled: red-entry refund invoices and admin documents are created `paid`. */

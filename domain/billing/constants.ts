@@ -16,6 +16,7 @@ export const INVOICE_TYPE_LABELS: Record<InvoiceType, string> = {
   recharge: '充值',
   deduction: '扣款',
   refund: '退款',
+  verification: '实名认证',
 };
 
 export const INVOICE_STATUS_LABELS: Record<InvoiceStatus, string> = {
@@ -50,9 +51,9 @@ export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {
 };
 
 /** Invoices that can be paid: they have an order and fulfilment. */
-export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'recharge'];
+export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'recharge', 'verification'];
 /** Invoices that can be paid from the balance (a recharge cannot). */
-export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package'];
+export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'verification'];
 
 export const ORDER_TYPE_BY_INVOICE: Partial<Record<InvoiceType, OrderType>> = {
   purchase: 'new_purchase',
@@ -66,6 +67,8 @@ export const RECHARGE_SCENE_BY_INVOICE: Partial<Record<InvoiceType, Exclude<Rech
   renew: 'renewal',
   traffic_package: 'new_purchase',
   recharge: 'user_recharge',
+  /** A paid real-name verification attempt is bought like a service. */
+  verification: 'new_purchase',
 };
 
 /** User recharges: the amount range of `POST /api/v2/client/recharge`. */
