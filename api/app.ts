@@ -48,6 +48,9 @@ import { clientServiceConsoleRoutes } from './routes/client/service-console.js';
 import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js';
 import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
 import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
+import { clientVerificationRoutes } from './routes/client/verification.js';
+import { adminVerificationRoutes } from './routes/admin/verifications.js';
+import { clientAuthCodeRoutes } from './routes/client/auth-codes.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 
@@ -111,6 +114,9 @@ export function createApiRoutes() {
   api.route('/', clientServiceRenewalRoutes);
   api.route('/', clientServiceTrafficRoutes);
   api.route('/', clientVncTokenRoutes);
+  api.route('/', clientVerificationRoutes);
+  api.route('/', adminVerificationRoutes);
+  api.route('/', clientAuthCodeRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
 

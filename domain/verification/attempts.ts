@@ -210,12 +210,15 @@ export async function ensureProviderSession(deps: DomainDeps, attempt: AttemptRe
   if (attempt.certify_id !== null || attempt.status !== 'pending') return attempt;
   const sealed = await sqlOne<{ name_sealed: string; id_number_sealed: string }>(deps, 'SELECT name_sealed, id_number_sealed FROM verification_attempts WHERE id = $1', [attempt.id]);
   if (!sealed) throw new Error('attempt vanished');
-  const result = await callVerificationPlugin(deps, 'verification.init', {
-    outer_order_no: attempt.attempt_no,
-    kind: attempt.kind,
-    name: deps.secretBox.open(sealed.name_sealed),
-    id_number: deps.secretBox.open(sealed.id_number_sealed),
-  });
+  const name = deps.secretBox.open(sealed.name_sealed);
+  const idNumber = deps.secretBox.open(sealed.id_number_sealed);
+  const result = await callVerificationPlugin(
+    deps,
+    'verification.init',
+    { outer_order_no: attempt.attempt_no, kind: attempt.kind, name, id_number: idNumber },
+    attempt.attempt_no,
+    [name, idNumber],
+  );
   const certifyId = result.data.certify_id;
   if (!result.success || typeof certifyId !== 'string' || certifyId === '' || certifyId.length > 128) {
     throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '实名认证服务暂时不可用，请稍后重试');

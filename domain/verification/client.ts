@@ -114,7 +114,14 @@ export type CallbackInput = { headers: Record<string, string>; body: string; met
  * attempt, so repeats add nothing). Unknown certify id: 40400.
  */
 export async function handleVerificationCallback(deps: DomainDeps, input: CallbackInput, traceId: string): Promise<{ attempt_no: string; accepted: boolean }> {
-  const verified = await callVerificationPlugin(deps, 'verification.verify_callback', { headers: input.headers, body: input.body, method: input.method, path: input.path }, traceId);
+  let verified;
+  try {
+    verified = await callVerificationPlugin(deps, 'verification.verify_callback', { headers: input.headers, body: input.body, method: input.method, path: input.path }, traceId);
+  } catch (err) {
+    // Without a configured plugin nothing can be verified: refused like a bad signature.
+    if (err instanceof AppError) throw new AppError(ErrorCode.SIGNATURE_INVALID, '实名认证回调签名校验失败');
+    throw err;
+  }
   const certifyId = verified.data.certify_id;
   if (!verified.success || typeof certifyId !== 'string') throw new AppError(ErrorCode.SIGNATURE_INVALID, '实名认证回调签名校验失败');
   const attempt = await sqlOne<{ attempt_no: string; status: string }>(deps, 'SELECT attempt_no, status FROM verification_attempts WHERE certify_id = $1', [certifyId]);

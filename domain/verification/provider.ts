@@ -11,9 +11,24 @@ const SYSTEM: PluginActor = { type: 'system', id: null };
 export type ProviderResult = { status: 1 | 2 | 3; reasonCode: string | null; reasonMessage: string | null };
 
 /** Calls the bound verification plugin (default scene). No plugin bound or enabled: 50300, nothing else happens. */
-export async function callVerificationPlugin(deps: DomainDeps, action: string, payload: Record<string, unknown>, traceId?: string): Promise<PluginInvocation> {
+export async function callVerificationPlugin(
+  deps: DomainDeps,
+  action: string,
+  payload: Record<string, unknown>,
+  traceId?: string,
+  /** Values the runtime log must show redacted (the clear name and ID number of `verification.init`). */
+  secretValues: string[] = [],
+): Promise<PluginInvocation> {
   try {
-    return await invokePlugin(deps, { domain: 'verification', action, payload, actor: SYSTEM, timeoutMs: PROVIDER_TIMEOUT_MS, ...(traceId ? { traceId } : {}) });
+    return await invokePlugin(deps, {
+      domain: 'verification',
+      action,
+      payload,
+      actor: SYSTEM,
+      timeoutMs: PROVIDER_TIMEOUT_MS,
+      ...(traceId ? { traceId } : {}),
+      ...(secretValues.length > 0 ? { overrides: { config: {}, secretValues } } : {}),
+    });
   } catch (err) {
     if (err instanceof AppError) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '实名认证服务未配置，请联系客服');
     throw err;
