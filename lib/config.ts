@@ -114,7 +114,7 @@ const envSchema = z.object({
     .string()
     .regex(/^\d{1,6}(\.\d{1,2})?$/, 'yuan with at most two decimals')
     .default('0.00'),
-  VERIFICATION_ATTEMPT_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  VERIFICATION_ATTEMPT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(1800),
   VERIFICATION_POLL_INTERVALS_SECONDS: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'comma-separated whole seconds')
@@ -211,7 +211,7 @@ export type AppConfig = {
    * them): free attempts per user, the fee of each further attempt (yuan), an attempt's lifetime,
    * and the provider polling backoff (the last interval repeats).
    */
-  verification: { freeAttempts: number; fee: string; attemptMinutes: number; pollIntervalsSeconds: number[] };
+  verification: { freeAttempts: number; fee: string; attemptSeconds: number; pollIntervalsSeconds: number[] };
   /** Which actions need a verified e-mail and which a real-name verification (settings group \`access\`). */
   access: { emailRequiredFor: AccessAction[]; realNameRequiredFor: AccessAction[] };
   /** One-time codes (e-mail verification, password reset): lifetime, wrong guesses per code, resend interval and hourly sends per address and per IP. */
@@ -302,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     verification: {
       freeAttempts: e.VERIFICATION_FREE_ATTEMPTS,
       fee: Number(e.VERIFICATION_FEE).toFixed(2),
-      attemptMinutes: e.VERIFICATION_ATTEMPT_MINUTES,
+      attemptSeconds: e.VERIFICATION_ATTEMPT_SECONDS,
       pollIntervalsSeconds: e.VERIFICATION_POLL_INTERVALS_SECONDS,
     },
     access: { emailRequiredFor: e.ACCESS_EMAIL_REQUIRED_FOR, realNameRequiredFor: e.ACCESS_REALNAME_REQUIRED_FOR },

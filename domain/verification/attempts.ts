@@ -19,7 +19,7 @@ export type FeeConfig = {
   remaining_free_attempts: number;
   fee: string;
   next_attempt_fee: string;
-  attempt_minutes: number;
+  attempt_seconds: number;
 };
 
 /** Free attempts per user, then the fee per attempt (settings group `verification`); a restart costs nothing. */
@@ -35,7 +35,7 @@ export async function getFeeConfig(deps: DomainDeps, userId: number, tx?: Tx): P
     remaining_free_attempts: remaining,
     fee,
     next_attempt_fee: remaining > 0 || new Decimal(fee).lte(0) ? '0.00' : fee,
-    attempt_minutes: settings.attemptMinutes,
+    attempt_seconds: settings.attemptSeconds,
   };
 }
 
@@ -143,7 +143,7 @@ export async function initVerification(deps: DomainDeps, userId: number, input: 
     const attempt = await sqlOne<AttemptRecord>(
       deps,
       `INSERT INTO verification_attempts (attempt_no, user_id, status, kind, name_sealed, id_number_sealed, id_hash, name_mask, id_mask, charge, fee, invoice_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $3 = 'pending' THEN now() + make_interval(mins => $13) END)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $3::varchar = 'pending' THEN now() + make_interval(secs => $13) END)
        RETURNING ${ATTEMPT_COLUMNS}`,
       [
         attemptNo,
@@ -158,7 +158,7 @@ export async function initVerification(deps: DomainDeps, userId: number, input: 
         paid ? 'paid' : 'free',
         paid ? fees.next_attempt_fee : '0.00',
         invoice?.id ?? null,
-        fees.attempt_minutes,
+        fees.attempt_seconds,
       ],
       tx,
     );
@@ -241,9 +241,9 @@ export async function activatePaidAttempt(deps: DomainDeps, invoiceId: number): 
   const activated = await inTransaction(deps, async (tx) => {
     const attempt = await sqlOne<AttemptRecord>(
       deps,
-      `UPDATE verification_attempts SET status = 'pending', expires_at = now() + make_interval(mins => $2), updated_at = now()
+      `UPDATE verification_attempts SET status = 'pending', expires_at = now() + make_interval(secs => $2), updated_at = now()
         WHERE invoice_id = $1 AND status = 'awaiting_payment' RETURNING ${ATTEMPT_COLUMNS}`,
-      [invoiceId, settings.attemptMinutes],
+      [invoiceId, settings.attemptSeconds],
       tx,
     );
     if (attempt) await beginPending(deps, attempt, tx);
@@ -283,11 +283,11 @@ export async function restartVerification(deps: DomainDeps, userId: number): Pro
     const attempt = await sqlOne<AttemptRecord>(
       deps,
       `INSERT INTO verification_attempts (attempt_no, user_id, status, kind, name_sealed, id_number_sealed, id_hash, name_mask, id_mask, charge, fee, restart_of, expires_at)
-       SELECT $1, user_id, 'pending', kind, name_sealed, id_number_sealed, id_hash, name_mask, id_mask, 'restart', 0, id, now() + make_interval(mins => $3)
+       SELECT $1, user_id, 'pending', kind, name_sealed, id_number_sealed, id_hash, name_mask, id_mask, 'restart', 0, id, now() + make_interval(secs => $3)
          FROM verification_attempts WHERE id = $2
        ON CONFLICT (restart_of) DO NOTHING
        RETURNING ${ATTEMPT_COLUMNS}`,
-      [attemptNo, latest.id, settings.attemptMinutes],
+      [attemptNo, latest.id, settings.attemptSeconds],
       tx,
     );
     if (!attempt) throw new AppError(ErrorCode.CONFLICT, '该认证已重新发起，请刷新后重试');

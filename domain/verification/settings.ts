@@ -1,7 +1,7 @@
 import type { AccessAction } from '../../lib/config.js';
 import type { DomainDeps } from '../deps.js';
 
-export type VerificationSettings = { freeAttempts: number; fee: string; attemptMinutes: number };
+export type VerificationSettings = { freeAttempts: number; fee: string; attemptSeconds: number };
 export type AccessSettings = { emailRequiredFor: AccessAction[]; realNameRequiredFor: AccessAction[] };
 
 /**
@@ -11,8 +11,8 @@ export type AccessSettings = { emailRequiredFor: AccessAction[]; realNameRequire
  * `readSettings(deps, verificationSettings)` replaces these two bodies.
  */
 export async function readVerificationSettings(deps: DomainDeps): Promise<VerificationSettings> {
-  const { freeAttempts, fee, attemptMinutes } = deps.config.verification;
-  return Promise.resolve({ freeAttempts, fee, attemptMinutes });
+  const { freeAttempts, fee, attemptSeconds } = deps.config.verification;
+  return Promise.resolve({ freeAttempts, fee, attemptSeconds });
 }
 
 export async function readAccessSettings(deps: DomainDeps): Promise<AccessSettings> {

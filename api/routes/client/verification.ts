@@ -20,7 +20,7 @@ const feeConfigSchema = z
     remaining_free_attempts: z.number().int(),
     fee: moneyString.openapi({ description: '免费次数用完后每次认证的费用（元）' }),
     next_attempt_fee: moneyString.openapi({ description: '下一次发起认证需支付的金额；0.00 表示免费' }),
-    attempt_minutes: z.number().int().openapi({ description: '一次认证的有效期（分钟）' }),
+    attempt_seconds: z.number().int().openapi({ description: '一次认证的有效期（秒）' }),
   })
   .openapi('VerificationFeeConfig');
 
