@@ -134,3 +134,181 @@ describe('real-name verification through the certify sandbox', () => {
     }
   });
 });
+
+describe('callbacks', () => {
+  it('refuses a forged, replayed or stale callback before anything else (40001, HTTP 401) and changes nothing', async () => {
+    freeAttempts(5);
+    const client = await registerClient(platform);
+    const started = await init(client, idNumber(10), '钱七');
+    const certifyId = started.body.data.certify_id as string;
+    const forged = await platform.certify.control.sendCallback(certifyId, { secret: 'not-the-secret' });
+    expect(forged?.http_status).toBe(401);
+    const stale = await platform.certify.control.sendCallback(certifyId, { timestampOffsetSeconds: -3600 });
+    expect(stale?.http_status).toBe(401);
+    const genuine = await platform.certify.control.sendCallback(certifyId);
+    expect(genuine?.http_status).toBe(200);
+    const index = platform.certify.control.callbacks().length - 1;
+    const replay = await platform.certify.control.replayCallback(index);
+    expect(replay?.http_status).toBe(401);
+    // Unsigned and garbage requests: 401 with the envelope, also for GET.
+    const bare = await platform.api.post('/api/v2/client/verification/callback', { body: { certify_id: certifyId } });
+    expectError(bare, 40001, 401);
+    const get = await platform.api.get('/api/v2/client/verification/callback', { query: { certify_id: certifyId } });
+    expectError(get, 40001, 401);
+    // The provider has not finished: the hint made the workflow ask, and nothing changed.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await status(client)).attempt).toMatchObject({ status: 'pending' });
+    expect((await status(client)).is_verified).toBe(0);
+  });
+
+  it('a callback naming another user\'s attempt changes only that attempt; the status route reads the caller only', async () => {
+    freeAttempts(5);
+    const victim = await registerClient(platform);
+    const attacker = await registerClient(platform);
+    await init(victim, idNumber(11), '孙八');
+    const mine = await init(attacker, idNumber(12), '周九');
+    expect(mine.body.code).toBe(0);
+    const victimAttempt = (await status(victim)).attempt;
+    // The peer's bug: a status route taking the account and certify id from the query. Ours ignores them.
+    const probe = await platform.api.get('/api/v2/client/verification/status', {
+      token: attacker.token,
+      query: { client_id: String(victim.id), certify_id: victimAttempt.certify_id },
+    });
+    expect(probe.body.data.attempt.attempt_no).toBe(mine.body.data.attempt.attempt_no);
+    // The attacker's provider session passes; a signed callback for the victim's session changes nothing for either.
+    await platform.certify.control.sendCallback(victimAttempt.certify_id as string);
+    await scanAndFinish(platform, attacker.token, 'pass');
+    await settles(async () => {
+      expect(await status(attacker)).toMatchObject({ is_verified: 1 });
+    });
+    expect(await status(victim)).toMatchObject({ is_verified: 0, verification_status: 1, attempt: { status: 'pending' } });
+  });
+
+  it('duplicated and delayed callbacks apply the result once', async () => {
+    freeAttempts(5);
+    platform.certify.control.setCallbackMode('duplicated');
+    try {
+      const client = await registerClient(platform);
+      await init(client, idNumber(13), '吴十');
+      const { provider } = await scanAndFinish(platform, client.token, 'pass');
+      expect(provider.callbacks.map((c: { http_status: number }) => c.http_status)).toEqual([200, 200]);
+      await settles(async () => {
+        expect(await status(client)).toMatchObject({ is_verified: 1 });
+      });
+      const history = await platform.api.get(`/api/v2/admin/verifications/${client.id}/history`, { token: await platform.rootToken() });
+      expect(history.body.data.events).toHaveLength(1);
+
+      platform.certify.control.setCallbackMode('delayed', 1500);
+      const other = await registerClient(platform);
+      await init(other, idNumber(14), '郑十一');
+      await scanAndFinish(platform, other.token, 'fail');
+      await settles(async () => {
+        expect(await status(other)).toMatchObject({ verification_status: 3 });
+      });
+    } finally {
+      platform.certify.control.setCallbackMode('normal');
+    }
+  });
+
+  it('without any callback the workflow finds the result by polling', async () => {
+    freeAttempts(5);
+    platform.certify.control.setCallbackMode('none');
+    try {
+      const client = await registerClient(platform);
+      await init(client, idNumber(15), '冯十二');
+      await scanAndFinish(platform, client.token, 'pass');
+      await settles(async () => {
+        expect(await status(client)).toMatchObject({ is_verified: 1 });
+      });
+    } finally {
+      platform.certify.control.setCallbackMode('normal');
+    }
+  });
+});
+
+describe('identity rules', () => {
+  it('one identity verifies one account; after an admin unbinding it verifies another, and the history is kept', async () => {
+    freeAttempts(5);
+    const first = await registerClient(platform);
+    const second = await registerClient(platform);
+    const id = idNumber(20);
+    await init(first, id, '陈一');
+    await scanAndFinish(platform, first.token, 'pass');
+    await settles(async () => {
+      expect(await status(first)).toMatchObject({ is_verified: 1 });
+    });
+    const refused = await init(second, id, '陈一');
+    expectError(refused, 40962, 409);
+    expect(JSON.stringify(refused.body)).not.toMatch(new RegExp(`${first.id}|@example`));
+
+    const root = await platform.rootToken();
+    expectError(await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: {} }), 42200, 422);
+    const unbound = await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: { reason: '用户申请更换实名' } });
+    expect(unbound.body.code, unbound.body.message).toBe(0);
+    expectError(await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: { reason: '再次' } }), 40965, 409);
+    expect(await status(first)).toMatchObject({ is_verified: 0, verification_status: null, verification_id_mask: null });
+    const history = await platform.api.get(`/api/v2/admin/verifications/${first.id}/history`, { token: root });
+    expect(history.body.data.events.map((e: { event: string }) => e.event)).toEqual(['unbound', 'passed']);
+    expect(history.body.data.events[0]).toMatchObject({ reason: '用户申请更换实名', admin_name: 'root', source: 'admin' });
+
+    const again = await init(second, id, '陈一');
+    expect(again.body.code, again.body.message).toBe(0);
+    await scanAndFinish(platform, second.token, 'pass');
+    await settles(async () => {
+      expect(await status(second)).toMatchObject({ is_verified: 1 });
+    });
+    const list = await platform.api.get('/api/v2/admin/verifications', { token: root, query: { status: '2', keyword: String(second.id) } });
+    expect(list.body.data.list).toEqual([expect.objectContaining({ user_id: second.id, verification_id_mask: `${id.slice(0, 4)}**********${id.slice(-4)}` })]);
+    expect(JSON.stringify(list.body)).not.toContain(id);
+  });
+
+  it('refuses malformed names and ID numbers (check digit) with 42200', async () => {
+    const client = await registerClient(platform);
+    const bad = `${idNumber(21).slice(0, 17)}${idNumber(21).endsWith('1') ? '2' : '1'}`;
+    const res = await init(client, bad, '张三');
+    expectError(res, 42200, 422);
+    expect(res.body.data.errors.id_number).toBeDefined();
+    expectError(await init(client, idNumber(21), 'x'), 42200, 422);
+  });
+});
+
+describe('the provider and the scan relay', () => {
+  it('keeps an attempt usable through a provider outage; the QR code opens the session once the provider is back', async () => {
+    freeAttempts(5);
+    const client = await registerClient(platform);
+    platform.certify.control.setOutage(true);
+    try {
+      const started = await init(client, idNumber(30), '楚一');
+      expect(started.body.code, started.body.message).toBe(0);
+      expect(started.body.data.certify_id).toBeNull();
+      expectError(await platform.api.post('/api/v2/client/verification/qrcode', { token: client.token }), 50300, 503);
+    } finally {
+      platform.certify.control.setOutage(false);
+    }
+    await scanAndFinish(platform, client.token, 'pass');
+    await settles(async () => {
+      expect(await status(client)).toMatchObject({ is_verified: 1 });
+    });
+  });
+
+  it('relays only valid tokens of pending attempts, never to an address from the request', async () => {
+    freeAttempts(5);
+    const client = await registerClient(platform);
+    await init(client, idNumber(31), '楚二');
+    const qr = await platform.api.post('/api/v2/client/verification/qrcode', { token: client.token });
+    const scanUrl = new URL(qr.body.data.scan_url as string);
+    const evil = new URL(scanUrl);
+    evil.searchParams.set('redirect', 'https://evil.example.com/');
+    evil.searchParams.set('url', 'https://evil.example.com/');
+    const relayed = await fetch(evil, { redirect: 'manual' });
+    expect(relayed.status).toBe(302);
+    expect(new URL(relayed.headers.get('location') as string).origin).toBe(platform.certify.baseUrl);
+    for (const token of ['', 'x', '0'.repeat(48), 'https://evil.example.com']) {
+      const res = await platform.api.get('/api/v2/client/verification/scan', { query: { token } });
+      expectError(res, 40400, 404);
+    }
+    // A newer QR code replaces the older one.
+    await platform.api.post('/api/v2/client/verification/qrcode', { token: client.token });
+    expectError(await platform.api.get('/api/v2/client/verification/scan', { query: { token: scanUrl.searchParams.get('token') as string } }), 40400, 404);
+  });
+});
