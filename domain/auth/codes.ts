@@ -27,7 +27,8 @@ function hmac(deps: DomainDeps, purpose: string, text: string): string {
 }
 
 const addressHash = (deps: DomainDeps, channel: CodeChannel, address: string) => hmac(deps, 'auth-code-address', `${channel}:${address}`);
-const codeHash = (deps: DomainDeps, rowKey: string, code: string) => hmac(deps, 'auth-code', `${rowKey}:${code}`);
+/** The stored form of a code: keyed (APP_SECRET_KEY) over purpose, address and code, so a table dump reveals no code. */
+const codeHash = (deps: DomainDeps, purpose: CodePurpose, address: string, code: string) => hmac(deps, 'auth-code', `${purpose}:${address}:${code}`);
 
 function tooMany(message: string): AppError {
   return new AppError(ErrorCode.TOO_MANY_REQUESTS, message);
@@ -72,19 +73,16 @@ async function issueCode(
       [input.purpose, hash],
       tx,
     );
-    const row = await sqlOne<{ id: string }>(
+    // An unknown address gets a row without a code (nothing to verify), counted like the others.
+    const stored = input.userId === null ? null : codeHash(deps, input.purpose, hash, code);
+    await sqlRows(
       deps,
       `INSERT INTO auth_codes (purpose, channel, user_id, address_hash, client_ip, code_hash, expires_at)
-       VALUES ($1, $2, $3, $4, $5, NULL, now() + make_interval(secs => $6)) RETURNING id::text`,
-      [input.purpose, input.channel, input.userId, hash, input.ip.slice(0, 64), limits.ttlSeconds],
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) RETURNING id`,
+      [input.purpose, input.channel, input.userId, hash, input.ip.slice(0, 64), stored, limits.ttlSeconds],
       tx,
     );
-    if (!row || input.userId === null) {
-      // The CHECK wants code_hash and user_id both NULL: nothing to verify for an unknown address.
-      return null;
-    }
-    await sqlRows(deps, 'UPDATE auth_codes SET code_hash = $2 WHERE id = $1 RETURNING id', [row.id, codeHash(deps, row.id, code)], tx);
-    return code;
+    return stored === null ? null : code;
   });
 }
 
@@ -115,26 +113,30 @@ function sendCode(deps: DomainDeps, channel: CodeChannel, address: string, purpo
 }
 
 /**
- * Checks a code against the newest live code row of the address: one guess counted per call
- * (attempts limited), then single use by a guarded update in the caller's transaction. Every
- * refusal is the same 42200 on `code`.
+ * Checks a code against the newest live code row of the address. The guess is counted in its own
+ * committed statement first (a refusal rolls nothing back), so the attempts limit holds; a right
+ * code is then used once by a guarded update in the caller's transaction. Every refusal is the
+ * same 42200 on `code`.
  */
-async function consumeCode(deps: DomainDeps, purpose: CodePurpose, channel: CodeChannel, address: string, code: string, tx: Tx): Promise<number> {
+async function checkCode(deps: DomainDeps, purpose: CodePurpose, channel: CodeChannel, address: string, code: string): Promise<{ id: string; userId: number }> {
   const refused = () => validationError({ code: ['验证码不正确或已过期'] });
   if (!/^\d{6}$/.test(code)) throw refused();
+  const hash = addressHash(deps, channel, address);
   const row = await sqlOne<{ id: string; user_id: number | null; code_hash: string | null }>(
     deps,
     `UPDATE auth_codes SET attempts = attempts + 1
       WHERE id = (SELECT id FROM auth_codes WHERE purpose = $1 AND address_hash = $2 AND consumed_at IS NULL AND expires_at > now() ORDER BY id DESC LIMIT 1)
         AND attempts < $3
       RETURNING id::text, user_id, code_hash`,
-    [purpose, addressHash(deps, channel, address), deps.config.authCodes.maxAttempts],
-    tx,
+    [purpose, hash, deps.config.authCodes.maxAttempts],
   );
-  if (!row || row.user_id === null || row.code_hash === null || !constantTimeEqual(row.code_hash, codeHash(deps, row.id, code))) throw refused();
-  const used = await sqlOne(deps, 'UPDATE auth_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [row.id], tx);
-  if (!used) throw refused();
-  return row.user_id;
+  if (!row || row.user_id === null || row.code_hash === null || !constantTimeEqual(row.code_hash, codeHash(deps, purpose, hash, code))) throw refused();
+  return { id: row.id, userId: row.user_id };
+}
+
+async function useCode(deps: DomainDeps, id: string, tx: Tx): Promise<void> {
+  const used = await sqlOne(deps, 'UPDATE auth_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [id], tx);
+  if (!used) throw validationError({ code: ['验证码不正确或已过期'] });
 }
 
 /** `POST /auth/email/verification`: a code to the caller's own e-mail address. */
@@ -153,9 +155,10 @@ export async function verifyEmail(deps: DomainDeps, userId: number, code: string
   if (!user?.email) throw validationError({ email: ['账号未绑定邮箱'] });
   if (user.verified) throw new AppError(ErrorCode.CONFLICT, '邮箱已验证，无需重复验证');
   const email = user.email;
+  const checked = await checkCode(deps, 'email_verification', 'mail', email.toLowerCase(), code);
+  if (checked.userId !== userId) throw validationError({ code: ['验证码不正确或已过期'] });
   await inSequelizeTransaction(deps, async (tx) => {
-    const owner = await consumeCode(deps, 'email_verification', 'mail', email.toLowerCase(), code, tx);
-    if (owner !== userId) throw validationError({ code: ['验证码不正确或已过期'] });
+    await useCode(deps, checked.id, tx);
     await sqlRows(deps, 'UPDATE users SET email_verified_at = now(), updated_at = now() WHERE id = $1 AND email = $2 RETURNING id', [userId, email], tx);
     // Cached principals carry `emailVerified`: every process drops this account's.
     await publishAuthChange(deps, { surface: 'client', subject_id: userId }, tx);
@@ -188,8 +191,9 @@ export async function resetPassword(deps: DomainDeps, input: { channel: CodeChan
   const address = normaliseAddress(input.channel, input.account);
   if (!address) throw validationError({ code: ['验证码不正确或已过期'] });
   const passwordHash = await hashPassword(input.newPassword);
+  const { id, userId } = await checkCode(deps, 'password_reset', input.channel, address, input.code);
   await inSequelizeTransaction(deps, async (tx) => {
-    const userId = await consumeCode(deps, 'password_reset', input.channel, address, input.code, tx);
+    await useCode(deps, id, tx);
     await sqlRows(deps, 'UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 RETURNING id', [userId, passwordHash], tx);
     await revokeAllSessions(deps, 'client', userId, tx);
   });
