@@ -15,7 +15,8 @@ async function captchaPlugin(deps: DomainDeps, action: string, payload: Record<s
   try {
     return await invokePlugin(deps, { domain: 'captcha', action, payload, actor: SYSTEM, timeoutMs: 5000 });
   } catch (err) {
-    if (err instanceof AppError) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '图形验证码服务未配置，请联系客服');
+    // No captcha plugin bound or enabled: the feature is off (a 404 like any absent resource, not an outage).
+    if (err instanceof AppError) throw notFound('图形验证码未启用，请联系客服');
     throw err;
   }
 }

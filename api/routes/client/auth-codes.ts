@@ -20,10 +20,10 @@ const captcha = defineRoute({
   path: '/api/v2/client/auth/captcha',
   tags,
   summary: '获取图形验证码',
-  description: '答 challenge_id 与图片地址 image_url（SVG）；在重置密码发送验证码时提交 challenge_id 与识别结果。每个验证码只能提交一次。',
+  description: '答 challenge_id 与图片地址 image_url（SVG）；在重置密码发送验证码时提交 challenge_id 与识别结果。每个验证码只能提交一次。未启用图形验证码插件时 40400。',
   access: { surface: 'public' },
   data: z.object({ challenge_id: z.string(), image_url: z.string(), expires_at: dateTimeString.nullable() }),
-  errors: [ErrorCode.TOO_MANY_REQUESTS, ErrorCode.DEPENDENCY_UNAVAILABLE],
+  errors: [ErrorCode.NOT_FOUND, ErrorCode.TOO_MANY_REQUESTS, ErrorCode.DEPENDENCY_UNAVAILABLE],
 });
 
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');

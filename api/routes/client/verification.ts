@@ -3,7 +3,7 @@ import { defaultMessages, ErrorCode } from '../../../lib/errors.js';
 import { ATTEMPT_KINDS } from '../../../domain/verification/attempt-record.js';
 import { getFeeConfig, initVerification, restartVerification } from '../../../domain/verification/attempts.js';
 import { getVerificationStatus, handleVerificationCallback, issueQrCode, QR_IMAGE_PATH, renderQrImage, SCAN_PATH, scanTarget } from '../../../domain/verification/client.js';
-import { errorEnvelopeSchema, ok } from '../../envelope.js';
+import { envelopeSchema, errorEnvelopeSchema, ok } from '../../envelope.js';
 import { limitBody } from '../../middleware/input-guard.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { documentAccess, operationIdFor } from '../../openapi/operations.js';
@@ -106,10 +106,12 @@ const scan = createRoute({
   path: SCAN_PATH,
   tags,
   summary: '扫码中转（跳转到服务商认证页）',
-  description: '公开接口（以二维码中的扫码凭证代替登录）。凭证有效且认证进行中、未过期时 302 跳转到服务商为该认证签发的认证页面；跳转地址只来自服务商的应答，不接受任何请求参数作为地址。否则 40400。',
+  description:
+    '公开接口（以二维码中的扫码凭证代替登录）。凭证有效且认证进行中、未过期时 302 跳转到服务商为该认证签发的认证页面（请求头 Accept 为 application/json 时改为 200，信封 data.url 为该地址）；跳转地址只来自服务商的应答，不接受任何请求参数作为地址。否则 40400。',
   ...documentAccess({ surface: 'public' }),
   request: { query: tokenQuery },
   responses: {
+    200: { description: '认证页面地址（Accept: application/json 时）', content: { 'application/json': { schema: envelopeSchema(z.object({ url: z.string() })) } } },
     302: { description: '跳转到服务商认证页面' },
     404: errorResponse([ErrorCode.NOT_FOUND]),
     422: errorResponse([ErrorCode.VALIDATION]),
@@ -207,6 +209,7 @@ export const clientVerificationRoutes = createRouter()
     const target = await scanTarget(c.var.deps, c.req.valid('query').token ?? '');
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
+    if (/application\/json/i.test(c.req.header('accept') ?? '')) return ok(c, { url: target }, '请在认证页面完成实名认证');
     return c.redirect(target, 302);
   })
   .openapi(qrImage, async (c) => {
