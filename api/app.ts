@@ -18,6 +18,7 @@ import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
 import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
+import { adminSettingRoutes } from './routes/admin/settings.js';
 import { adminUserRoutes } from './routes/admin/users.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
 import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
@@ -79,6 +80,7 @@ export function createApiRoutes() {
   api.route('/', healthRoutes);
   api.route('/', adminAuthRoutes);
   api.route('/', adminUserRoutes);
+  api.route('/', adminSettingRoutes);
   api.route('/', adminScheduleRoutes);
   api.route('/', adminLogRoutes);
   api.route('/', adminNotificationLogRoutes);

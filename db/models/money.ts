@@ -1,3 +1,4 @@
+import type { ActorType } from '../../lib/actor.js';
 import {
   type CreationOptional,
   DataTypes,
@@ -61,8 +62,6 @@ export type RefundMethod = (typeof REFUND_METHODS)[number];
 export const REFUND_STATUSES = ['processing', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
-export const OPERATOR_TYPES = ['admin', 'user', 'system'] as const;
-export type OperatorType = (typeof OPERATOR_TYPES)[number];
 
 /** Money columns are NUMERIC(14,2): pg hands them over as strings and they stay strings (or decimal.js). */
 type Money = string;
@@ -102,7 +101,7 @@ export type InvoiceRecord = {
   dispatched_at: Date | null;
   cancelled_at: Date | null;
   remark: string;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: string;
   trace_id: string;
@@ -172,7 +171,7 @@ export type RefundRecord = {
   scope: string[];
   out_request_no: string | null;
   failure_reason: string;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: string;
   refunded_at: Date | null;
@@ -251,7 +250,7 @@ export interface AccountTransactionRow extends Model<InferAttributes<AccountTran
   refund_id: number | null;
   idempotency_key: string;
   remark: CreationOptional<string>;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: CreationOptional<string>;
   trace_id: CreationOptional<string>;
@@ -276,7 +275,7 @@ export interface RechargeRecordRow extends Model<InferAttributes<RechargeRecordR
   currency: CreationOptional<'CNY'>;
   remark: CreationOptional<string>;
   reason: CreationOptional<string>;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: CreationOptional<string>;
   trace_id: CreationOptional<string>;

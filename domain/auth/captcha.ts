@@ -3,8 +3,8 @@ import { randomToken } from '../../lib/crypto.js';
 import { invokePlugin } from '../../plugins/runtime/invoke.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 
-const SYSTEM = { type: 'system' as const, id: null };
 export const CAPTCHA_IMAGE_PATH = '/api/v2/client/auth/captcha/image';
 /** Challenges one address may ask for per minute (images are cheap, not free). */
 const MAX_CHALLENGES_PER_IP_MINUTE = 30;
@@ -13,7 +13,7 @@ export type CaptchaChallenge = { challengeId: string; imageUrl: string; expiresA
 
 async function captchaPlugin(deps: DomainDeps, action: string, payload: Record<string, unknown>) {
   try {
-    return await invokePlugin(deps, { domain: 'captcha', action, payload, actor: SYSTEM, timeoutMs: 5000 });
+    return await invokePlugin(deps, { domain: 'captcha', action, payload, actor: SYSTEM_ACTOR, timeoutMs: 5000 });
   } catch (err) {
     // No captcha plugin bound or enabled: the feature is off (a 404 like any absent resource, not an outage).
     if (err instanceof AppError) throw notFound('图形验证码未启用，请联系客服');

@@ -1,12 +1,10 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invoke.js';
-import type { PluginActor } from '../../plugins/runtime/contract.js';
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import type { DomainDeps } from '../deps.js';
 
 /** One provider call may take this long from a request; the workflow's activities allow the same. */
 const PROVIDER_TIMEOUT_MS = 10_000;
-
-const SYSTEM: PluginActor = { type: 'system', id: null };
 
 export type ProviderResult = { status: 1 | 2 | 3; reasonCode: string | null; reasonMessage: string | null };
 
@@ -24,7 +22,7 @@ export async function callVerificationPlugin(
       domain: 'verification',
       action,
       payload,
-      actor: SYSTEM,
+      actor: SYSTEM_ACTOR,
       timeoutMs: PROVIDER_TIMEOUT_MS,
       ...(traceId ? { traceId } : {}),
       ...(secretValues.length > 0 ? { overrides: { config: {}, secretValues } } : {}),

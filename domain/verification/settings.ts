@@ -1,5 +1,8 @@
 import type { AccessAction } from '../../lib/config.js';
 import type { DomainDeps } from '../deps.js';
+import { accessSettings } from '../settings/groups/access.js';
+import { verificationSettings } from '../settings/groups/verification.js';
+import { readSettings } from '../settings/settings.js';
 
 export type VerificationSettings = { freeAttempts: number; fee: string; attemptSeconds: number };
 export type AccessSettings = { emailRequiredFor: AccessAction[]; realNameRequiredFor: AccessAction[] };
@@ -7,14 +10,15 @@ export type AccessSettings = { emailRequiredFor: AccessAction[]; realNameRequire
 /**
  * The settings groups this area owns, read in one place each: `verification` (free attempts,
  * the fee of each further attempt, an attempt's lifetime) and `access` (which actions need a
- * verified e-mail or a real name). They come from the environment until the settings kernel's
- * `readSettings(deps, verificationSettings)` replaces these two bodies.
+ * verified e-mail or a real name). Admins change them with `POST /api/v2/admin/settings`; the
+ * VERIFICATION_* and ACCESS_* variables are the defaults while a key is unset.
  */
 export async function readVerificationSettings(deps: DomainDeps): Promise<VerificationSettings> {
-  const { freeAttempts, fee, attemptSeconds } = deps.config.verification;
-  return Promise.resolve({ freeAttempts, fee, attemptSeconds });
+  const s = await readSettings(deps, verificationSettings);
+  return { freeAttempts: s.free_attempts, fee: s.fee, attemptSeconds: s.attempt_seconds };
 }
 
 export async function readAccessSettings(deps: DomainDeps): Promise<AccessSettings> {
-  return Promise.resolve({ emailRequiredFor: [...deps.config.access.emailRequiredFor], realNameRequiredFor: [...deps.config.access.realNameRequiredFor] });
+  const s = await readSettings(deps, accessSettings);
+  return { emailRequiredFor: [...s.email_required_for], realNameRequiredFor: [...s.real_name_required_for] };
 }

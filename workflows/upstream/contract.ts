@@ -1,3 +1,4 @@
+import type { Actor } from '../../lib/actor.js';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 
 /**
@@ -36,11 +37,8 @@ export type UpstreamWork = keyof typeof REFUSED_FAILURES;
 /** Failure types retrying does not change: shown to the admin as they are. */
 const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.values(REFUSED_FAILURES)];
 
-/** The admin who decided. */
-export type Decider = { id: number; name: string };
-
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
-export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Decider; reason: string };
+export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; reason: string };
 
 /** Why upstream work stopped: where, a code, and the Chinese reason the admin reads. */
 export type UpstreamFailure<Stage extends string = string> = { stage: Stage; code: string; reason: string };

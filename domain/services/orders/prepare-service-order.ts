@@ -1,6 +1,6 @@
 import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
-import type { Decider } from '../../../workflows/upstream/contract.js';
+import { type Actor, deciderActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
@@ -16,7 +16,7 @@ import { loadServiceOrder, recordOrderEvent } from './order-record.js';
  */
 export async function prepareServiceOrder(
   deps: DomainDeps,
-  input: { invoiceId: number; workflowId: string; retriedBy?: Decider | null },
+  input: { invoiceId: number; workflowId: string; retriedBy?: Actor | null },
 ): Promise<PreparedServiceOrder> {
   const { Service, ServiceUpstreamBinding, Supplier } = deps.db.models;
   return deps.db.sequelize.transaction(async (transaction) => {
@@ -40,7 +40,7 @@ export async function prepareServiceOrder(
           status: 'info',
           message: `管理员 ${input.retriedBy.name} 重试`,
           workflowId: input.workflowId,
-          operator: { type: 'admin', id: input.retriedBy.id },
+          operator: deciderActor(input.retriedBy),
         },
         transaction,
       );

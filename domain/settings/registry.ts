@@ -1,0 +1,11 @@
+import type { SettingGroup } from './define.js';
+import { registrationSettings } from './groups/registration.js';
+import { siteSettings } from './groups/site.js';
+import { verificationSettings } from './groups/verification.js';
+import { accessSettings } from './groups/access.js';
+
+/**
+ * Every settings group, in the order the admin page shows them. An area adds its group here
+ * (one line) and reads it with `readSettings(deps, group)`.
+ */
+export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, verificationSettings, accessSettings];
