@@ -312,3 +312,23 @@ describe('the provider and the scan relay', () => {
     expectError(await platform.api.get('/api/v2/client/verification/scan', { query: { token: scanUrl.searchParams.get('token') as string } }), 40400, 404);
   });
 });
+
+describe('settings', () => {
+  // Last in the file: stored values override the defaults the tests above change.
+  it('takes fees, free attempts and the action rules from the admin settings route', async () => {
+    const root = await platform.rootToken();
+    const saved = await platform.api.post('/api/v2/admin/settings', {
+      token: root,
+      body: { values: { 'verification.free_attempts': 0, 'verification.fee': '3.50', 'access.real_name_required_for': ['recharge'] } },
+    });
+    expect(saved.body.code, saved.body.message).toBe(0);
+    const client = await registerClient(platform);
+    const fees = await platform.api.get('/api/v2/client/verification/fee-config', { token: client.token });
+    expect(fees.body.data).toMatchObject({ free_attempts: 0, fee: '3.50', next_attempt_fee: '3.50' });
+    const recharge = await platform.api.post('/api/v2/client/recharge', { token: client.token, body: { amount: '10.00' } });
+    expectError(recharge, 40301, 403);
+    expect(recharge.body.data).toMatchObject({ required: ['real_name'] });
+    const bad = await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'access.email_required_for': ['everything'] } } });
+    expectError(bad, 42200, 422);
+  });
+});
