@@ -252,12 +252,15 @@ export async function activatePaidAttempt(deps: DomainDeps, invoiceId: number): 
   if (activated) await followUpPending(deps, activated, BACKGROUND_DEADLINE_MS);
 }
 
+/** Free restarts of one attempt (each opens a provider session, which the platform pays for). */
+export const MAX_RESTARTS = 5;
+
 /**
  * A new provider session for the caller's latest attempt when it is still pending or expired
  * (the person did not finish, the link timed out, the provider was down before the scan): the
  * old one is closed (`cancelled`) and a new attempt with the same sealed identity starts, free of
  * charge (`restart`; a paid attempt is never charged again). A failed or passed attempt cannot
- * be restarted: a new `init` is a new attempt. 40963 otherwise.
+ * be restarted: a new `init` is a new attempt. 40963 otherwise, and after MAX_RESTARTS restarts.
  */
 export async function restartVerification(deps: DomainDeps, userId: number): Promise<AttemptRecord> {
   const settings = await readVerificationSettings(deps);
@@ -269,6 +272,16 @@ export async function restartVerification(deps: DomainDeps, userId: number): Pro
       throw new AppError(ErrorCode.VERIFICATION_NOT_RESTARTABLE, '没有可重新发起的实名认证，请重新提交认证信息');
     }
     if (await identityTakenByAnother(deps, userId, latest.id_hash, tx)) throw new AppError(ErrorCode.VERIFICATION_IDENTITY_IN_USE, IDENTITY_IN_USE_MESSAGE);
+    const restarts = await sqlOne<{ n: number }>(
+      deps,
+      `SELECT count(*)::int AS n FROM verification_attempts
+        WHERE user_id = $1 AND charge = 'restart' AND id > COALESCE((SELECT max(id) FROM verification_attempts WHERE user_id = $1 AND charge <> 'restart'), 0)`,
+      [userId],
+      tx,
+    );
+    if ((restarts?.n ?? 0) >= MAX_RESTARTS) {
+      throw new AppError(ErrorCode.VERIFICATION_NOT_RESTARTABLE, `同一次认证最多重新发起 ${MAX_RESTARTS} 次，请重新提交认证信息`);
+    }
     if (latest.status === 'pending') {
       const closed = await sqlOne(
         deps,

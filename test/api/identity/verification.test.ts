@@ -111,6 +111,16 @@ describe('real-name verification through the certify sandbox', () => {
     await expectBooksBalanced(platform);
   });
 
+  it('limits free restarts of one attempt', async () => {
+    freeAttempts(5);
+    const client = await registerClient(platform);
+    await init(client, idNumber(5), '孙五');
+    for (let i = 0; i < 5; i++) expect((await platform.api.post('/api/v2/client/verification/restart', { token: client.token })).body.code).toBe(0);
+    expectError(await platform.api.post('/api/v2/client/verification/restart', { token: client.token }), 40963, 409);
+    const attempts = await platform.deps.db.read<{ status: string }>('SELECT status FROM verification_attempts WHERE user_id = $1 ORDER BY id', [client.id]);
+    expect(attempts.map((a) => a.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled', 'pending']);
+  });
+
   it('expires an attempt nobody finished; the expired attempt can be restarted free of charge', async () => {
     freeAttempts(1);
     platform.deps.config.verification.attemptSeconds = 3;
@@ -258,7 +268,10 @@ describe('identity rules', () => {
       expect(await status(second)).toMatchObject({ is_verified: 1 });
     });
     const list = await platform.api.get('/api/v2/admin/verifications', { token: root, query: { status: '2', keyword: String(second.id) } });
-    expect(list.body.data.list).toEqual([expect.objectContaining({ user_id: second.id, verification_id_mask: `${id.slice(0, 4)}**********${id.slice(-4)}` })]);
+    expect(list.body.data.list).toEqual(
+      expect.arrayContaining([expect.objectContaining({ user_id: second.id, verification_id_mask: `${id.slice(0, 4)}**********${id.slice(-4)}` })]),
+    );
+    expect(list.body.data.list.every((u: { verification_status: number }) => u.verification_status === 2)).toBe(true);
     expect(JSON.stringify(list.body)).not.toContain(id);
   });
 
