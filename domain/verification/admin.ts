@@ -113,7 +113,7 @@ export async function verificationHistory(deps: DomainDeps, userId: number): Pro
  * Admin unbinding (permission `verification.manage`, with a reason): the user is no longer
  * verified (status back to none, masks and identity hash cleared, so the identity may verify
  * again, on this or another account), an open attempt is closed, and a history row names the
- * admin and the reason. Nothing is deleted. 40965 when the user is not verified.
+ * admin and the reason. Nothing is deleted. 40975 when the user is not verified.
  */
 export async function unbindVerification(deps: DomainDeps, userId: number, admin: { id: number; username: string }, reason: string, traceId: string): Promise<void> {
   await inTransaction(deps, async (tx) => {

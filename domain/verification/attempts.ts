@@ -94,9 +94,9 @@ async function newAttemptNo(deps: DomainDeps, tx: Tx): Promise<string> {
 
 /**
  * Starts an attempt for the caller: name and ID number checked (GB 11643 check digit), sealed
- * with the secret box, masked and hashed. Refused when already verified (40960), when an attempt
- * is open (40961, or 40964 with its unpaid invoice), or when the identity verifies another account
- * (40962; no account named). A free attempt (free attempts left, or no fee) is `pending` at once:
+ * with the secret box, masked and hashed. Refused when already verified (40970), when an attempt
+ * is open (40971, or 40974 with its unpaid invoice), or when the identity verifies another account
+ * (40972; no account named). A free attempt (free attempts left, or no fee) is `pending` at once:
  * its workflow is promised by an outbox row in the same transaction, and the provider session is
  * opened now so the answer carries `certify_id` (if the provider is down, the workflow opens it
  * later and the attempt stays usable). A paid one waits for its own `verification` invoice
@@ -260,7 +260,7 @@ export const MAX_RESTARTS = 5;
  * (the person did not finish, the link timed out, the provider was down before the scan): the
  * old one is closed (`cancelled`) and a new attempt with the same sealed identity starts, free of
  * charge (`restart`; a paid attempt is never charged again). A failed or passed attempt cannot
- * be restarted: a new `init` is a new attempt. 40963 otherwise, and after MAX_RESTARTS restarts.
+ * be restarted: a new `init` is a new attempt. 40973 otherwise, and after MAX_RESTARTS restarts.
  */
 export async function restartVerification(deps: DomainDeps, userId: number): Promise<AttemptRecord> {
   const settings = await readVerificationSettings(deps);

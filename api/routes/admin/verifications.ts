@@ -43,7 +43,7 @@ const unbind = defineRoute({
   path: '/api/v2/admin/verifications/{user}/unbindings',
   tags,
   summary: '解除用户实名认证',
-  description: '需填写原因。用户回到未实名状态，身份信息可重新用于认证；历史记录保留并记下操作管理员与原因，不删除任何记录。用户未实名 40965。',
+  description: '需填写原因。用户回到未实名状态，身份信息可重新用于认证；历史记录保留并记下操作管理员与原因，不删除任何记录。用户未实名 40975。',
   access: { surface: 'admin', permission: 'verification.manage' },
   request: { params: idParam('user'), ...jsonBody(z.object({ reason: z.string({ error: '请填写解除原因' }).trim().min(1, { error: '请填写解除原因' }).max(255) })) },
   data: z.null(),

@@ -39,7 +39,7 @@ const init = defineRoute({
   tags,
   summary: '发起实名认证',
   description:
-    '提交真实姓名与身份证号（校验位检查）。姓名与身份证号加密保存，之后只以掩码显示。免费次数内（或费用为 0）立即开始认证并返回 certify_id（服务商暂不可用时为 null，稍后获取二维码会补开）；否则生成 verification 类型账单（invoice），用余额或扫码支付该账单后认证自动开始。已实名 40960；有进行中的认证 40961；有待支付的认证账单 40964；该身份已用于其他账号 40962（不透露是哪个账号）。',
+    '提交真实姓名与身份证号（校验位检查）。姓名与身份证号加密保存，之后只以掩码显示。免费次数内（或费用为 0）立即开始认证并返回 certify_id（服务商暂不可用时为 null，稍后获取二维码会补开）；否则生成 verification 类型账单（invoice），用余额或扫码支付该账单后认证自动开始。已实名 40970；有进行中的认证 40971；有待支付的认证账单 40974；该身份已用于其他账号 40972（不透露是哪个账号）。',
   access: { surface: 'client' },
   request: jsonBody(
     z.object({
@@ -89,7 +89,7 @@ const restart = defineRoute({
   path: '/api/v2/client/verification/restart',
   tags,
   summary: '重新发起认证（不重复收费）',
-  description: '最近一次认证仍在进行或已过期时，关闭它并用同一身份信息重新开始，不计免费次数、不再收费。未通过或没有认证时 40963。',
+  description: '最近一次认证仍在进行或已过期时，关闭它并用同一身份信息重新开始，不计免费次数、不再收费。未通过或没有认证时 40973。',
   access: { surface: 'client' },
   data: z.object({ certify_id: z.string().nullable(), attempt: attemptSchema }),
   errors: [ErrorCode.VERIFICATION_ALREADY_VERIFIED, ErrorCode.VERIFICATION_NOT_RESTARTABLE, ErrorCode.VERIFICATION_IDENTITY_IN_USE, ErrorCode.CONFLICT],

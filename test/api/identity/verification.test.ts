@@ -62,7 +62,7 @@ describe('real-name verification through the certify sandbox', () => {
     expect(history.body.data.events.filter((e: { event: string }) => e.event === 'passed')).toHaveLength(1);
 
     // Verified: a second init is refused, and no answer or log line holds the ID number or name.
-    expectError(await init(client, id), 40960, 409);
+    expectError(await init(client, id), 40970, 409);
     const joined = logs.join('\n');
     expect(joined).not.toContain(id);
     expect(joined).not.toContain('张三');
@@ -77,7 +77,7 @@ describe('real-name verification through the certify sandbox', () => {
     expect(started.body.code).toBe(0);
     await scanAndFinish(platform, client.token, 'fail', 'ID_MISMATCH');
     await settles(async () => { expect(await status(client)).toMatchObject({ is_verified: 0, verification_status: 3, attempt: { status: 'failed', reason_code: 'identity_mismatch' } }); });
-    expectError(await platform.api.post('/api/v2/client/verification/restart', { token: client.token }), 40963, 409);
+    expectError(await platform.api.post('/api/v2/client/verification/restart', { token: client.token }), 40973, 409);
     const fees = await platform.api.get('/api/v2/client/verification/fee-config', { token: client.token });
     expect(fees.body.data).toMatchObject({ remaining_free_attempts: 0, next_attempt_fee: '5.00' });
   });
@@ -90,7 +90,7 @@ describe('real-name verification through the certify sandbox', () => {
     expect(started.body.code, started.body.message).toBe(0);
     expect(started.body.data).toMatchObject({ certify_id: null, attempt: { status: 'awaiting_payment', charge: 'paid', fee: '5.00' }, invoice: { amount: '5.00' } });
     const invoiceId = started.body.data.invoice.id as number;
-    expectError(await init(client, idNumber(3), '王五'), 40964, 409);
+    expectError(await init(client, idNumber(3), '王五'), 40974, 409);
     const paid = await platform.api.post(`/api/v2/client/invoices/${invoiceId}/pay/balance`, { token: client.token });
     expect(paid.body.code, paid.body.message).toBe(0);
     await settles(async () => { expect((await status(client)).attempt).toMatchObject({ status: 'pending', certify_id: expect.stringMatching(/^CT/) }); });
@@ -116,7 +116,7 @@ describe('real-name verification through the certify sandbox', () => {
     const client = await registerClient(platform);
     await init(client, idNumber(5), '孙五');
     for (let i = 0; i < 5; i++) expect((await platform.api.post('/api/v2/client/verification/restart', { token: client.token })).body.code).toBe(0);
-    expectError(await platform.api.post('/api/v2/client/verification/restart', { token: client.token }), 40963, 409);
+    expectError(await platform.api.post('/api/v2/client/verification/restart', { token: client.token }), 40973, 409);
     const attempts = await platform.deps.db.read<{ status: string }>('SELECT status FROM verification_attempts WHERE user_id = $1 ORDER BY id', [client.id]);
     expect(attempts.map((a) => a.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled', 'pending']);
   });
@@ -248,14 +248,14 @@ describe('identity rules', () => {
       expect(await status(first)).toMatchObject({ is_verified: 1 });
     });
     const refused = await init(second, id, '陈一');
-    expectError(refused, 40962, 409);
+    expectError(refused, 40972, 409);
     expect(JSON.stringify(refused.body)).not.toMatch(new RegExp(`${first.id}|@example`));
 
     const root = await platform.rootToken();
     expectError(await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: {} }), 42200, 422);
     const unbound = await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: { reason: '用户申请更换实名' } });
     expect(unbound.body.code, unbound.body.message).toBe(0);
-    expectError(await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: { reason: '再次' } }), 40965, 409);
+    expectError(await platform.api.post(`/api/v2/admin/verifications/${first.id}/unbindings`, { token: root, body: { reason: '再次' } }), 40975, 409);
     expect(await status(first)).toMatchObject({ is_verified: 0, verification_status: null, verification_id_mask: null });
     const history = await platform.api.get(`/api/v2/admin/verifications/${first.id}/history`, { token: root });
     expect(history.body.data.events.map((e: { event: string }) => e.event)).toEqual(['unbound', 'passed']);
