@@ -4,6 +4,7 @@ import { createTaskActivities } from './tasks.js';
 import { createServiceActivities } from './services.js';
 import { createMoneyActivities } from './money.js';
 import { createProvisioningActivities } from './provisioning.js';
+import { createVerificationActivities } from './verification.js';
 
 /**
  * Activities are thin adapters over domain/: the same functions routes call. Every activity
@@ -17,6 +18,7 @@ export function createActivities(deps: DomainDeps) {
     ...createServiceActivities(deps),
     ...createMoneyActivities(deps),
     ...createProvisioningActivities(deps),
+    ...createVerificationActivities(deps),
   };
 }
 

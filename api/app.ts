@@ -52,6 +52,9 @@ import { clientServiceRenewalRoutes } from './routes/client/service-renewals.js'
 import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
 import { clientServiceUpgradeRoutes } from './routes/client/service-upgrades.js';
 import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
+import { clientVerificationRoutes } from './routes/client/verification.js';
+import { adminVerificationRoutes } from './routes/admin/verifications.js';
+import { clientAuthCodeRoutes } from './routes/client/auth-codes.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 import { adminTicketRoutes } from './routes/admin/tickets.js';
@@ -126,6 +129,9 @@ export function createApiRoutes() {
   api.route('/', clientServiceTrafficRoutes);
   api.route('/', clientServiceUpgradeRoutes);
   api.route('/', clientVncTokenRoutes);
+  api.route('/', clientVerificationRoutes);
+  api.route('/', adminVerificationRoutes);
+  api.route('/', clientAuthCodeRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
   api.route('/', adminTicketRoutes);

@@ -13,6 +13,17 @@ function isExactOrigin(value: string): boolean {
   }
 }
 
+/** Actions a verified e-mail or real name may be required for (`ACCESS_*_REQUIRED_FOR`, comma-separated). */
+export const ACCESS_ACTIONS = ['purchase', 'recharge', 'withdrawal', 'ticket'] as const;
+export type AccessAction = (typeof ACCESS_ACTIONS)[number];
+
+const accessActions = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((a) => a.trim()).filter(Boolean))
+  .refine((list) => list.every((a) => (ACCESS_ACTIONS as readonly string[]).includes(a)), `each one of ${ACCESS_ACTIONS.join(', ')}`)
+  .transform((list) => list as AccessAction[]);
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
@@ -110,6 +121,25 @@ const envSchema = z.object({
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
   ASSET_URL_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(300),
+  VERIFICATION_FREE_ATTEMPTS: z.coerce.number().int().min(0).max(100).default(1),
+  VERIFICATION_FEE: z
+    .string()
+    .regex(/^\d{1,6}(\.\d{1,2})?$/, 'yuan with at most two decimals')
+    .default('0.00'),
+  VERIFICATION_ATTEMPT_SECONDS: z.coerce.number().int().min(3).max(86_400).default(1800),
+  VERIFICATION_POLL_INTERVALS_SECONDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'comma-separated whole seconds')
+    .default('5,10,20,40,60')
+    .transform((v) => v.split(',').map(Number))
+    .refine((list) => list.every((n) => n >= 1 && n <= 3600), 'each interval 1..3600 seconds'),
+  ACCESS_EMAIL_REQUIRED_FOR: accessActions,
+  ACCESS_REALNAME_REQUIRED_FOR: accessActions,
+  AUTH_CODE_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
+  AUTH_CODE_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  AUTH_CODE_RESEND_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  AUTH_CODE_MAX_PER_ADDRESS_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+  AUTH_CODE_MAX_PER_IP_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 
 export type AppConfig = {
@@ -198,6 +228,16 @@ export type AppConfig = {
     s3: { endpoint?: string; region: string; bucket?: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
     assetUrlTtlSeconds: number;
   };
+  /**
+   * Real-name verification defaults (until the settings kernel's \`verification\` group holds
+   * them): free attempts per user, the fee of each further attempt (yuan), an attempt's lifetime,
+   * and the provider polling backoff (the last interval repeats).
+   */
+  verification: { freeAttempts: number; fee: string; attemptSeconds: number; pollIntervalsSeconds: number[] };
+  /** Which actions need a verified e-mail and which a real-name verification (settings group \`access\`). */
+  access: { emailRequiredFor: AccessAction[]; realNameRequiredFor: AccessAction[] };
+  /** One-time codes (e-mail verification, password reset): lifetime, wrong guesses per code, resend interval and hourly sends per address and per IP. */
+  authCodes: { ttlSeconds: number; maxAttempts: number; resendSeconds: number; maxPerAddressHour: number; maxPerIpHour: number };
 };
 
 export class ConfigError extends Error {
@@ -296,6 +336,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         forcePathStyle: e.S3_FORCE_PATH_STYLE,
       },
       assetUrlTtlSeconds: e.ASSET_URL_TTL_SECONDS,
+    },
+    verification: {
+      freeAttempts: e.VERIFICATION_FREE_ATTEMPTS,
+      fee: Number(e.VERIFICATION_FEE).toFixed(2),
+      attemptSeconds: e.VERIFICATION_ATTEMPT_SECONDS,
+      pollIntervalsSeconds: e.VERIFICATION_POLL_INTERVALS_SECONDS,
+    },
+    access: { emailRequiredFor: e.ACCESS_EMAIL_REQUIRED_FOR, realNameRequiredFor: e.ACCESS_REALNAME_REQUIRED_FOR },
+    authCodes: {
+      ttlSeconds: e.AUTH_CODE_TTL_SECONDS,
+      maxAttempts: e.AUTH_CODE_MAX_ATTEMPTS,
+      resendSeconds: e.AUTH_CODE_RESEND_SECONDS,
+      maxPerAddressHour: e.AUTH_CODE_MAX_PER_ADDRESS_HOUR,
+      maxPerIpHour: e.AUTH_CODE_MAX_PER_IP_HOUR,
     },
   };
 }

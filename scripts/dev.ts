@@ -5,6 +5,7 @@ import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
+import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './seeders/identity.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
@@ -126,6 +127,8 @@ async function main() {
   // After the plugins: the demo product of type `other` binds to the enabled upstream plugin.
   const catalogue = await seedDemoCatalogue(deps);
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
+  const identities = await seedIdentityDemo(deps);
+  if (identities.length) log(`实名认证演示数据 / verification demo data: ${identities.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
@@ -162,6 +165,7 @@ async function main() {
     `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
+    `  实名演示 / verification demo  ${DEMO_VERIFIED_CLIENT.email} (已实名)  ${DEMO_PENDING_CLIENT.email} (认证中)  ${DEMO_VERIFIED_CLIENT.password}`,
     '  沙箱 / sandboxes',
     `    QR 支付网关 / QR gateway   ${sandboxes.qrpay.baseUrl}  (扫码页 / pay page: /scan/<单号>)`,
     `    实名认证 / certify         ${sandboxes.certify.baseUrl}`,

@@ -9,3 +9,4 @@ export { refundWorkflow } from './refund/workflow.js';
 export { renewServiceWorkflow } from './renewal/workflow.js';
 export { trafficPackageWorkflow } from './traffic-package/workflow.js';
 export { upgradeServiceWorkflow } from './upgrade/workflow.js';
+export { verificationWorkflow } from './verification/workflow.js';

@@ -4,6 +4,8 @@ import { adminHasPermission } from '../../domain/auth/principals.js';
 import { authenticateAdmin, authenticateClient } from '../../domain/auth/sessions.js';
 import type { AppEnv } from '../context.js';
 import type { Access } from '../openapi/define-route.js';
+import { requireVerified } from '../../domain/access/require-verified.js';
+import type { AccessAction } from '../../lib/config.js';
 
 export function bearerToken(header: string | undefined): string | null {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
@@ -24,6 +26,14 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     } else {
       c.set('client', await authenticateClient(deps, token));
     }
+    await next();
+  };
+}
+
+/** After `requireAccess` on a client route: the e-mail / real-name preconditions of the action (40301). */
+export function requirePrecondition(action: AccessAction): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await requireVerified(c.var.deps, c.var.client.id, action);
     await next();
   };
 }

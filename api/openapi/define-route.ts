@@ -3,7 +3,8 @@ import { defaultMessages, ErrorCode, httpStatusFor } from '../../lib/errors.js';
 import type { PermissionCode } from '../../domain/auth/permissions.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
-import { requireAccess } from '../middleware/auth.js';
+import { requireAccess, requirePrecondition } from '../middleware/auth.js';
+import type { AccessAction } from '../../lib/config.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
@@ -12,7 +13,8 @@ import { documentAccess, operationIdFor } from './operations.js';
 export type Access =
   | { surface: 'public' }
   | { surface: 'admin'; permission?: PermissionCode }
-  | { surface: 'client' };
+  /** `precondition`: the action whose e-mail / real-name requirement (settings group `access`) is checked: 40301. */
+  | { surface: 'client'; precondition?: AccessAction };
 
 type RequestSpec = NonNullable<RouteConfig['request']>;
 
@@ -37,7 +39,9 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
 
 function accessText(access: Access): string {
   if (access.surface === 'public') return '公开接口';
-  if (access.surface === 'client') return '需要客户登录';
+  if (access.surface === 'client') {
+    return access.precondition ? `需要客户登录；操作 ${access.precondition} 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）` : '需要客户登录';
+  }
   return access.permission ? `需要管理员登录，权限 ${access.permission}` : '需要管理员登录';
 }
 
@@ -54,6 +58,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
+  const precondition = spec.access.surface === 'client' ? spec.access.precondition : undefined;
+  if (precondition) codes.add(ErrorCode.PRECONDITION_REQUIRED);
   codes.add(ErrorCode.INTERNAL);
   const idempotency = spec.idempotent ? idempotentRoute(spec) : null;
   if (idempotency) codes.add(ErrorCode.VALIDATION).add(ErrorCode.IDEMPOTENCY_KEY_IN_PROGRESS);
@@ -86,6 +92,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     middleware: [
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
+      ...(precondition ? [requirePrecondition(precondition)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],

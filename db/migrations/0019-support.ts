@@ -1,3 +1,4 @@
+import { extendCheck } from './extend-check.js';
 import type { Migration } from './types.js';
 
 /**
@@ -145,16 +146,9 @@ export const migration0019Support: Migration = {
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
       );
 
-      ALTER TABLE notification_log DROP CONSTRAINT IF EXISTS notification_log_kind_check;
-      ALTER TABLE notification_log ADD CONSTRAINT notification_log_kind_check
-        CHECK (kind IN ('renewal_due', 'service_overdue', 'service_suspended', 'service_terminated', 'invoice_unpaid',
-                        'ticket_staff_reply', 'ticket_customer_reply', 'ticket_close_reminder', 'ticket_auto_closed'));
-      ALTER TABLE notification_log DROP CONSTRAINT IF EXISTS notification_log_entity_type_check;
-      ALTER TABLE notification_log ADD CONSTRAINT notification_log_entity_type_check CHECK (entity_type IN ('service', 'invoice', 'ticket'));
-
-      ALTER TABLE outbox DROP CONSTRAINT IF EXISTS outbox_kind_check;
-      ALTER TABLE outbox ADD CONSTRAINT outbox_kind_check
-        CHECK (kind IN ('start_fulfilment', 'start_payment', 'start_refund', 'decide_provisioning', 'decide_service_order', 'ticket_notice'));
+      ${extendCheck('notification_log', 'kind', ['ticket_staff_reply', 'ticket_customer_reply', 'ticket_close_reminder', 'ticket_auto_closed'])}
+      ${extendCheck('notification_log', 'entity_type', ['ticket'])}
+      ${extendCheck('outbox', 'kind', ['ticket_notice'])}
     `);
   },
   async down({ context: sequelize }) {

@@ -15,6 +15,7 @@ import { migration0014VncSessions } from './0014-vnc-sessions.js';
 import { migration0015Settings } from './0015-settings.js';
 import { migration0016ConsoleNetwork } from './0016-console-network.js';
 import { migration0017ServiceUpgrades } from './0017-service-upgrades.js';
+import { migration0018Identity } from './0018-identity.js';
 import { migration0019Support } from './0019-support.js';
 import { migration0022ActorTypes } from './0022-actor-types.js';
 import type { Migration } from './types.js';
@@ -38,6 +39,7 @@ export const migrations: Migration[] = [
   migration0015Settings,
   migration0016ConsoleNetwork,
   migration0017ServiceUpgrades,
+  migration0018Identity,
   migration0019Support,
   migration0022ActorTypes,
 ];

@@ -14,8 +14,8 @@ import {
  * the rules built on them are in `domain/billing/constants.ts`.
  */
 
-/** `purchase` and `renew`/`traffic_package`/`upgrade` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
-export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'deduction', 'refund'] as const;
+/** `purchase` and `renew`/`traffic_package`/`upgrade` have an order; `recharge`, `deduction`, `refund` (red entry) and `verification` (a paid real-name attempt) do not. */
+export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'deduction', 'refund', 'verification'] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 /** `paid` means settled: red-entry refund invoices and admin documents are created `paid`. */

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   'ticket.manage': '处理工单（回复、内部备注、分配、状态）与管理工单部门',
   'content.view': '查看公告、帮助文章与媒体文件',
   'content.manage': '管理公告、帮助文章、分类、媒体文件（上传、删除）与首页横幅',
+  'verification.view': '查看实名认证记录',
+  'verification.manage': '管理实名认证（解除绑定）',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

@@ -17,6 +17,7 @@ export const INVOICE_TYPE_LABELS: Record<InvoiceType, string> = {
   recharge: '充值',
   deduction: '扣款',
   refund: '退款',
+  verification: '实名认证',
 };
 
 export const INVOICE_STATUS_LABELS: Record<InvoiceStatus, string> = {
@@ -52,9 +53,9 @@ export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {
 };
 
 /** Invoices that can be paid: they have an order and fulfilment. */
-export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge'];
+export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'verification'];
 /** Invoices that can be paid from the balance (a recharge cannot). */
-export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade'];
+export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'verification'];
 
 export const ORDER_TYPE_BY_INVOICE: Partial<Record<InvoiceType, OrderType>> = {
   purchase: 'new_purchase',
@@ -70,6 +71,8 @@ export const RECHARGE_SCENE_BY_INVOICE: Partial<Record<InvoiceType, Exclude<Rech
   traffic_package: 'new_purchase',
   upgrade: 'new_purchase',
   recharge: 'user_recharge',
+  /** A paid real-name verification attempt is bought like a service. */
+  verification: 'new_purchase',
 };
 
 /** User recharges: the amount range of `POST /api/v2/client/recharge`. */

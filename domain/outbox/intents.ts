@@ -4,8 +4,17 @@ import type { DomainDeps } from '../deps.js';
 /** The LISTEN/NOTIFY channel that wakes the relay; the payload is the delay (ms) before the new row is due. */
 export const OUTBOX_CHANNEL = 'outbox';
 
-/** What a row promises (the CHECK of migrations 0013 and 0019 lists the same). */
-export const INTENT_KINDS = ['start_fulfilment', 'start_payment', 'start_refund', 'decide_provisioning', 'decide_service_order', 'ticket_notice'] as const;
+/** What a row promises (the CHECK of migration 0013, extended by 0018 and 0019, lists the same). */
+export const INTENT_KINDS = [
+  'start_fulfilment',
+  'start_payment',
+  'start_refund',
+  'decide_provisioning',
+  'decide_service_order',
+  'start_verification',
+  'signal_verification',
+  'ticket_notice',
+] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
 
 /**
@@ -23,6 +32,9 @@ export const intentKeys = {
   refund: (refundNo: string) => `refund:${refundNo}`,
   /** One decision per wait: the wait is told apart by when the row entered `awaiting_admin`. */
   provisioningDecision: (serviceId: number, waitingSince: Date | null) => `decide:provision:${serviceId}:${waitingSince?.getTime() ?? 0}`,
+  verificationStart: (attemptNo: string) => `verification:${attemptNo}`,
+  /** One "look now" per attempt: later callbacks for it change nothing (the workflow polls anyway). */
+  verificationSignal: (attemptNo: string) => `verification-callback:${attemptNo}`,
   serviceOrderDecision: (invoiceId: number, waitingSince: Date | null) => `decide:service-order:${invoiceId}:${waitingSince?.getTime() ?? 0}`,
 };
 

@@ -9,6 +9,7 @@ import { deliverProvisioningDecision } from '../provisioning/admin.js';
 import { deliverServiceOrderDecision } from '../services/orders/admin-service-orders.js';
 import { sendTicketReplyNotice } from '../support/ticket-notices.js';
 import { type IntentKind, shortError } from './intents.js';
+import { resumeVerificationWorkflow, signalVerificationWorkflow } from '../verification/workflow-start.js';
 
 export type ClaimedIntent = { id: string; kind: IntentKind; key: string; payload: Record<string, unknown>; attempts: number };
 
@@ -41,6 +42,10 @@ export async function performIntent(deps: DomainDeps, intent: ClaimedIntent): Pr
       return deliverServiceOrderDecision(deps, String(p['workflow_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
     case 'ticket_notice':
       return sendTicketReplyNotice(deps, Number(p['reply_id']));
+    case 'start_verification':
+      return resumeVerificationWorkflow(deps, String(p['attempt_no']));
+    case 'signal_verification':
+      return signalVerificationWorkflow(deps, String(p['attempt_no']));
     default: {
       const unknown: never = intent.kind;
       throw new Error(`unknown outbox intent kind ${String(unknown)}`);

@@ -4,9 +4,19 @@ import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
 import { ticketSettings } from './groups/ticket.js';
 import { uploadSettings } from './groups/upload.js';
+import { verificationSettings } from './groups/verification.js';
+import { accessSettings } from './groups/access.js';
 
 /**
  * Every settings group, in the order the admin page shows them. An area adds its group here
  * (one line) and reads it with `readSettings(deps, group)`.
  */
-export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, consoleSettings, ticketSettings, uploadSettings];
+export const SETTING_GROUPS: readonly SettingGroup[] = [
+  siteSettings,
+  registrationSettings,
+  accessSettings,
+  verificationSettings,
+  consoleSettings,
+  ticketSettings,
+  uploadSettings,
+];

@@ -139,7 +139,6 @@ export type CreateTicketInput = {
 };
 
 export async function createTicket(deps: DomainDeps, userId: number, input: CreateTicketInput): Promise<number> {
-  // 40301: requireVerified(deps, userId, 'ticket')
   return inTransaction(deps, async (tx) => {
     await checkReplyRate(deps, userId, tx);
     const department = await sqlOne(deps, 'SELECT id FROM ticket_departments WHERE id = $1 AND is_visible', [input.department_id], tx);
@@ -167,7 +166,6 @@ export async function createTicket(deps: DomainDeps, userId: number, input: Crea
  * auto-close reminder of the wait is cleared. Closed tickets refuse (40955).
  */
 export async function replyAsClient(deps: DomainDeps, userId: number, ticketId: number, input: { body: string; attachments?: string[] | undefined }): Promise<void> {
-  // 40301: requireVerified(deps, userId, 'ticket')
   await inTransaction(deps, async (tx) => {
     const ticket = await sqlOne<{ status: TicketStatus }>(deps, 'SELECT status FROM tickets WHERE id = $1 AND user_id = $2 FOR UPDATE', [ticketId, userId], tx);
     if (!ticket) throw notFound('工单不存在');

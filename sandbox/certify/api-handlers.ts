@@ -27,6 +27,7 @@ function str(body: Record<string, unknown>, key: string): string {
 }
 
 function injected(state: CertifyState, endpoint: CertifyEndpoint): ApiAnswer | null {
+  if (state.outage) return failure(503, 'SERVICE_UNAVAILABLE', 'provider outage');
   const mode = takeFailure(state, endpoint);
   if (mode === 'http_500') return failure(500, 'SYSTEM_ERROR', 'internal error, please retry');
   if (mode === 'business_error') return failure(400, 'SERVICE_REJECTED', 'request rejected by risk control');

@@ -1,4 +1,5 @@
-import type { CallbackDelivery, CertifyCounters, CertifyEndpoint, CertifyFailureMode, CertifyState, CertifyStatus } from './state.js';
+import { replayCallback, sendCallback, type CallbackOptions } from './callback.js';
+import type { CallbackDelivery, CallbackMode, CertifyCounters, CertifyEndpoint, CertifyFailureMode, CertifyState, CertifyStatus } from './state.js';
 import { emptyCounters } from './state.js';
 
 export type CertifyRecordView = {
@@ -17,6 +18,14 @@ export type CertifySandboxControl = {
   counters(): CertifyCounters;
   callbacks(): CallbackDelivery[];
   records(): CertifyRecordView[];
+  /** How the next finished sessions call back (see `CallbackMode`); `delayMs` for `delayed`. */
+  setCallbackMode(mode: CallbackMode, delayMs?: number): void;
+  /** Provider outage on or off: the API answers HTTP 503 meanwhile. */
+  setOutage(on: boolean): void;
+  /** Sends a (validly signed, unless options say otherwise) callback for a session now: a late or extra callback. */
+  sendCallback(certifyId: string, options?: CallbackOptions): Promise<CallbackDelivery | null>;
+  /** Sends the n-th recorded delivery again byte for byte (a replay with the same nonce). */
+  replayCallback(index: number): Promise<CallbackDelivery | null>;
   reset(): void;
 };
 
@@ -37,7 +46,24 @@ export function createControl(state: CertifyState): CertifySandboxControl {
         status: r.status,
         fail_code: r.failCode,
       })),
+    setCallbackMode(mode, delayMs) {
+      state.callbackMode = mode;
+      if (delayMs !== undefined) state.callbackDelayMs = Math.max(0, delayMs);
+    },
+    setOutage(on) {
+      state.outage = on;
+    },
+    async sendCallback(certifyId, options = {}) {
+      const record = state.records.get(certifyId);
+      return record ? sendCallback(state, record, options) : null;
+    },
+    async replayCallback(index) {
+      const original = state.callbacks[index];
+      return original ? replayCallback(state, original) : null;
+    },
     reset() {
+      state.callbackMode = 'normal';
+      state.outage = false;
       state.records.clear();
       state.byOrder.clear();
       state.callbacks.length = 0;

@@ -5,6 +5,14 @@ export type CertifyKind = 'face' | 'cert_photo';
 export type CertifyStatus = 'INIT' | 'PROCESSING' | 'PASSED' | 'FAILED';
 export type CertifyEndpoint = 'init' | 'url' | 'query';
 export type CertifyFailureMode = 'http_500' | 'business_error';
+/**
+ * How the callback of a finished session is delivered: `normal` once at once; `delayed` once
+ * after `callbackDelayMs`; `duplicated` twice (each freshly signed, like a provider's retry);
+ * `forged` once, signed with a wrong secret; `late` once, signed with a timestamp outside the
+ * clock window (a retry held in a queue too long); `none` never.
+ */
+export const CALLBACK_MODES = ['normal', 'delayed', 'duplicated', 'forged', 'late', 'none'] as const;
+export type CallbackMode = (typeof CALLBACK_MODES)[number];
 
 export type CertifyRecord = {
   certifyId: string;
@@ -51,6 +59,10 @@ export type CertifyState = {
   callbacks: CallbackDelivery[];
   counters: CertifyCounters;
   failures: Map<CertifyEndpoint, { mode: CertifyFailureMode; remaining: number }>;
+  callbackMode: CallbackMode;
+  callbackDelayMs: number;
+  /** Provider outage: every API endpoint answers HTTP 503 until switched off. */
+  outage: boolean;
   inflight: Set<AbortController>;
   timers: Set<NodeJS.Timeout>;
 };
@@ -69,6 +81,9 @@ export function createState(options: { appId: string; appSecret: string; urlTtlS
     callbacks: [],
     counters: emptyCounters(),
     failures: new Map(),
+    callbackMode: 'normal',
+    callbackDelayMs: 1000,
+    outage: false,
     inflight: new Set(),
     timers: new Set(),
   };

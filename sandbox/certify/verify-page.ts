@@ -1,4 +1,4 @@
-import { sendCallback } from './callback.js';
+import { deliverByMode } from './callback.js';
 import { FAIL_REASONS, verifyUrlSignature, type ApiAnswer } from './api-handlers.js';
 import { signaturesEqual } from './signing.js';
 import type { CertifyState } from './state.js';
@@ -29,9 +29,16 @@ export async function handleVerify(state: CertifyState, certifyId: string, query
   const reason = query.get('reason') ?? 'FACE_MISMATCH';
   record.status = result === 'pass' ? 'PASSED' : 'FAILED';
   record.failCode = result === 'pass' ? null : reason in FAIL_REASONS ? reason : 'FACE_MISMATCH';
-  const delivery = await sendCallback(state, record);
+  const deliveries = await deliverByMode(state, record);
+  const delivery = deliveries[0];
   return {
     status: 200,
-    body: { certify_id: certifyId, status: record.status, callback: { http_status: delivery.http_status, error: delivery.error } },
+    body: {
+      certify_id: certifyId,
+      status: record.status,
+      callback: delivery ? { http_status: delivery.http_status, error: delivery.error } : null,
+      callbacks: deliveries.map((d) => ({ http_status: d.http_status, error: d.error })),
+      callback_mode: state.callbackMode,
+    },
   };
 }

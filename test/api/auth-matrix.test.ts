@@ -5,7 +5,9 @@ import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
 let platform: TestPlatform;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // Every action needs a verified e-mail and real name: routes with a precondition answer 40301 to the matrix's client.
+  const all = 'purchase,recharge,withdrawal,ticket';
+  platform = await startTestPlatform({ env: { ACCESS_EMAIL_REQUIRED_FOR: all, ACCESS_REALNAME_REQUIRED_FOR: all } });
 });
 afterAll(() => platform?.close());
 
@@ -16,6 +18,9 @@ describe('auth matrix', () => {
     expect(protectedRoutes.length).toBeGreaterThan(15);
     const mismatches = await runAuthMatrix(platform, protectedRoutes, await matrixTokens(platform));
     expect(mismatches).toEqual([]);
+    expect(protectedRoutes.filter((r) => r.access.surface === 'client' && r.access.precondition).map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(['POST /api/v2/client/invoices', 'POST /api/v2/client/recharge']),
+    );
   });
 
   it('leaves only the intended routes open', async () => {
@@ -23,6 +28,11 @@ describe('auth matrix', () => {
     expect(open.sort()).toEqual([
       'GET /api/health',
       'GET /api/secure-assets/view',
+      'GET /api/v2/client/auth/captcha',
+      'GET /api/v2/client/auth/captcha/image',
+      'GET /api/v2/client/verification/callback',
+      'GET /api/v2/client/verification/qrcode/image',
+      'GET /api/v2/client/verification/scan',
       'GET /api/v2/client/vnc-tokens/{token}',
       'GET /api/v2/site/config',
       'GET /api/v2/site/help-articles',
@@ -40,9 +50,12 @@ describe('auth matrix', () => {
       'GET /api/v2/site/products',
       'GET /api/v2/site/products/{productId}',
       'POST /api/v2/admin/login',
+      'POST /api/v2/client/auth/password/reset',
+      'POST /api/v2/client/auth/password/reset-code',
       'POST /api/v2/client/login',
       'POST /api/v2/client/payment/qrpay/notify',
       'POST /api/v2/client/register',
+      'POST /api/v2/client/verification/callback',
       'POST /api/v2/site/products/{productId}/quote',
     ]);
   });

@@ -3,7 +3,7 @@ import type { TestPlatform } from './platform.js';
 export type RouteAccess =
   | { surface: 'public' }
   | { surface: 'admin'; permission?: string }
-  | { surface: 'client' };
+  | { surface: 'client'; precondition?: string };
 
 export type DocumentedRoute = { method: string; path: string; access: RouteAccess };
 
@@ -46,7 +46,9 @@ export async function matrixTokens(platform: TestPlatform): Promise<MatrixTokens
 
 /**
  * Runs the auth matrix on the given routes: anonymous → 40100, the other surface's token →
- * 40300, an admin without the route's permission → 40300. Returns every mismatch found.
+ * 40300, an admin without the route's permission → 40300, and (when the platform requires a
+ * verified e-mail or real name for every action, `ACCESS_*_REQUIRED_FOR`) an unverified client on
+ * a route with a precondition → 40301. Returns every mismatch found.
  */
 export async function runAuthMatrix(platform: TestPlatform, routes: DocumentedRoute[], tokens: MatrixTokens) {
   const mismatches: string[] = [];
@@ -65,6 +67,10 @@ export async function runAuthMatrix(platform: TestPlatform, routes: DocumentedRo
     await check(route, 'other surface', other, 40300, 403);
     if (route.access.surface === 'admin' && route.access.permission) {
       await check(route, `without ${route.access.permission}`, tokens.adminWithoutPermissions, 40300, 403);
+    }
+    const precondition = route.access.surface === 'client' ? route.access.precondition : undefined;
+    if (precondition && platform.deps.config.access.emailRequiredFor.includes(precondition as never)) {
+      await check(route, `unverified for ${precondition}`, tokens.client, 40301, 403);
     }
   }
   return mismatches;

@@ -77,4 +77,24 @@ describe('the certify sandbox', () => {
     expect(counters.counters.query).toBe(sandbox.control.counters().query);
     expect(counters.counters.query).toBeGreaterThanOrEqual(4);
   });
+
+  it('answers 503 on every API endpoint during an outage, and normally after it', async () => {
+    sandbox.control.setOutage(true);
+    const down = await call('/certify/init', { ...person, outer_order_no: 'V-outage' });
+    expect(down.status).toBe(503);
+    sandbox.control.setOutage(false);
+    const up = await call('/certify/init', { ...person, outer_order_no: 'V-outage' });
+    expect(up.status).toBe(200);
+  });
+
+  it('signs a forged callback with another secret and a late one outside the clock window', async () => {
+    const init = await call('/certify/init', { ...person, outer_order_no: 'V-modes' });
+    const certifyId = init.json.data.certify_id as string;
+    const forged = await sandbox.control.sendCallback(certifyId, { secret: 'wrong' });
+    const late = await sandbox.control.sendCallback(certifyId, { timestampOffsetSeconds: -3600 });
+    const body = forged?.body ?? '';
+    const expected = signedHeaders('app-1', 'secret-1', { method: 'POST', path: forged?.path ?? '', body }, { nowSeconds: Number(forged?.headers['X-Timestamp']), nonce: forged?.headers['X-Nonce'] as string });
+    expect(forged?.headers['X-Signature']).not.toBe(expected['X-Signature']);
+    expect(Number(late?.headers['X-Timestamp'])).toBeLessThan(Math.floor(Date.now() / 1000) - 3000);
+  });
 });

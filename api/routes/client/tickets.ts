@@ -49,7 +49,7 @@ const create = defineRoute({
   tags,
   summary: '提交工单',
   description: '正文为纯文本。附件先通过上传附件接口上传，再以 asset_id 传入（仅限本人上传且未使用过的附件）。提交与回复合计按用户限频（42900）。',
-  access,
+  access: { surface: 'client', precondition: 'ticket' },
   idempotent: true,
   request: jsonBody(
     z
@@ -93,7 +93,7 @@ const reply = defineRoute({
   tags,
   summary: '回复工单',
   description: '已关闭的工单不能回复（40955），请提交新工单。',
-  access,
+  access: { surface: 'client', precondition: 'ticket' },
   request: { params: idParam('id'), ...jsonBody(z.object({ body: ticketBody, attachments: assetIds.optional() }).strict()) },
   data: ticketDetailSchema,
   errors: [ErrorCode.TICKET_CLOSED, ErrorCode.TOO_MANY_REQUESTS],

@@ -5,17 +5,19 @@ import { intentKeys } from '../../outbox/intents.js';
 import { dispatchServiceOrder } from '../../services/orders/dispatch-service-order.js';
 import { afterCommit } from './after-commit.js';
 import { startProvisioning } from './start-provisioning.js';
+import { activatePaidAttempt } from '../../verification/attempts.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 
 /** Invoice types whose settlement promises a fulfilment (a recharge is fulfilled in the settlement itself). */
-export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
+export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'verification'];
 
 /**
  * Fulfilment of a paid invoice after its settlement committed; idempotent. A purchase starts
  * `provision:<service_id>` for each of its services; a renewal, traffic package or upgrade its
- * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`). `dispatched_at` and the
+ * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`); a real-name
+ * verification its attempt (`activatePaidAttempt`: awaiting_payment → pending once, and its workflow). `dispatched_at` and the
  * settlement's `fulfil:<invoice id>` outbox row are marked done only after everything started,
  * so a crash in between leaves the row to the relay (and the invoice to the hourly backstop).
  * Runs from the API right after a balance payment, from the payment workflow, from the outbox
@@ -41,6 +43,9 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
     case 'traffic_package':
     case 'upgrade':
       await dispatchServiceOrder(deps, invoice);
+      break;
+    case 'verification':
+      await activatePaidAttempt(deps, invoice.id);
       break;
     default:
       break;

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { dispatchFulfilment } from './dispatch-fulfilment.js';
+import { dispatchFulfilment, FULFILLED_TYPES } from './dispatch-fulfilment.js';
 
 export type RedispatchSummary = {
   /** Paid invoices whose dispatch was still not recorded: what the normal paths (the outbox relay first) left to repair; should be 0. */
@@ -24,9 +24,9 @@ export async function redispatchPendingFulfilment(deps: DomainDeps, options: { g
     deps,
     `SELECT id FROM invoices
       WHERE dispatched_at IS NULL AND paid_at IS NOT NULL AND status IN ('paid', 'partially_refunded')
-        AND type IN ('purchase', 'renew', 'traffic_package', 'upgrade') AND paid_at < now() - make_interval(secs => $1)
+        AND type = ANY($3::varchar[]) AND paid_at < now() - make_interval(secs => $1)
       ORDER BY paid_at LIMIT $2`,
-    [options.graceSeconds ?? 60, options.limit ?? 200],
+    [options.graceSeconds ?? 60, options.limit ?? 200, FULFILLED_TYPES],
   );
   const backlog = await sqlOne<{ pending: number; overdue: number }>(
     deps,

@@ -140,6 +140,16 @@ describe('the certify verification plugin', () => {
     expect((await execute(input('verification.verify_callback', { headers: fresh, body }))).data).toEqual({ certify_id: certifyId });
   });
 
+  it('reads a GET callback\'s certify id from the signed query string', async () => {
+    const path = '/api/v2/client/verification/callback?certify_id=CTquery1';
+    const headers = signedHeaders('app-9', 's3cret-9', { method: 'GET', path, body: '' });
+    const verified = await execute(input('verification.verify_callback', { headers, body: '', method: 'GET', path }));
+    expect(verified).toMatchObject({ success: true, data: { certify_id: 'CTquery1' } });
+    const moved = signedHeaders('app-9', 's3cret-9', { method: 'GET', path, body: '' });
+    const other = await execute(input('verification.verify_callback', { headers: moved, body: '', method: 'GET', path: path.replace('CTquery1', 'CTquery2') }));
+    expect(other.success).toBe(false);
+  });
+
   it('turns provider failures into Chinese messages and keeps raw text in diagnostics', async () => {
     sandbox.control.failNext('query', 'http_500');
     const down = await execute(input('verification.query', { certify_id: 'CT-x' }));

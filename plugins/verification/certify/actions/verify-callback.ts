@@ -39,6 +39,12 @@ function certifyIdOf(body: string): string | null {
   }
 }
 
+function certifyIdOfQuery(path: string): string | null {
+  const query = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  const id = new URLSearchParams(query).get('certify_id');
+  return id !== null && id !== '' && id.length <= 128 ? id : null;
+}
+
 /**
  * payload { headers, body (raw text), method?, path? } → data { certify_id }. Checks app id,
  * the ±300 s clock window, the HMAC signature and nonce replay. The callback carries no
@@ -67,7 +73,8 @@ export async function verifyCallback(input: PluginExecuteInput, config: CertifyC
   if (!acceptNonce(`${appId}:${nonce}`, nowMs, WINDOW_SECONDS * 2 * 1000)) {
     return fail(ACTION, '回调重复，已忽略', { reason: 'nonce_replayed' });
   }
-  const certifyId = certifyIdOf(body);
+  // A GET callback names the certify id in the (signed) query string instead of a body.
+  const certifyId = body === '' ? certifyIdOfQuery(path) : certifyIdOf(body);
   if (certifyId === null) return fail(ACTION, '回调内容不完整', { reason: 'certify_id_missing', raw: body.slice(0, 500) });
   return ok(ACTION, '回调验签通过', { certify_id: certifyId });
 }
