@@ -1789,7 +1789,7 @@ export interface paths {
          * 创建新购账单（按商品报价计价）
          * @description 由目录的报价函数在同一事务内计价，报价与账单永远一致：报价的各行成为账单明细，合计为账单金额。账单为 unpaid，同时生成 pending 订单（new_purchase）。quantity 为实例数（1 到 20），支付后每个实例生成一条服务记录。
          *
-         *     需要客户登录
+         *     需要客户登录；操作 purchase 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
          */
         post: operations["clientInvoicesCreate"];
         delete?: never;
@@ -1941,7 +1941,7 @@ export interface paths {
          * 充值：创建充值账单并生成扫码支付
          * @description 金额 1.00 到 50000.00 元，最多两位小数。生成 recharge 类型账单并立即创建扫码支付；到账后余额入账并生成 user_recharge 充值记录。用 GET /api/v2/client/recharge/{invoice_id} 轮询状态；二维码过期后可用 pay/qrpay 重新生成。
          *
-         *     需要客户登录
+         *     需要客户登录；操作 recharge 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
          */
         post: operations["clientRecharge"];
         delete?: never;
@@ -3022,6 +3022,374 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/client/verification/fee-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 实名认证费用配置
+         * @description 需要客户登录
+         */
+        get: operations["clientVerificationFeeConfigGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 发起实名认证
+         * @description 提交真实姓名与身份证号（校验位检查）。姓名与身份证号加密保存，之后只以掩码显示。免费次数内（或费用为 0）立即开始认证并返回 certify_id（服务商暂不可用时为 null，稍后获取二维码会补开）；否则生成 verification 类型账单（invoice），用余额或扫码支付该账单后认证自动开始。已实名 40970；有进行中的认证 40971；有待支付的认证账单 40974；该身份已用于其他账号 40972（不透露是哪个账号）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientVerificationInit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/qrcode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 获取认证二维码（图片地址）
+         * @description 为进行中的认证生成扫码凭证（旧二维码随之失效）。url 是二维码图片（SVG）的地址，不返回 base64；二维码内容是本平台的扫码中转地址 scan_url，手机扫码后跳转到服务商的认证页面。没有进行中的认证 40400。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientVerificationQrcode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 实名认证状态（本人）
+         * @description 只看当前登录用户自己的状态与最近一次认证；结果由平台向服务商查询确定，客户端轮询本接口即可。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientVerificationStatusGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 重新发起认证（不重复收费）
+         * @description 最近一次认证仍在进行或已过期时，关闭它并用同一身份信息重新开始，不计免费次数、不再收费。未通过或没有认证时 40973。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientVerificationRestart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 扫码中转（跳转到服务商认证页）
+         * @description 公开接口（以二维码中的扫码凭证代替登录）。凭证有效且认证进行中、未过期时 302 跳转到服务商为该认证签发的认证页面（请求头 Accept 为 application/json 时改为 200，信封 data.url 为该地址）；跳转地址只来自服务商的应答，不接受任何请求参数作为地址。否则 40400。
+         */
+        get: operations["clientVerificationScanGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/qrcode/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 认证二维码图片（SVG）
+         * @description 公开接口（凭证即二维码内容）。凭证有效时返回 image/svg+xml；否则 40400。
+         */
+        get: operations["clientVerificationQrcodeImageGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/verification/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 实名认证服务商异步回调（GET）
+         * @description 公开接口（以签名校验代替登录）。在任何处理之前先由实名认证插件 verification.verify_callback 校验应用 ID、时间窗口、HMAC-SHA256 签名与 nonce 重放：失败答 40001（HTTP 401），不做任何处理。回调不携带结果，只提示平台查询：平台随后向服务商查询该认证，结果只作用于回调所指的认证及其所属用户，且只生效一次；重复或迟到的回调不改变任何数据。认证不存在 40400。请求体最多 16 KB。 GET 回调的 certify_id 在查询参数中，签名覆盖路径与查询串。
+         */
+        get: operations["clientVerificationCallbackGet"];
+        put?: never;
+        /**
+         * 实名认证服务商异步回调
+         * @description 公开接口（以签名校验代替登录）。在任何处理之前先由实名认证插件 verification.verify_callback 校验应用 ID、时间窗口、HMAC-SHA256 签名与 nonce 重放：失败答 40001（HTTP 401），不做任何处理。回调不携带结果，只提示平台查询：平台随后向服务商查询该认证，结果只作用于回调所指的认证及其所属用户，且只生效一次；重复或迟到的回调不改变任何数据。认证不存在 40400。请求体最多 16 KB。
+         */
+        post: operations["clientVerificationCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 实名认证列表
+         * @description 有认证状态的用户（姓名、身份证号只显示掩码）。status：1 认证中，2 已认证，3 未通过；keyword 匹配邮箱、手机号、昵称或用户 id；date_from/date_to 按最近变更日期（Asia/Shanghai）。
+         *
+         *     需要管理员登录，权限 verification.view
+         */
+        get: operations["adminVerificationsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/verifications/{user}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 用户实名认证历史
+         * @description events：每次结果与解除绑定（含操作管理员与原因）；attempts：每次认证尝试。只显示掩码。
+         *
+         *     需要管理员登录，权限 verification.view
+         */
+        get: operations["adminVerificationsHistoryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/verifications/{user}/unbindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 解除用户实名认证
+         * @description 需填写原因。用户回到未实名状态，身份信息可重新用于认证；历史记录保留并记下操作管理员与原因，不删除任何记录。用户未实名 40975。
+         *
+         *     需要管理员登录，权限 verification.manage
+         */
+        post: operations["adminVerificationsUnbindingsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/captcha": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 获取图形验证码
+         * @description 答 challenge_id 与图片地址 image_url（SVG）；在重置密码发送验证码时提交 challenge_id 与识别结果。每个验证码只能提交一次。未启用图形验证码插件时 40400。
+         *
+         *     公开接口
+         */
+        get: operations["clientAuthCaptchaGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/captcha/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 图形验证码图片（SVG）
+         * @description 公开接口。未使用且未过期的验证码返回 image/svg+xml；否则 40400。
+         */
+        get: operations["clientAuthCaptchaImageGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/email/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 发送邮箱验证码
+         * @description 向当前账号的邮箱发送 6 位验证码（有效期与频率限制见 README“身份验证”）。邮箱已验证 40900；过于频繁 42900。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientAuthEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 验证邮箱
+         * @description 提交邮箱收到的验证码。验证码只能使用一次，错误次数有限；错误或过期 42200。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientAuthEmailVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/password/reset-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 发送重置密码验证码（邮箱或短信）
+         * @description 先校验图形验证码（GET /api/v2/client/auth/captcha），再向账号的邮箱或手机发送验证码。无论账号是否存在，答复都相同；按账号、地址与 IP 限制发送频率（42900）。
+         *
+         *     公开接口
+         */
+        post: operations["clientAuthPasswordResetCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 用验证码重置密码（所有会话失效）
+         * @description 验证码只能使用一次、错误次数有限；错误、过期或账号不存在都答同样的 42200。成功后账号的所有登录会话失效。
+         *
+         *     公开接口
+         */
+        post: operations["clientAuthPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/services": {
         parameters: {
             query?: never;
@@ -3603,7 +3971,7 @@ export interface paths {
          * 提交工单
          * @description 正文为纯文本。附件先通过上传附件接口上传，再以 asset_id 传入（仅限本人上传且未使用过的附件）。提交与回复合计按用户限频（42900）。
          *
-         *     需要客户登录
+         *     需要客户登录；操作 ticket 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
          */
         post: operations["clientTicketsCreate"];
         delete?: never;
@@ -3645,7 +4013,7 @@ export interface paths {
          * 回复工单
          * @description 已关闭的工单不能回复（40955），请提交新工单。
          *
-         *     需要客户登录
+         *     需要客户登录；操作 ticket 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
          */
         post: operations["clientTicketsReply"];
         delete?: never;
@@ -5106,7 +5474,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -5199,7 +5567,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -5320,7 +5688,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -5357,7 +5725,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -6002,6 +6370,112 @@ export interface components {
             credit_to_balance: string;
             /** @enum {string} */
             currency: "CNY";
+        };
+        VerificationFeeConfig: {
+            /** @description 每个账号的免费认证次数 */
+            free_attempts: number;
+            used_free_attempts: number;
+            remaining_free_attempts: number;
+            /**
+             * @description 免费次数用完后每次认证的费用（元）
+             * @example 100.00
+             */
+            fee: string;
+            /**
+             * @description 下一次发起认证需支付的金额；0.00 表示免费
+             * @example 100.00
+             */
+            next_attempt_fee: string;
+            /** @description 一次认证的有效期（秒） */
+            attempt_seconds: number;
+        };
+        VerificationAttempt: {
+            /** @description 认证单号（即服务商幂等键 outer_order_no） */
+            attempt_no: string;
+            /** @enum {string} */
+            status: "awaiting_payment" | "pending" | "passed" | "failed" | "expired" | "cancelled";
+            status_label: string;
+            /** @enum {string} */
+            kind: "face" | "cert_photo";
+            /** @example 张* */
+            name_mask: string;
+            /** @example 1101**********1234 */
+            id_mask: string;
+            /** @description 服务商认证编号；服务商暂不可用时为 null，稍后获取二维码时补开 */
+            certify_id: string | null;
+            /** @enum {string} */
+            charge: "free" | "paid" | "restart";
+            /**
+             * @description 金额（元），两位小数字符串
+             * @example 100.00
+             */
+            fee: string;
+            invoice_id: number | null;
+            reason_code: string | null;
+            reason_message: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            expires_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            finished_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        VerificationListItem: {
+            user_id: number;
+            email: string | null;
+            phone: string | null;
+            nickname: string;
+            /** @description 0 未实名，1 已实名 */
+            is_verified: number;
+            /** @description 1 认证中，2 已认证，3 未通过；null 从未发起 */
+            verification_status: number | null;
+            verification_name_mask: string | null;
+            verification_id_mask: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            verified_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            verification_updated_at: string | null;
+            attempts: number;
+        };
+        VerificationHistoryItem: {
+            id: number;
+            attempt_no: string | null;
+            status: string | null;
+            /** @enum {string|null} */
+            event: "passed" | "failed" | "expired" | "unbound" | null;
+            status_after: number | null;
+            name_mask: string | null;
+            id_mask: string | null;
+            charge: string | null;
+            /**
+             * @description 金额（元），两位小数字符串
+             * @example 100.00
+             */
+            fee: string | null;
+            reason: string;
+            source: string | null;
+            admin_id: number | null;
+            admin_name: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            at: string | null;
         };
         AdminServiceSummary: components["schemas"]["ServiceSummary"] & {
             user_id: number;
@@ -14905,7 +15379,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 /** @description 排序字段，前缀 - 表示倒序 */
                 sort?: "id" | "-id" | "created_at" | "-created_at" | "amount" | "-amount" | "paid_at" | "-paid_at";
@@ -15032,7 +15506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40301 请先完成邮箱验证或实名认证 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15685,7 +16159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40301 请先完成邮箱验证或实名认证 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16047,7 +16521,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 user_id?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -16201,7 +16675,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund" | "verification";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -20944,6 +21418,1409 @@ export interface operations {
             };
         };
     };
+    clientVerificationFeeConfigGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["VerificationFeeConfig"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    id_number: string;
+                    /**
+                     * @description face 人脸（默认）或 cert_photo 证件照
+                     * @enum {string}
+                     */
+                    kind?: "face" | "cert_photo";
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            certify_id: string | null;
+                            attempt: components["schemas"]["VerificationAttempt"];
+                            invoice: {
+                                id: number;
+                                invoice_no: string;
+                                /**
+                                 * @description 金额（元），两位小数字符串
+                                 * @example 100.00
+                                 */
+                                amount: string;
+                            } | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40970 您已完成实名认证；40971 您有进行中的实名认证，请完成或重新发起；40972 该身份信息已完成过实名认证，不能用于其他账号；40974 您有待支付的实名认证账单，请先支付或取消该账单 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationQrcode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            url: string;
+                            scan_url: string;
+                            certify_id: string | null;
+                            expires_at: string | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationStatusGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @description 0 未实名，1 已实名 */
+                            is_verified: number;
+                            /** @description 1 认证中，2 已认证，3 未通过；null 从未发起 */
+                            verification_status: number | null;
+                            verification_name_mask: string | null;
+                            verification_id_mask: string | null;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            verified_at: string | null;
+                            attempt: components["schemas"]["VerificationAttempt"] | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationRestart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            certify_id: string | null;
+                            attempt: components["schemas"]["VerificationAttempt"];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试；40970 您已完成实名认证；40972 该身份信息已完成过实名认证，不能用于其他账号；40973 没有可重新发起的实名认证 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationScanGet: {
+        parameters: {
+            query?: {
+                /** @description 二维码中的扫码凭证 */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 认证页面地址（Accept: application/json 时） */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            url: string;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 跳转到服务商认证页面 */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationQrcodeImageGet: {
+        parameters: {
+            query?: {
+                /** @description 二维码中的扫码凭证 */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SVG 图片 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationCallbackGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 已接收 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            received: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 40001 回调签名校验失败 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientVerificationCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 已接收 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        data: {
+                            received: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 40001 回调签名校验失败 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminVerificationsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                status?: "1" | "2" | "3";
+                keyword?: string;
+                date_from?: string;
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["VerificationListItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminVerificationsHistoryGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            events: components["schemas"]["VerificationHistoryItem"][];
+                            attempts: components["schemas"]["VerificationHistoryItem"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminVerificationsUnbindingsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40975 该用户未完成实名认证 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthCaptchaGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            challenge_id: string;
+                            image_url: string;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            expires_at: string | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthCaptchaImageGet: {
+        parameters: {
+            query?: {
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SVG 图片 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthEmailVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthPasswordResetCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "email" | "sms";
+                    account: string;
+                    captcha_id: string;
+                    captcha_answer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "email" | "sms";
+                    account: string;
+                    code: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminServicesList: {
         parameters: {
             query?: {
@@ -24058,7 +25935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40301 请先完成邮箱验证或实名认证 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24249,7 +26126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40301 请先完成邮箱验证或实名认证 */
             403: {
                 headers: {
                     [name: string]: unknown;
