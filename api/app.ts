@@ -1,11 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { requestId } from 'hono/request-id';
-import { routePath } from 'hono/route';
 import { consolePageRoutes } from './console/vnc-page.js';
 import { createVncRelay } from './console/vnc-relay.js';
 import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
+import { observeRequests } from './middleware/operations.js';
+import { activeTraceId } from '../lib/tracing-context.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
 import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
 import { docsRoutes } from './openapi/docs.js';
@@ -13,6 +14,7 @@ import { fixNullableRefs } from './openapi/nullable-refs.js';
 import { assertOperations, BEARER_SCHEME } from './openapi/operations.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
+import { adminAuditLogRoutes } from './routes/admin/audit-logs.js';
 import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
 import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
@@ -78,6 +80,7 @@ export function createApiRoutes() {
   api.route('/', adminUserRoutes);
   api.route('/', adminScheduleRoutes);
   api.route('/', adminLogRoutes);
+  api.route('/', adminAuditLogRoutes);
   api.route('/', adminNotificationLogRoutes);
   // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
   api.route('/', adminPluginBindingRoutes);
@@ -130,17 +133,13 @@ export function openApiDocument(api = createApiRoutes()) {
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
-  app.use(requestId({ headerName: 'X-Request-Id' }));
+  // With tracing on, the request id is the request's trace id (README "Traces").
+  app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
   app.use(async (c, next) => {
     c.set('deps', deps);
-    if (!deps.logger.isLevelEnabled('debug')) return next();
-    const started = performance.now();
     await next();
-    deps.logger.debug(
-      { requestId: c.var.requestId, method: c.req.method, path: routePath(c, -1), status: c.res.status, ms: Math.round(performance.now() - started) },
-      'request',
-    );
   });
+  app.use(observeRequests);
   // On every answer, errors and preflights included (the not-found and error handlers run inside).
   app.use(securityHeaders());
   app.use(noStoreByDefault);

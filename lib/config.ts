@@ -84,6 +84,16 @@ const envSchema = z.object({
   PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   LOGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   NOTIFICATION_LOG_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(180),
+  API_REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  SYSTEM_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  METRICS_TOKEN: z.string().min(16).max(256).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  TEMPORAL_METRICS_BIND_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
+    .optional(),
   RENEWAL_INVOICE_LEAD_DAYS: z.coerce.number().int().min(1).max(60).default(7),
   RENEWAL_REMINDER_DAYS: z
     .string()
@@ -146,7 +156,20 @@ export type AppConfig = {
   /** Daily schedule time (Asia/Shanghai) and how long one hook listener may take. */
   schedules: { dailyAt: { hour: number; minute: number }; hookTimeoutMs: number };
   /** Days kept by the daily log-retention task. */
-  retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number; notificationLogDays: number };
+  retention: {
+    taskRunDays: number;
+    pluginLogDays: number;
+    loginLogDays: number;
+    notificationLogDays: number;
+    apiRequestLogDays: number;
+    systemLogDays: number;
+  };
+  /**
+   * Prometheus `/metrics` (README "Metrics"): the token a scraper sends as a bearer token (the
+   * API serves `/metrics` on its own port only with a token), and the internal listeners of the
+   * API and the worker (host and ports); the Temporal SDK's own metrics address in the worker.
+   */
+  metrics: { token?: string; host: string; apiPort?: number; workerPort?: number; temporalBindAddress?: string };
   /**
    * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
    * date; renewal reminders at these days before it (ascending); unpaid-invoice reminders this
@@ -241,6 +264,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pluginLogDays: e.PLUGIN_LOG_RETENTION_DAYS,
       loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
       notificationLogDays: e.NOTIFICATION_LOG_RETENTION_DAYS,
+      apiRequestLogDays: e.API_REQUEST_LOG_RETENTION_DAYS,
+      systemLogDays: e.SYSTEM_LOG_RETENTION_DAYS,
+    },
+    metrics: {
+      ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}),
+      host: e.METRICS_HOST,
+      ...(e.METRICS_PORT ? { apiPort: e.METRICS_PORT } : {}),
+      ...(e.WORKER_METRICS_PORT ? { workerPort: e.WORKER_METRICS_PORT } : {}),
+      ...(e.TEMPORAL_METRICS_BIND_ADDRESS ? { temporalBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS } : {}),
     },
     lifecycle: {
       renewalLeadDays: e.RENEWAL_INVOICE_LEAD_DAYS,

@@ -4,6 +4,7 @@ import type { PermissionCode } from '../../domain/auth/permissions.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { requireAccess } from '../middleware/auth.js';
+import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
@@ -84,6 +85,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     middleware: [
       ...(spec.request?.body ? [limitBody(JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
+      // Every admin write is audited, here and only here (README "Admin audit").
+      ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],
