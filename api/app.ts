@@ -6,6 +6,10 @@ import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
 import { observeRequests } from './middleware/operations.js';
+import { fail } from './envelope.js';
+import { ErrorCode } from '../lib/errors.js';
+import { metricsRegistry } from '../lib/metrics.js';
+import { metricsAuthorised, renderMetrics } from '../lib/metrics-server.js';
 import { activeTraceId } from '../lib/tracing-context.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
 import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
@@ -145,6 +149,15 @@ export function createApp(deps: AppDeps) {
   app.use(noStoreByDefault);
   const cors = corsForOrigins(deps.config.corsOrigins);
   if (cors) app.use(cors);
+
+  // Prometheus on the API's own port only with a token; with METRICS_PORT it has its own listener (api/main.ts).
+  const metrics = deps.config.metrics;
+  if (metrics.token && !metrics.apiPort) {
+    app.get('/metrics', async (c) => {
+      if (!metricsAuthorised(c.req.header('authorization'), metrics.token)) return fail(c, ErrorCode.UNAUTHENTICATED, '需要指标访问令牌', null, 401);
+      return c.body(await renderMetrics(), 200, { 'content-type': metricsRegistry.contentType });
+    });
+  }
 
   const api = createApiRoutes();
   app.route('/', api);

@@ -61,8 +61,8 @@ export const upstreamCalls = new Counter({
 
 export const pluginInvocations = new Counter({
   name: 'plugin_invocations_total',
-  help: 'Plugin invocations, by plugin, capability and outcome',
-  labelNames: ['plugin', 'capability', 'outcome'] as const,
+  help: 'Plugin invocations, by plugin slug, plugin domain and outcome (success, failure, timeout)',
+  labelNames: ['plugin', 'domain', 'outcome'] as const,
   registers: [metricsRegistry],
 });
 

@@ -43,6 +43,26 @@ export async function recordSystemLog(deps: Pick<DomainDeps, 'db' | 'logger'>, e
   }
 }
 
+/**
+ * A configuration error at start-up, recorded when the database is reachable (`DATABASE_URL`
+ * itself may be what is wrong): the message names variables, never their values.
+ */
+export async function recordConfigError(processName: string, err: Error, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const url = env.DATABASE_URL;
+  if (!url) return;
+  const { createDatabase } = await import('../../db/sequelize.js');
+  let db: ReturnType<typeof createDatabase> | null = null;
+  try {
+    db = createDatabase({ url, poolMax: 1 });
+    const silent = { warn: () => {} } as unknown as DomainDeps['logger'];
+    await recordSystemLog({ db, logger: silent }, { category: 'config', level: 'error', event: 'config.invalid', message: err.message, process: processName });
+  } catch {
+    // Nowhere to record it: the process output has it.
+  } finally {
+    await db?.close().catch(() => {});
+  }
+}
+
 export type SystemLogQuery = {
   page: number;
   page_size: number;
