@@ -19,12 +19,14 @@ import { assertOperations, BEARER_SCHEME } from './openapi/operations.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
 import { adminAuditLogRoutes } from './routes/admin/audit-logs.js';
+import { adminDashboardRoutes } from './routes/admin/dashboard.js';
 import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
 import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
 import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminUserRoutes } from './routes/admin/users.js';
+import { adminUserManagementRoutes } from './routes/admin/user-management.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
 import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
@@ -82,9 +84,11 @@ export function createApiRoutes() {
   api.route('/', healthRoutes);
   api.route('/', adminAuthRoutes);
   api.route('/', adminUserRoutes);
+  api.route('/', adminUserManagementRoutes);
   api.route('/', adminScheduleRoutes);
   api.route('/', adminLogRoutes);
   api.route('/', adminAuditLogRoutes);
+  api.route('/', adminDashboardRoutes);
   api.route('/', adminNotificationLogRoutes);
   // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
   api.route('/', adminPluginBindingRoutes);

@@ -104,6 +104,17 @@ export const migration0021Operations: Migration = {
       );
       CREATE INDEX system_logs_created_idx ON system_logs (created_at DESC, id DESC);
       CREATE INDEX system_logs_category_idx ON system_logs (category, id DESC);
+
+      -- Admin notes on a user (append-only in the API; each names its author).
+      CREATE TABLE user_notes (
+        id SERIAL PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        admin_id INTEGER REFERENCES admins(id),
+        admin_name VARCHAR(64) NOT NULL DEFAULT '',
+        content VARCHAR(2000) NOT NULL CHECK (length(content) > 0),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX user_notes_user_idx ON user_notes (user_id, id DESC);
     `);
   },
   async down({ context: sequelize }) {
@@ -119,7 +130,7 @@ export const migration0021Operations: Migration = {
         operator_name VARCHAR(64) NOT NULL DEFAULT '',
         created_at TIMESTAMPTZ NOT NULL DEFAULT now()
       );
-      DROP TABLE IF EXISTS admin_audit_logs, api_request_logs, system_logs;
+      DROP TABLE IF EXISTS admin_audit_logs, api_request_logs, system_logs, user_notes;
       DROP FUNCTION IF EXISTS admin_audit_logs_append_only();
       DROP FUNCTION IF EXISTS catalogue_audit_logs_insert();
     `);
