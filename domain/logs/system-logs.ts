@@ -1,4 +1,5 @@
 import { QueryTypes } from 'sequelize';
+import { notFound } from '../../lib/errors.js';
 import { redactBounded } from '../../lib/redact.js';
 import type { DomainDeps } from '../deps.js';
 import { dayRangeConditions } from './admin-audit.js';
@@ -96,10 +97,19 @@ export async function listSystemLogs(deps: DomainDeps, query: SystemLogQuery): P
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
   const [rows, counted] = await Promise.all([
     deps.db.sequelize.query<SystemLogRow>(
-      `SELECT id::int AS id, level, category, event, message, detail, process, created_at FROM system_logs ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`,
+      `SELECT id::int AS id, level, category, event, message, NULL AS detail, process, created_at FROM system_logs ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`,
       { replacements, type: QueryTypes.SELECT },
     ),
     deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM system_logs ${where}`, { replacements, type: QueryTypes.SELECT }),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
+}
+
+export async function getSystemLog(deps: DomainDeps, id: number): Promise<SystemLogRow> {
+  const [row] = await deps.db.sequelize.query<SystemLogRow>(
+    `SELECT id::int AS id, level, category, event, message, detail, process, created_at FROM system_logs WHERE id = :id`,
+    { replacements: { id }, type: QueryTypes.SELECT },
+  );
+  if (!row) throw notFound('系统日志不存在');
+  return row;
 }

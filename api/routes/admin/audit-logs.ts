@@ -30,10 +30,10 @@ const auditSummarySchema = z
 const auditDetailSchema = auditSummarySchema
   .extend({
     user_agent: z.string(),
-    request: z.unknown().nullable().openapi({ description: '请求参数（路径、查询、请求体），已脱敏：密码、密钥、令牌、验证码与证件号不保留' }),
-    before: z.unknown().nullable().openapi({ description: '变更前（业务提供时），已脱敏' }),
-    after: z.unknown().nullable().openapi({ description: '变更后（成功响应的数据），已脱敏' }),
-    changes: z.unknown().nullable().openapi({ description: '字段新旧值（商品目录记录）' }),
+    request: z.string().nullable().openapi({ description: '请求参数（路径、查询、请求体）的 JSON 文本，已脱敏：密码、密钥、令牌、验证码与证件号不保留' }),
+    before: z.string().nullable().openapi({ description: '变更前（业务提供时）的 JSON 文本，已脱敏' }),
+    after: z.string().nullable().openapi({ description: '变更后（成功响应的数据）的 JSON 文本，已脱敏' }),
+    changes: z.string().nullable().openapi({ description: '字段新旧值（商品目录记录）的 JSON 文本' }),
   })
   .openapi('AdminAuditLogDetail');
 
@@ -57,7 +57,9 @@ function summary(row: AuditSummaryRow) {
 }
 
 function detail(row: AuditDetailRow) {
-  return { ...summary(row), user_agent: row.user_agent, request: row.request ?? null, before: row.before ?? null, after: row.after ?? null, changes: row.changes ?? null };
+  // JSON text, as the catalogue audit shows complex values: an answer never nests deeper than its resource.
+  const text = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  return { ...summary(row), user_agent: row.user_agent, request: text(row.request), before: text(row.before), after: text(row.after), changes: text(row.changes) };
 }
 
 const list = defineRoute({

@@ -5,12 +5,12 @@ import { cleanUpLogType, LOG_TYPE_LABELS, LOG_TYPES } from '../../../domain/logs
 import { listLoginLogs } from '../../../domain/logs/login-logs.js';
 import { listMessageLogs, type MessageLogRow } from '../../../domain/logs/message-logs.js';
 import { listRequestLogs } from '../../../domain/logs/request-logs.js';
-import { listSystemLogs, SYSTEM_LOG_CATEGORIES, SYSTEM_LOG_LEVELS } from '../../../domain/logs/system-logs.js';
+import { getSystemLog, listSystemLogs, SYSTEM_LOG_CATEGORIES, SYSTEM_LOG_LEVELS, type SystemLogRow } from '../../../domain/logs/system-logs.js';
 import { listTaskRuns } from '../../../domain/schedules/task-runs.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';
-import { boolQuery, dateQuery, dateTimeString, idQuery, jsonBody, listQuery } from '../../schemas.js';
+import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['管理端：日志'];
 const view = { surface: 'admin', permission: 'log.view' } as const;
@@ -181,11 +181,26 @@ const systemLogSchema = z
     category: z.enum(SYSTEM_LOG_CATEGORIES).openapi({ description: 'startup：进程启动；migration：数据库迁移；schedule：计划的创建、变更、暂停与恢复；plugin：插件安装、启用、停用、配置与卸载；config：配置错误' }),
     event: z.string(),
     message: z.string(),
-    detail: z.unknown().nullable(),
     process: z.string().openapi({ description: 'api、worker 或 migrate' }),
     created_at: dateTimeString.nullable(),
   })
   .openapi('SystemLog');
+
+const systemLogDetailSchema = systemLogSchema.extend({ detail: z.unknown().nullable().openapi({ description: '事件的附加信息（已脱敏）' }) }).openapi('SystemLogDetail');
+
+const systemLogDetail = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/logs/system-logs/{id}',
+  tags,
+  summary: '系统日志详情',
+  access: view,
+  request: { params: idParam('id') },
+  data: systemLogDetailSchema,
+});
+
+function systemLogItem(r: SystemLogRow) {
+  return { id: r.id, level: r.level, category: r.category, event: r.event, message: r.message, process: r.process, created_at: formatDateTime(r.created_at) };
+}
 
 const systemLogs = defineRoute({
   method: 'get',
@@ -245,7 +260,11 @@ export const adminLogRoutes = createRouter()
   .openapi(systemLogs, async (c) => {
     const query = c.req.valid('query');
     const { rows, total } = await listSystemLogs(c.var.deps, query);
-    return ok(c, page(rows.map((r) => ({ ...r, detail: r.detail ?? null, created_at: formatDateTime(r.created_at) })), total, query));
+    return ok(c, page(rows.map(systemLogItem), total, query));
+  })
+  .openapi(systemLogDetail, async (c) => {
+    const row = await getSystemLog(c.var.deps, c.req.valid('param').id);
+    return ok(c, { ...systemLogItem(row), detail: row.detail ?? null });
   })
   .openapi(cleanUp, async (c) => {
     const { type, older_than_days } = c.req.valid('json');
