@@ -13,6 +13,7 @@ import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
+import { WORKFLOW_TRACING_MODULE, workerTracingOptions } from './tracing.js';
 import { ensureSchedules } from './schedules.js';
 
 export type WorkflowSource = { workflowBundlePath: string } | { workflowsPath: string };
@@ -32,9 +33,9 @@ export function defaultWorkflowSource(): WorkflowSource {
  * `automation` (schedules and tasks). Both share the activities and one connection.
  */
 /** Bundles the workflow sources once (quietly); used when no prebuilt bundle exists. */
-export async function bundleWorkflows(workflowsPath: string): Promise<{ code: string }> {
+export async function bundleWorkflows(workflowsPath: string, traced = false): Promise<{ code: string }> {
   const quiet = new DefaultLogger('WARN');
-  return bundleWorkflowCode({ workflowsPath, logger: quiet });
+  return bundleWorkflowCode({ workflowsPath, logger: quiet, ...(traced ? { workflowInterceptorModules: [WORKFLOW_TRACING_MODULE] } : {}) });
 }
 
 /**
@@ -43,9 +44,12 @@ export async function bundleWorkflows(workflowsPath: string): Promise<{ code: st
  */
 export async function createWorkers(deps: DomainDeps, connection: NativeConnection, source: WorkflowSource) {
   const activities = createActivities(deps);
+  const traced = deps.config.tracing;
   const workflowBundle =
-    'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath);
-  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle };
+    'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath, traced);
+  // With tracing on (README "Traces"): the workflow and activity spans join the caller's trace.
+  const tracing = workerTracingOptions(traced, false);
+  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle, ...tracing };
   // A provisioning runs its steps as local activities inside its workflow task, so the platform
   // queue needs as many workflow-task slots as provisionings that may run at once.
   const concurrency = deps.config.temporal.workerConcurrency;
@@ -83,7 +87,7 @@ function temporalMetricsSource(config: AppConfig) {
 
 async function main(config: AppConfig, logger: Logger) {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
-  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
+  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing });
   const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal };
   const unwatchPool = watchDatabasePool('worker', db);
   const metrics = config.metrics.workerPort

@@ -6,6 +6,7 @@ import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
 import { observeRequests } from './middleware/operations.js';
+import { traceRequests } from './middleware/tracing.js';
 import { fail } from './envelope.js';
 import { ErrorCode } from '../lib/errors.js';
 import { metricsRegistry } from '../lib/metrics.js';
@@ -141,12 +142,13 @@ export function openApiDocument(api = createApiRoutes()) {
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
-  // With tracing on, the request id is the request's trace id (README "Traces").
-  app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
   app.use(async (c, next) => {
     c.set('deps', deps);
     await next();
   });
+  if (deps.config.tracing) app.use(traceRequests);
+  // With tracing on, the request id is the request's trace id (README "Traces").
+  app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
   app.use(observeRequests);
   // On every answer, errors and preflights included (the not-found and error handlers run inside).
   app.use(securityHeaders());

@@ -22,7 +22,7 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
     operations: { requestLog: createRequestLogWriter(base), audit: createAuditWriter(base) },
     unwatchPool: watchDatabasePool('api', db),
     secretBox: createSecretBox(config.secretKey),
-    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace }),
+    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing }),
     authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
     catalogueCache: createCatalogueCache({ databaseUrl: config.databaseUrl, ttlMs: config.catalogueCacheTtlMs, logger }),
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+import { tracingEnabled } from './tracing.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -170,6 +171,8 @@ export type AppConfig = {
    * API and the worker (host and ports); the Temporal SDK's own metrics address in the worker.
    */
   metrics: { token?: string; host: string; apiPort?: number; workerPort?: number; temporalBindAddress?: string };
+  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; README "Traces"). */
+  tracing: boolean;
   /**
    * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
    * date; renewal reminders at these days before it (ascending); unpaid-invoice reminders this
@@ -289,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       hostPollSeconds: e.PROVISION_HOST_POLL_SECONDS,
       hostWaitMinutes: e.PROVISION_HOST_WAIT_MINUTES,
     },
+    tracing: tracingEnabled(env),
     testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
     vnc: { idleTimeoutSeconds: e.VNC_IDLE_TIMEOUT_SECONDS, maxSessionSeconds: e.VNC_MAX_SESSION_SECONDS },
   };
