@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { createSettingsCache } from '../domain/settings/settings-cache.js';
 import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions } from './tracing.js';
@@ -88,7 +89,8 @@ function temporalMetricsSource(config: AppConfig) {
 async function main(config: AppConfig, logger: Logger) {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
   const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing });
-  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal };
+  const settingsCache = createSettingsCache({ databaseUrl: config.databaseUrl, logger });
+  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal, settingsCache };
   const unwatchPool = watchDatabasePool('worker', db);
   const metrics = config.metrics.workerPort
     ? await serveMetrics({ host: config.metrics.host, port: config.metrics.workerPort, token: config.metrics.token, extra: temporalMetricsSource(config) })
@@ -120,6 +122,7 @@ async function main(config: AppConfig, logger: Logger) {
   unwatchPool();
   await connection.close();
   await temporal.close();
+  await settingsCache.close();
   await db.close();
   logger.info('worker stopped');
 }

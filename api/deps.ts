@@ -5,6 +5,7 @@ import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import { createPrincipalCache } from '../domain/auth/principal-cache.js';
 import { createCatalogueCache } from '../domain/catalogue/catalogue-cache.js';
+import { createSettingsCache } from '../domain/settings/settings-cache.js';
 import { afterCommitIdle } from '../domain/billing/fulfilment/after-commit.js';
 import type { AppDeps } from './context.js';
 import { createAuditWriter } from '../domain/logs/admin-audit.js';
@@ -15,6 +16,8 @@ import { watchDatabasePool } from '../db/pool-metrics.js';
 export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
   const base = { config, logger, db };
+  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing });
+  temporal.warm();
   return {
     config,
     logger,
@@ -22,9 +25,10 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
     operations: { requestLog: createRequestLogWriter(base), audit: createAuditWriter(base) },
     unwatchPool: watchDatabasePool('api', db),
     secretBox: createSecretBox(config.secretKey),
-    temporal: createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing }),
+    temporal,
     authCache: createPrincipalCache({ databaseUrl: config.databaseUrl, ttlMs: config.authCacheTtlMs, logger }),
     catalogueCache: createCatalogueCache({ databaseUrl: config.databaseUrl, ttlMs: config.catalogueCacheTtlMs, logger }),
+    settingsCache: createSettingsCache({ databaseUrl: config.databaseUrl, logger }),
   };
 }
 
@@ -33,7 +37,7 @@ export async function closeAppDeps(deps: AppDeps): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([afterCommitIdle(deps), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);
-  await Promise.all([deps.temporal.close(), deps.authCache?.close(), deps.catalogueCache?.close()]);
+  await Promise.all([deps.temporal.close(), deps.authCache?.close(), deps.catalogueCache?.close(), deps.settingsCache?.close()]);
   // What the request log and the audit still hold is written before the pool closes.
   await Promise.all([deps.operations?.audit.close(), deps.operations?.requestLog.close()]);
   deps.unwatchPool?.();

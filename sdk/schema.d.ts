@@ -314,6 +314,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 读取系统设置（按分组；敏感项不返回原值）
+         * @description 每一项带 label、当前 value 与是否默认值。敏感项（secret=true）的 value 恒为空字符串，另给 has_value 与 masked_value（真正的掩码，绝不等于原值）。
+         *
+         *     需要管理员登录，权限 setting.view
+         */
+        get: operations["adminSettingsList"];
+        put?: never;
+        /**
+         * 保存系统设置（可一次提交多项，全部成功或全部不变）
+         * @description values 为 `{ "<分组>.<名称>": 值 }`。每项按其规则校验，任一项不合法则返回 42200（errors 的键为 `values.<键>`）且不保存任何一项。敏感项提交空字符串表示保留原值，非空则加密保存；普通项提交 null 表示恢复默认值。变更只记录键名，敏感项不记录值。答复为保存后的全部设置。
+         *
+         *     需要管理员登录，权限 setting.manage
+         */
+        post: operations["adminSettingsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/schedules/overview": {
         parameters: {
             query?: never;
@@ -749,7 +777,9 @@ export interface paths {
         put?: never;
         /**
          * 注册（邮箱），成功后直接登录
-         * @description 公开接口
+         * @description 管理员关闭开放注册（系统设置 registration.enabled）后返回 40300，除非带上配置的邀请码 invite_code。
+         *
+         *     公开接口
          */
         post: operations["clientRegister"];
         delete?: never;
@@ -2634,6 +2664,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/client/services/{id}/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 可升降级的配置
+         * @description 商品允许的每个可变更配置项及其其他取值（每次只改一项、其余不变）的新价格、每周期差价与按剩余天数折算的金额。
+         *
+         *     按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesUpgradeGet"];
+        put?: never;
+        /**
+         * 创建升降级账单
+         * @description 按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     答复账单详情（报价见 upgrade/quote，同一计价函数）。账单类型 upgrade，金额为报价的 amount：升级按差额通过 pay/* 支付（仅在报价当天可支付，过期 40962，次日由取消过期账单任务取消）；降级账单为 0.00 并立即结清，差额在上游确认变更后作为账户流水（upgrade_credit）退还至余额。
+         *
+         *     支付后工作流 upgrade:<invoice_no> 向上游提交一次配置变更（含糊结果先核对再继续），上游确认后才更新服务配置与锁定价格；上游拒绝时等待管理员重试或取消（退款至余额）。
+         *
+         *     每个服务同时只能有一项待处理的配置变更：已有未支付或处理中的变更、或有未完成的续费时 40960。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/upgrade/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 升降级报价
+         * @description 只计算，不写入。配置项不存在、不可变更、取值无效或与当前配置相同：42200（config 或 config.<field>）。
+         *
+         *     按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgradeQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/upgrade/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 取消待支付的升降级
+         * @description 取消该服务未支付的升降级账单，释放待处理的配置变更。没有待支付的变更 40400；有进行中的扫码支付 40913。已支付的变更不能由用户取消。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgradeCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/client/vnc-tokens/{token}": {
         parameters: {
             query?: never;
@@ -2731,7 +2855,7 @@ export interface paths {
         };
         /**
          * 续费与流量包订单列表
-         * @description 每张已支付的续费（renew）或流量包（traffic_package）账单对应一笔订单，由工作流 renew:<invoice_no> 或 traffic:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
+         * @description 每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
          *
          *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
          *
@@ -2874,6 +2998,34 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             created_at: string | null;
+        };
+        Settings: {
+            groups: {
+                name: string;
+                label: string;
+            }[];
+            items: components["schemas"]["SettingItem"][];
+        };
+        SettingItem: {
+            /** @description 设置键，`<分组>.<名称>` */
+            key: string;
+            group: string;
+            label: string;
+            description: string | null;
+            /** @description 敏感项：value 恒为空字符串，仅给出 has_value 与 masked_value */
+            secret: boolean;
+            /** @description 当前值（字符串、数字、布尔值或数组）；敏感项为空字符串 */
+            value?: unknown;
+            /** @description 普通项：已保存过（非默认值）；敏感项：已设置 */
+            has_value: boolean;
+            /** @description 敏感项的掩码（绝不等于原值）；普通项为 null */
+            masked_value: string | null;
+            is_default: boolean;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
         };
         ScheduleOverviewItem: {
             /**
@@ -3055,7 +3207,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */
@@ -3079,7 +3231,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */
@@ -3702,6 +3854,12 @@ export interface components {
         };
         SiteConfig: {
             site_name: string;
+            /** @description 客服邮箱（系统设置 site.support_email；未设置为空字符串） */
+            support_email: string;
+            support_phone: string;
+            /** @description ICP 备案号 */
+            icp_record: string;
+            footer_text: string;
             /** @enum {string} */
             currency: "CNY";
             currency_symbol: string;
@@ -3906,7 +4064,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -3985,7 +4143,7 @@ export interface components {
                 id: number;
                 order_no: string;
                 /** @enum {string} */
-                type: "new_purchase" | "renewal" | "traffic_package";
+                type: "new_purchase" | "renewal" | "traffic_package" | "upgrade";
                 /** @enum {string} */
                 status: "pending" | "paid" | "completed" | "cancelled" | "refunded";
                 /**
@@ -3999,7 +4157,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4094,7 +4252,7 @@ export interface components {
         BalanceLog: {
             id: number;
             /** @enum {string} */
-            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             type_label: string;
             /**
              * @description 带符号：正数入账（充值、退款、退回），负数出账（支付、扣款）
@@ -4120,7 +4278,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4157,7 +4315,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4236,7 +4394,7 @@ export interface components {
                 id: number;
                 order_no: string;
                 /** @enum {string} */
-                type: "new_purchase" | "renewal" | "traffic_package";
+                type: "new_purchase" | "renewal" | "traffic_package" | "upgrade";
                 /** @enum {string} */
                 status: "pending" | "paid" | "completed" | "cancelled" | "refunded";
                 /**
@@ -4323,7 +4481,7 @@ export interface components {
         AccountTransaction: {
             id: number;
             /** @enum {string} */
-            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             type_label: string;
             /**
              * @description 带符号：正数入账（充值、退款、退回），负数出账（支付、扣款）
@@ -4630,6 +4788,118 @@ export interface components {
             /** @enum {string} */
             currency: "CNY";
         };
+        UpgradeOptions: {
+            service_id: number;
+            billing_period: string;
+            /**
+             * @description 服务当前锁定的每周期价格
+             * @example 100.00
+             */
+            locked_price: string;
+            period: components["schemas"]["UpgradePeriod"];
+            options: {
+                field: string;
+                name: string;
+                /** @enum {string} */
+                kind: "choice" | "quantity";
+                unit: string;
+                min: number | null;
+                max: number | null;
+                current_value: number | null;
+                current_label: string;
+            }[];
+            /** @description 每个配置项的各个取值（按 field 归属；数量型配置项范围过大时不逐一列出，请用报价接口） */
+            choices: {
+                /** @description 所属配置项字段 */
+                field: string;
+                /** @description 子选项编号或数量 */
+                value: number;
+                label: string;
+                current: boolean;
+                /**
+                 * @description 变更后每周期价格（成为新的锁定价格）；当前值或不可选时为 null
+                 * @example 100.00
+                 */
+                new_price: string | null;
+                /**
+                 * @description 每周期价格差（新价格 − 锁定价格）
+                 * @example 100.00
+                 */
+                price_difference: string | null;
+                /**
+                 * @description 按剩余天数折算的差额：正数为需支付，负数为上游确认后退还至余额
+                 * @example 100.00
+                 */
+                prorated_amount: string | null;
+            }[];
+            /** @description 未支付的配置变更账单号（需先支付或取消才能再次变更） */
+            pending_invoice_no: string | null;
+        };
+        UpgradePeriod: {
+            /** @description 本周期开始日期（Asia/Shanghai，YYYY-MM-DD） */
+            period_start: string;
+            /** @description 到期日期（不因升降级改变） */
+            due_date: string;
+            today: string;
+            days_in_period: number;
+            /** @description 剩余天数：到期日 − 今天（今天算已使用） */
+            days_left: number;
+        };
+        UpgradeQuote: {
+            /** @enum {string} */
+            direction: "upgrade" | "downgrade";
+            changes: {
+                field: string;
+                name: string;
+                from: string;
+                to: string;
+            }[];
+            /** @description 变更后的完整配置 */
+            config: {
+                [key: string]: {
+                    value: number;
+                    label: string;
+                };
+            };
+            /**
+             * @description 当前锁定的每周期价格
+             * @example 100.00
+             */
+            old_price: string;
+            /**
+             * @description 变更后每周期价格（本周期剩余时间及以后续费的锁定价格）
+             * @example 100.00
+             */
+            new_price: string;
+            period: components["schemas"]["UpgradePeriod"];
+            /**
+             * @description 旧配置剩余天数的价值：锁定价格 × 剩余天数 / 周期天数（四舍五入到分）
+             * @example 100.00
+             */
+            credit: string;
+            /**
+             * @description 新配置剩余天数的价格：credit + difference
+             * @example 100.00
+             */
+            charge: string;
+            /**
+             * @description (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（仅舍入一次）
+             * @example 100.00
+             */
+            difference: string;
+            /**
+             * @description 账单金额：difference 为正时等于 difference，否则 0.00
+             * @example 100.00
+             */
+            amount: string;
+            /**
+             * @description 降级时上游确认后退还至余额的金额，否则 0.00
+             * @example 100.00
+             */
+            credit_to_balance: string;
+            /** @enum {string} */
+            currency: "CNY";
+        };
         AdminServiceSummary: components["schemas"]["ServiceSummary"] & {
             user_id: number;
             supplier_id: number | null;
@@ -4714,7 +4984,7 @@ export interface components {
             invoice_id: number;
             invoice_no: string;
             /** @enum {string} */
-            kind: "renew" | "traffic_package";
+            kind: "renew" | "traffic_package" | "upgrade";
             kind_label: string;
             service_id: number;
             user_id: number;
@@ -4748,7 +5018,7 @@ export interface components {
             invoice_id: number;
             invoice_no: string;
             /** @enum {string} */
-            kind: "renew" | "traffic_package";
+            kind: "renew" | "traffic_package" | "upgrade";
             kind_label: string;
             service_id: number;
             user_id: number;
@@ -6192,6 +6462,169 @@ export interface operations {
             };
             /** @description 40400 资源不存在 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSettingsList: {
+        parameters: {
+            query?: {
+                group?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["Settings"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSettingsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["Settings"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8031,6 +8464,7 @@ export interface operations {
                     email: string;
                     password: string;
                     nickname?: string;
+                    invite_code?: string;
                 };
             };
         };
@@ -8060,6 +8494,15 @@ export interface operations {
             };
             /** @description 40002 请求体不是有效的 JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13129,7 +13572,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 /** @description 排序字段，前缀 - 表示倒序 */
                 sort?: "id" | "-id" | "created_at" | "-created_at" | "amount" | "-amount" | "paid_at" | "-paid_at";
@@ -14122,7 +14565,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             };
             header?: never;
             path?: never;
@@ -14271,7 +14714,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 user_id?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -14425,7 +14868,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -14672,7 +15115,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 user_id?: number;
-                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
                 invoice_id?: number;
                 payment_id?: number;
                 refund_id?: number;
@@ -17123,6 +17566,421 @@ export interface operations {
             };
         };
     };
+    clientServicesUpgradeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UpgradeOptions"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgrade: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 要变更的配置项：字段 → 子选项编号或数量（未列出的保持不变）
+                     * @example {
+                     *       "cpu": 10103,
+                     *       "memory": 10203
+                     *     }
+                     */
+                    config: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["InvoiceDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40960 该服务已有待处理的配置变更，请先支付或取消；40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgradeQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 要变更的配置项：字段 → 子选项编号或数量（未列出的保持不变）
+                     * @example {
+                     *       "cpu": 10103,
+                     *       "memory": 10203
+                     *     }
+                     */
+                    config: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UpgradeQuote"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgradeCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["InvoiceDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     clientVncTokensGet: {
         parameters: {
             query?: never;
@@ -17456,7 +18314,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "renew" | "traffic_package";
+                kind?: "renew" | "traffic_package" | "upgrade";
                 status?: "pending" | "processing" | "awaiting_admin" | "succeeded" | "cancelled";
                 service_id?: number;
                 user_id?: number;

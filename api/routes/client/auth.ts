@@ -18,10 +18,13 @@ const register = defineRoute({
   path: '/api/v2/client/register',
   tags,
   summary: '注册（邮箱），成功后直接登录',
+  description: '管理员关闭开放注册（系统设置 registration.enabled）后返回 40300，除非带上配置的邀请码 invite_code。',
   access: { surface: 'public' },
-  request: json(z.object({ email: z.email().max(191), password, nickname: z.string().max(64).optional() })),
+  request: json(
+    z.object({ email: z.email().max(191), password, nickname: z.string().max(64).optional(), invite_code: z.string().min(1).max(64).optional() }),
+  ),
   data: z.object({ ...tokenSchema, user: userSchema }),
-  errors: [ErrorCode.CONFLICT],
+  errors: [ErrorCode.CONFLICT, ErrorCode.FORBIDDEN],
 });
 
 const login = defineRoute({
