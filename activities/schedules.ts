@@ -39,12 +39,13 @@ function scheduleOptions(config: AppConfig, declaration: ScheduleDeclaration) {
  * admin's pause is kept). Safe to run from every worker at start: a concurrent create
  * loses the race with ScheduleAlreadyRunning and falls through to the update.
  */
-export async function ensureSchedules(client: Client, config: AppConfig, logger: Logger): Promise<void> {
+export async function ensureSchedules(client: Client, config: AppConfig, logger: Logger, onChange?: (event: string, scheduleId: string) => Promise<void>): Promise<void> {
   for (const declaration of SCHEDULES) {
     const options = scheduleOptions(config, declaration);
     try {
       await client.schedule.create(options);
       logger.info({ scheduleId: options.scheduleId }, 'schedule created');
+      await onChange?.('schedule.created', options.scheduleId);
       continue;
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
@@ -56,6 +57,7 @@ export async function ensureSchedules(client: Client, config: AppConfig, logger:
         action: options.action,
         policies: { ...previous.policies, ...options.policies },
       }));
+      await onChange?.('schedule.synced', options.scheduleId);
     } catch (err) {
       if (!(err instanceof ScheduleNotFoundError)) throw err;
     }

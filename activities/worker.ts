@@ -2,7 +2,10 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type AppConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, type AppConfig } from '../lib/config.js';
+import { scrapeText, serveMetrics } from '../lib/metrics-server.js';
+import { watchDatabasePool } from '../db/pool-metrics.js';
+import { recordConfigError, recordSystemLog } from '../domain/logs/system-logs.js';
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
@@ -11,6 +14,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { createSettingsCache } from '../domain/settings/settings-cache.js';
 import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
+import { WORKFLOW_TRACING_MODULE, workerTracingOptions } from './tracing.js';
 import { ensureSchedules } from './schedules.js';
 
 export type WorkflowSource = { workflowBundlePath: string } | { workflowsPath: string };
@@ -30,9 +34,9 @@ export function defaultWorkflowSource(): WorkflowSource {
  * `automation` (schedules and tasks). Both share the activities and one connection.
  */
 /** Bundles the workflow sources once (quietly); used when no prebuilt bundle exists. */
-export async function bundleWorkflows(workflowsPath: string): Promise<{ code: string }> {
+export async function bundleWorkflows(workflowsPath: string, traced = false): Promise<{ code: string }> {
   const quiet = new DefaultLogger('WARN');
-  return bundleWorkflowCode({ workflowsPath, logger: quiet });
+  return bundleWorkflowCode({ workflowsPath, logger: quiet, ...(traced ? { workflowInterceptorModules: [WORKFLOW_TRACING_MODULE] } : {}) });
 }
 
 /**
@@ -41,9 +45,12 @@ export async function bundleWorkflows(workflowsPath: string): Promise<{ code: st
  */
 export async function createWorkers(deps: DomainDeps, connection: NativeConnection, source: WorkflowSource) {
   const activities = createActivities(deps);
+  const traced = deps.config.tracing;
   const workflowBundle =
-    'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath);
-  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle };
+    'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath, traced);
+  // With tracing on (README "Traces"): the workflow and activity spans join the caller's trace.
+  const tracing = workerTracingOptions(traced, false);
+  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle, ...tracing };
   // A provisioning runs its steps as local activities inside its workflow task, so the platform
   // queue needs as many workflow-task slots as provisionings that may run at once.
   const concurrency = deps.config.temporal.workerConcurrency;
@@ -60,25 +67,59 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
   ]);
 }
 
+/**
+ * The Temporal SDK's own metrics (workflow and activity task latencies, slots, polls, sticky
+ * cache...): the core runtime serves them in Prometheus form on TEMPORAL_METRICS_BIND_ADDRESS,
+ * or, with only WORKER_METRICS_PORT set, on 127.0.0.1:9466; the worker's `/metrics` appends them.
+ */
+function temporalMetricsAddress(config: AppConfig): string | null {
+  return config.metrics.temporalBindAddress ?? (config.metrics.workerPort ? '127.0.0.1:9466' : null);
+}
+
+function temporalTelemetry(config: AppConfig) {
+  const bindAddress = temporalMetricsAddress(config);
+  return bindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress } } } } : {};
+}
+
+function temporalMetricsSource(config: AppConfig) {
+  const bindAddress = temporalMetricsAddress(config);
+  return bindAddress ? () => scrapeText(`http://${bindAddress}/metrics`) : undefined;
+}
+
 async function main(config: AppConfig, logger: Logger) {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
-  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
+  const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace, tracing: config.tracing });
   const settingsCache = createSettingsCache({ databaseUrl: config.databaseUrl, logger });
   const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal, settingsCache };
+  const unwatchPool = watchDatabasePool('worker', db);
+  const metrics = config.metrics.workerPort
+    ? await serveMetrics({ host: config.metrics.host, port: config.metrics.workerPort, token: config.metrics.token, extra: temporalMetricsSource(config) })
+    : null;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
-  await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config, logger);
+  await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config, logger, (event, scheduleId) =>
+    recordSystemLog(deps, { category: 'schedule', event, message: `${event === 'schedule.created' ? '已创建计划' : '已同步计划定义'} ${scheduleId}`, process: 'worker', detail: { schedule_id: scheduleId } }),
+  );
   await clientConnection.close();
   const workers = await createWorkers(deps, connection, defaultWorkflowSource());
   // The outbox relay lives beside the workers (never in the API): what a commit promised is
   // performed by the process that runs the workflows, with its own Temporal connection.
   const relay = startOutboxRelay(deps);
-  logger.info({ queues: [config.temporal.taskQueue, config.temporal.automationQueue] }, 'worker started');
+  logger.info({ queues: [config.temporal.taskQueue, config.temporal.automationQueue], metricsPort: metrics?.port }, 'worker started');
+  await recordSystemLog(deps, {
+    category: 'startup',
+    event: 'worker.started',
+    message: '工作进程已启动',
+    process: 'worker',
+    detail: { pid: process.pid, queues: [config.temporal.taskQueue, config.temporal.automationQueue], metrics_port: metrics?.port ?? null },
+  });
   const stop = () => workers.forEach((w) => w.shutdown());
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await Promise.all(workers.map((w) => w.run()));
   await relay.stop();
+  await metrics?.close();
+  unwatchPool();
   await connection.close();
   await temporal.close();
   await settingsCache.close();
@@ -88,9 +129,16 @@ async function main(config: AppConfig, logger: Logger) {
 
 // Real paths on both sides: Node resolves symlinks for import.meta.url, not for argv[1].
 if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
-  const config = loadConfig();
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error(err);
+    if (err instanceof ConfigError) await recordConfigError('worker', err);
+    process.exit(1);
+  }
   const logger = createLogger(config.logLevel, 'worker');
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('WARN'), ...temporalTelemetry(config) });
   main(config, logger).catch((err: unknown) => {
     logger.fatal({ err }, 'worker failed');
     process.exit(1);

@@ -1,11 +1,17 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { requestId } from 'hono/request-id';
-import { routePath } from 'hono/route';
 import { consolePageRoutes } from './console/vnc-page.js';
 import { createVncRelay } from './console/vnc-relay.js';
 import { installChineseValidationMessages } from '../lib/zod-zh.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { handleError } from './middleware/errors.js';
+import { observeRequests } from './middleware/operations.js';
+import { traceRequests } from './middleware/tracing.js';
+import { fail } from './envelope.js';
+import { ErrorCode } from '../lib/errors.js';
+import { metricsRegistry } from '../lib/metrics.js';
+import { metricsAuthorised, renderMetrics } from '../lib/metrics-server.js';
+import { activeTraceId } from '../lib/tracing-context.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
 import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
 import { docsRoutes } from './openapi/docs.js';
@@ -13,6 +19,8 @@ import { fixNullableRefs } from './openapi/nullable-refs.js';
 import { assertOperations, BEARER_SCHEME } from './openapi/operations.js';
 import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
+import { adminAuditLogRoutes } from './routes/admin/audit-logs.js';
+import { adminDashboardRoutes } from './routes/admin/dashboard.js';
 import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
 import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
@@ -20,6 +28,7 @@ import { adminPluginRoutes } from './routes/admin/plugins.js';
 import { adminScheduleRoutes } from './routes/admin/schedules.js';
 import { adminSettingRoutes } from './routes/admin/settings.js';
 import { adminUserRoutes } from './routes/admin/users.js';
+import { adminUserManagementRoutes } from './routes/admin/user-management.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
 import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
@@ -90,9 +99,12 @@ export function createApiRoutes() {
   api.route('/', healthRoutes);
   api.route('/', adminAuthRoutes);
   api.route('/', adminUserRoutes);
+  api.route('/', adminUserManagementRoutes);
   api.route('/', adminSettingRoutes);
   api.route('/', adminScheduleRoutes);
   api.route('/', adminLogRoutes);
+  api.route('/', adminAuditLogRoutes);
+  api.route('/', adminDashboardRoutes);
   api.route('/', adminNotificationLogRoutes);
   // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
   api.route('/', adminPluginBindingRoutes);
@@ -159,22 +171,28 @@ export function openApiDocument(api = createApiRoutes()) {
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
-  app.use(requestId({ headerName: 'X-Request-Id' }));
   app.use(async (c, next) => {
     c.set('deps', deps);
-    if (!deps.logger.isLevelEnabled('debug')) return next();
-    const started = performance.now();
     await next();
-    deps.logger.debug(
-      { requestId: c.var.requestId, method: c.req.method, path: routePath(c, -1), status: c.res.status, ms: Math.round(performance.now() - started) },
-      'request',
-    );
   });
+  if (deps.config.tracing) app.use(traceRequests);
+  // With tracing on, the request id is the request's trace id (README "Traces").
+  app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
+  app.use(observeRequests);
   // On every answer, errors and preflights included (the not-found and error handlers run inside).
   app.use(securityHeaders());
   app.use(noStoreByDefault);
   const cors = corsForOrigins(deps.config.corsOrigins);
   if (cors) app.use(cors);
+
+  // Prometheus on the API's own port only with a token; with METRICS_PORT it has its own listener (api/main.ts).
+  const metrics = deps.config.metrics;
+  if (metrics.token && !metrics.apiPort) {
+    app.get('/metrics', async (c) => {
+      if (!metricsAuthorised(c.req.header('authorization'), metrics.token)) return fail(c, ErrorCode.UNAUTHENTICATED, '需要指标访问令牌', null, 401);
+      return c.body(await renderMetrics(), 200, { 'content-type': metricsRegistry.contentType });
+    });
+  }
 
   const api = createApiRoutes();
   app.route('/', api);

@@ -1,3 +1,6 @@
+import type { BatchWriter } from '../lib/batch-writer.js';
+import type { AuditRequestRecord } from '../domain/logs/admin-audit.js';
+import type { RequestLogRecord } from '../domain/logs/request-logs.js';
 import type { DomainDeps } from '../domain/deps.js';
 import type { TemporalGateway } from '../lib/temporal.js';
 import type { AdminPrincipal, ClientPrincipal } from '../domain/auth/principals.js';
@@ -5,6 +8,15 @@ import type { AdminPrincipal, ClientPrincipal } from '../domain/auth/principals.
 /** Everything a request handler may reach: built once per process by `createApp`. */
 export type AppDeps = DomainDeps & {
   temporal: TemporalGateway;
+  /** The request log and admin audit writers (batched, off the request path); absent, nothing is logged. */
+  operations?: OperationsWriters;
+  /** Stops reporting this process's pool in `db_pool_connections` (on close). */
+  unwatchPool?: () => void;
+};
+
+export type OperationsWriters = {
+  requestLog: BatchWriter<RequestLogRecord>;
+  audit: BatchWriter<AuditRequestRecord>;
 };
 
 export type AppEnv = {
@@ -13,5 +25,7 @@ export type AppEnv = {
     requestId: string;
     admin: AdminPrincipal;
     client: ClientPrincipal;
+    /** The envelope code of an error answer (set by `fail`), for the request log and metrics. */
+    responseCode: number;
   };
 };

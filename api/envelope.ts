@@ -19,6 +19,7 @@ export function ok<T>(c: Context, data: T, message = '成功') {
 const MESSAGE_MAX = 300;
 
 export function fail(c: Context, code: number, message: string, data: unknown, status: number) {
+  c.set('responseCode', code);
   return c.json(envelope(data, cutText(message, MESSAGE_MAX), code), status as ContentfulStatusCode);
 }
 

@@ -131,3 +131,14 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 
 /** A password being set: 8 to 72 characters (argon2 input stays bounded). */
 export const newPassword = z.string().min(8, { error: '密码至少 8 位' }).max(72, { error: '密码最多 72 位' });
+
+/** A calendar day in a query (`2026-01-31`, Asia/Shanghai), years 2000 to 2099; a day that does not exist fails. */
+export const dateQuery = z
+  .string()
+  .regex(/^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, { error: '日期格式必须是 YYYY-MM-DD' })
+  .refine((v) => {
+    const [y, m, d] = v.split('-').map(Number) as [number, number, number];
+    const date = new Date(Date.UTC(y, m - 1, d));
+    return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  }, { error: '日期不存在' })
+  .openapi({ type: 'string', example: '2026-01-31', description: '日期，YYYY-MM-DD（Asia/Shanghai）' });

@@ -26,10 +26,20 @@ export async function runMigrations(sequelize: Sequelize, log?: (message: string
   const raw = connection as unknown as { query(sql: string, params?: unknown[]): Promise<unknown> };
   try {
     await raw.query('SELECT pg_advisory_lock($1)', [lockKey]);
-    const applied = await createMigrator(sequelize, log).up();
-    return applied.map((m) => m.name);
+    const applied = (await createMigrator(sequelize, log).up()).map((m) => m.name);
+    if (applied.length > 0) await recordMigrations(sequelize, applied);
+    return applied;
   } finally {
     await raw.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => {});
     sequelize.connectionManager.releaseConnection(connection);
   }
+}
+
+/** The system log's `migration` row (README "Logs"); best effort: the migrations stand regardless. */
+async function recordMigrations(sequelize: Sequelize, applied: string[]): Promise<void> {
+  await sequelize
+    .query(`INSERT INTO system_logs (level, category, event, message, detail, process) VALUES ('info', 'migration', 'migrations.applied', $1, $2, 'migrate')`, {
+      bind: [`已执行 ${applied.length} 个数据库迁移`.slice(0, 500), JSON.stringify({ applied: applied.slice(0, 100) })],
+    })
+    .catch(() => {});
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+import { tracingEnabled } from './tracing.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
@@ -95,6 +96,16 @@ const envSchema = z.object({
   PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   LOGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   NOTIFICATION_LOG_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(180),
+  API_REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  SYSTEM_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  METRICS_TOKEN: z.string().min(16).max(256).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  TEMPORAL_METRICS_BIND_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port')
+    .optional(),
   RENEWAL_INVOICE_LEAD_DAYS: z.coerce.number().int().min(1).max(60).default(7),
   RENEWAL_REMINDER_DAYS: z
     .string()
@@ -188,7 +199,22 @@ export type AppConfig = {
   /** Daily schedule time (Asia/Shanghai) and how long one hook listener may take. */
   schedules: { dailyAt: { hour: number; minute: number }; hookTimeoutMs: number };
   /** Days kept by the daily log-retention task. */
-  retention: { taskRunDays: number; pluginLogDays: number; loginLogDays: number; notificationLogDays: number };
+  retention: {
+    taskRunDays: number;
+    pluginLogDays: number;
+    loginLogDays: number;
+    notificationLogDays: number;
+    apiRequestLogDays: number;
+    systemLogDays: number;
+  };
+  /**
+   * Prometheus `/metrics` (README "Metrics"): the token a scraper sends as a bearer token (the
+   * API serves `/metrics` on its own port only with a token), and the internal listeners of the
+   * API and the worker (host and ports); the Temporal SDK's own metrics address in the worker.
+   */
+  metrics: { token?: string; host: string; apiPort?: number; workerPort?: number; temporalBindAddress?: string };
+  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; README "Traces"). */
+  tracing: boolean;
   /**
    * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
    * date; renewal reminders at these days before it (ascending); unpaid-invoice reminders this
@@ -306,6 +332,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pluginLogDays: e.PLUGIN_LOG_RETENTION_DAYS,
       loginLogDays: e.LOGIN_LOG_RETENTION_DAYS,
       notificationLogDays: e.NOTIFICATION_LOG_RETENTION_DAYS,
+      apiRequestLogDays: e.API_REQUEST_LOG_RETENTION_DAYS,
+      systemLogDays: e.SYSTEM_LOG_RETENTION_DAYS,
+    },
+    metrics: {
+      ...(e.METRICS_TOKEN ? { token: e.METRICS_TOKEN } : {}),
+      host: e.METRICS_HOST,
+      ...(e.METRICS_PORT ? { apiPort: e.METRICS_PORT } : {}),
+      ...(e.WORKER_METRICS_PORT ? { workerPort: e.WORKER_METRICS_PORT } : {}),
+      ...(e.TEMPORAL_METRICS_BIND_ADDRESS ? { temporalBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS } : {}),
     },
     lifecycle: {
       renewalLeadDays: e.RENEWAL_INVOICE_LEAD_DAYS,
@@ -322,6 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       hostPollSeconds: e.PROVISION_HOST_POLL_SECONDS,
       hostWaitMinutes: e.PROVISION_HOST_WAIT_MINUTES,
     },
+    tracing: tracingEnabled(env),
     testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
     vnc: { idleTimeoutSeconds: e.VNC_IDLE_TIMEOUT_SECONDS, maxSessionSeconds: e.VNC_MAX_SESSION_SECONDS },
     storage: {

@@ -1,4 +1,5 @@
 import { Client, Connection, isGrpcServiceError, type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import type { Logger } from './logger.js';
 
 /** How long a Temporal call made while answering a request may take before the answer falls back to the database. */
@@ -54,12 +55,14 @@ export type TemporalGateway = {
   close(): Promise<void>;
 };
 
-export function createTemporalGateway(options: { address: string; namespace: string }): TemporalGateway {
+export function createTemporalGateway(options: { address: string; namespace: string; tracing?: boolean }): TemporalGateway {
+  // With tracing on, workflow starts, signals and updates carry the caller's trace context in their headers.
+  const interceptors = options.tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
   let pending: Promise<{ connection: Connection; client: Client }> | null = null;
   const open = () => {
     if (!pending) {
       pending = Connection.connect({ address: options.address, connectTimeout: '2s' })
-        .then((connection) => ({ connection, client: new Client({ connection, namespace: options.namespace }) }))
+        .then((connection) => ({ connection, client: new Client({ connection, namespace: options.namespace, ...(interceptors ? { interceptors } : {}) }) }))
         .catch((err: unknown) => {
           pending = null;
           throw err;

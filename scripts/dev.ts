@@ -6,6 +6,7 @@ import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
 import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './seeders/identity.js';
+import { seedOperationsDemo } from './seeders/operations.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
@@ -122,6 +123,8 @@ async function main() {
   const admin = await ensureSuperAdmin(deps, { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD });
   const seeded = await seedDemoData(deps);
   if (seeded.created.length) log(`演示数据 / demo data: ${seeded.created.join(', ')}`);
+  const operations = await seedOperationsDemo(deps);
+  if (operations.length) log(`运维演示数据 / operations demo data: ${operations.join(', ')}`);
   const plugins = await configureBuiltInPlugins(deps, sandboxes, sandboxSecrets);
   log(`内置插件已配置并启用 / built-in plugins enabled against the sandboxes: ${plugins.join(', ')}`);
   // After the plugins: the demo product of type `other` binds to the enabled upstream plugin.

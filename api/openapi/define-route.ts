@@ -5,6 +5,7 @@ import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { requireAccess, requirePrecondition } from '../middleware/auth.js';
 import type { AccessAction } from '../../lib/config.js';
+import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { throwValidationError } from '../middleware/validation.js';
@@ -93,6 +94,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
       ...(precondition ? [requirePrecondition(precondition)] : []),
+      // Every admin write is audited, here and only here (README "Admin audit").
+      ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],

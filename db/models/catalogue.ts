@@ -7,6 +7,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 import type { ConfigOptionItem, PricingMap } from '../../lib/catalogue-contract.js';
+import { currentRequestContext } from '../../lib/request-context.js';
 
 /**
  * The 8 fixed product types (spec: Product type, Product type resolution). No route creates a
@@ -114,7 +115,17 @@ export interface CatalogueAuditLogRow extends Model<InferAttributes<CatalogueAud
   changes: CreationOptional<Record<string, unknown>>;
   operator_id: number | null;
   operator_name: CreationOptional<string>;
+  /** The request that made the change (the admin audit's request id), when made by one. */
+  request_id: CreationOptional<string | null>;
+  ip: CreationOptional<string>;
   created_at: CreationOptional<Date>;
+}
+
+function stampRequest(row: CatalogueAuditLogRow): void {
+  const context = currentRequestContext();
+  if (!context) return;
+  row.request_id ??= context.requestId;
+  if (!row.ip) row.ip = context.ip;
 }
 
 const timestamps = { created_at: DataTypes.DATE, updated_at: DataTypes.DATE };
@@ -214,9 +225,20 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       changes: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
       operator_id: { type: DataTypes.INTEGER, allowNull: true },
       operator_name: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      request_id: { type: DataTypes.STRING(64), allowNull: true },
+      ip: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
       created_at: DataTypes.DATE,
     },
-    { tableName: 'catalogue_audit_logs', updatedAt: false },
+    // A view of `admin_audit_logs` (0021): inserts go through its INSTEAD OF trigger; rows never change.
+    // Each row names the request that made it (and its address), so the admin audit links the diff to the call.
+    {
+      tableName: 'catalogue_audit_logs',
+      updatedAt: false,
+      hooks: {
+        beforeCreate: (row) => stampRequest(row),
+        beforeBulkCreate: (rows) => rows.forEach(stampRequest),
+      },
+    },
   );
   return { ProductMenu, ProductGroup, ProductCategory, Product, ProductUpstreamBinding, CatalogueAuditLog };
 }

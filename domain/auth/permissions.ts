@@ -6,7 +6,7 @@
 export const PERMISSIONS = {
   'admin.manage': '管理员与角色管理',
   'user.view': '查看用户',
-  'user.manage': '管理用户（禁用、启用）',
+  'user.manage': '管理用户（创建、编辑资料、重置密码、备注、禁用、启用）',
   'user.recharge': '用户余额调整',
   'invoice.view': '查看账单',
   'invoice.manage': '账单管理与退款',
@@ -14,6 +14,9 @@ export const PERMISSIONS = {
   'coupon.manage': '管理优惠券',
   'coupon.campaign': '管理优惠券活动',
   'log.view': '查看日志',
+  'log.manage': '按类型与时间清理日志',
+  'audit.view': '查看管理员操作审计',
+  'dashboard.view': '查看仪表盘（营收、用户、服务与任务概况）',
   'schedule.view': '查看计划任务',
   'schedule.manage': '管理与手动触发计划任务',
   'plugin.view': '查看集成插件与运行日志',

@@ -1,6 +1,7 @@
 import { listenForNotifications } from '../../lib/pg-listener.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AdminPrincipal, ClientPrincipal } from './principals.js';
+import { cacheLookups } from '../../lib/metrics.js';
 
 export const AUTH_CHANNEL = 'auth_invalidate';
 
@@ -87,6 +88,7 @@ export function createPrincipalCache(options: { databaseUrl: string; ttlMs: numb
     get(sessionId) {
       if (!listening()) return null;
       const entry = entries.get(sessionId);
+      cacheLookups.inc({ cache: 'principal', result: entry ? 'hit' : 'miss' });
       if (!entry) return null;
       const now = Date.now();
       if (entry.cachedUntil <= now || entry.sessionExpiresAt <= now) {

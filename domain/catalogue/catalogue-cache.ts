@@ -1,6 +1,7 @@
 import type { Logger } from '../../lib/logger.js';
 import { listenForNotifications } from '../../lib/pg-listener.js';
 import type { DomainDeps } from '../deps.js';
+import { cacheLookups } from '../../lib/metrics.js';
 
 export const CATALOGUE_CHANNEL = 'catalogue_invalidate';
 
@@ -99,6 +100,7 @@ async function readThrough<T>(deps: DomainDeps, space: Space, key: string, load:
   const cache = deps.catalogueCache;
   if (!cache) return load();
   const hit = space === 'reads' ? cache.get(key) : cache.getComputed(key);
+  cacheLookups.inc({ cache: `catalogue_${space}`, result: hit ? 'hit' : 'miss' });
   if (hit) return hit.value as T;
   const ticket = cache.ticket();
   const value = await load();

@@ -27,3 +27,16 @@ export async function listNotificationLogs(deps: DomainDeps, query: Notification
   });
   return { rows, total: count };
 }
+
+/** The Chinese name of each notification kind (the admin's notification, SMS and mail logs). */
+export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
+  renewal_due: '到期提醒',
+  service_overdue: '逾期提醒',
+  service_suspended: '服务暂停通知',
+  service_terminated: '服务终止通知',
+  invoice_unpaid: '账单未支付提醒',
+  ticket_staff_reply: '工单回复通知',
+  ticket_customer_reply: '工单客户回复通知',
+  ticket_close_reminder: '工单即将自动关闭提醒',
+  ticket_auto_closed: '工单自动关闭通知',
+};

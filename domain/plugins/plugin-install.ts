@@ -8,6 +8,7 @@ import { pluginsRoot } from '../../plugins/runtime/plugins-root.js';
 import { scanPlugins } from '../../plugins/runtime/scan.js';
 import type { DomainDeps } from '../deps.js';
 import { takenTaskKeys } from '../tasks/catalogue.js';
+import { recordSystemLog } from '../logs/system-logs.js';
 
 /** `recognised → installed`: every declaration is checked first; the manifest is snapshotted. */
 export async function installPlugin(deps: DomainDeps, domain: PluginDomain, slug: string): Promise<PluginRow> {
@@ -27,8 +28,9 @@ export async function installPlugin(deps: DomainDeps, domain: PluginDomain, slug
     takenTaskKeys: await takenTaskKeys(deps),
     onLoadError: (err) => deps.logger.warn({ err, domain, slug }, 'plugin entry failed to load at install'),
   });
+  let plugin: PluginRow;
   try {
-    return await Plugin.create({
+    plugin = await Plugin.create({
       domain,
       slug,
       key: manifest.info.key,
@@ -43,4 +45,6 @@ export async function installPlugin(deps: DomainDeps, domain: PluginDomain, slug
     if (error instanceof UniqueConstraintError) throw conflict('插件已安装，或其 key 已被同领域的插件使用');
     throw error;
   }
+  await recordSystemLog(deps, { category: 'plugin', event: 'plugin.installed', message: `插件 ${slug} 已安装（${manifest.info.version}）`, detail: { plugin_id: plugin.id, domain, slug, version: manifest.info.version } });
+  return plugin;
 }

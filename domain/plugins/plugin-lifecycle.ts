@@ -9,6 +9,10 @@ import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
 import '../catalogue/plugin-references.js';
 import { takenTaskKeys } from '../tasks/catalogue.js';
 import { getPlugin } from './plugin-catalogue.js';
+import { recordSystemLog } from '../logs/system-logs.js';
+
+const pluginEvent = (deps: DomainDeps, event: string, message: string, plugin: { id: number; domain: string; slug: string }) =>
+  recordSystemLog(deps, { category: 'plugin', event, message, detail: { plugin_id: plugin.id, domain: plugin.domain, slug: plugin.slug } });
 
 /** `configure`: any installed state, the status does not change; secrets are sealed. */
 export async function updatePluginConfig(deps: DomainDeps, id: number, submitted: Record<string, unknown>): Promise<PluginRow> {
@@ -25,6 +29,13 @@ export async function updatePluginConfig(deps: DomainDeps, id: number, submitted
   plugin.changed('config', true);
   plugin.changed('secrets', true);
   await plugin.save();
+  // Field names only: values (secrets among them) never reach the system log.
+  await recordSystemLog(deps, {
+    category: 'plugin',
+    event: 'plugin.configured',
+    message: `插件 ${plugin.slug} 的配置已修改`,
+    detail: { plugin_id: plugin.id, domain: plugin.domain, slug: plugin.slug, fields: Object.keys(submitted).slice(0, 50) },
+  });
   return plugin;
 }
 
@@ -49,7 +60,7 @@ async function taskKeyCollision(deps: DomainDeps, plugin: PluginRow): Promise<st
  * none of its task keys is in use by a built-in task or another enabled plugin (40900).
  */
 export async function enablePlugin(deps: DomainDeps, id: number): Promise<PluginRow> {
-  return deps.db.sequelize.transaction(async (transaction) => {
+  const enabled = await deps.db.sequelize.transaction(async (transaction) => {
     await deps.db.sequelize.query('SELECT pg_advisory_xact_lock(:lock)', { replacements: { lock: ENABLE_LOCK.toString() }, transaction });
     const plugin = await getPlugin(deps, id);
     if (plugin.status === 'enabled') throw conflict('插件已启用');
@@ -64,6 +75,8 @@ export async function enablePlugin(deps: DomainDeps, id: number): Promise<Plugin
     if (plugin.domain === 'upstream') await publishCatalogueChange(deps, transaction);
     return plugin;
   });
+  await pluginEvent(deps, 'plugin.enabled', `插件 ${enabled.slug} 已启用`, enabled);
+  return enabled;
 }
 
 /** `enabled → disabled` (our decision for the target state); bindings stay but are not used. */
@@ -74,6 +87,7 @@ export async function disablePlugin(deps: DomainDeps, id: number): Promise<Plugi
   plugin.disabled_at = new Date();
   await plugin.save();
   if (plugin.domain === 'upstream') await publishCatalogueChange(deps);
+  await pluginEvent(deps, 'plugin.disabled', `插件 ${plugin.slug} 已停用`, plugin);
   return plugin;
 }
 
@@ -86,7 +100,7 @@ function describeReferences(references: PluginReference[]): string {
  * unless `force`, which detaches them (bindings deleted, other tables per their checker).
  */
 export async function uninstallPlugin(deps: DomainDeps, id: number, force: boolean) {
-  return deps.db.sequelize.transaction(async (transaction) => {
+  const removed = await deps.db.sequelize.transaction(async (transaction) => {
     const plugin = await deps.db.models.Plugin.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
     if (!plugin) throw notFound('插件不存在或未安装');
     const ref = { id: plugin.id, domain: plugin.domain, slug: plugin.slug };
@@ -102,4 +116,6 @@ export async function uninstallPlugin(deps: DomainDeps, id: number, force: boole
     await plugin.destroy({ transaction });
     return { id: ref.id, domain: ref.domain, slug: ref.slug, detached: references };
   });
+  await pluginEvent(deps, 'plugin.uninstalled', `插件 ${removed.slug} 已卸载${removed.detached.length ? '（强制，已解除引用）' : ''}`, removed);
+  return removed;
 }

@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { ServiceEventStatus } from '../../db/models/service.js';
 import type { DomainDeps } from '../deps.js';
 import { type FailedAttempt, failedAttemptEntry } from '../suppliers/step-journal.js';
+import { label, provisionings } from '../../lib/metrics.js';
 
 export type ServiceEventInput = {
   serviceId: number;
@@ -16,6 +17,8 @@ export type ServiceEventInput = {
 
 /** One row of a service's history (provisioning steps, admin decisions, console actions). */
 export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventInput, transaction?: Transaction): Promise<void> {
+  // Counted when written; a transaction rolled back afterwards (rare) counts once too many.
+  if (event.kind === 'provision' && event.status !== 'started') provisionings.inc({ stage: label(event.stage), outcome: label(event.status) });
   await deps.db.models.ServiceEvent.create(
     {
       service_id: event.serviceId,

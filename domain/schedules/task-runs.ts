@@ -2,6 +2,7 @@ import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { TaskRunRow, TaskRunStatus, TaskRunTriggerValue } from '../../db/models/task-run.js';
 import type { DomainDeps } from '../deps.js';
+import { label, scheduleRuns } from '../../lib/metrics.js';
 
 export type StartTaskRunInput = {
   taskKey: string;
@@ -118,10 +119,11 @@ export type FinishTaskRunInput = {
 };
 
 export async function finishTaskRun(deps: DomainDeps, input: FinishTaskRunInput): Promise<void> {
-  await deps.db.models.TaskRun.update(
+  const [, finished] = await deps.db.models.TaskRun.update(
     { status: input.status, summary: input.summary, error: input.error?.slice(0, 2000) ?? null, finished_at: new Date() },
-    { where: { id: input.id, status: 'running' } },
+    { where: { id: input.id, status: 'running' }, returning: true },
   );
+  for (const run of finished) scheduleRuns.inc({ task: label(run.task_key), status: input.status });
 }
 
 export const EXPIRED_RUN_ERROR = '运行超过锁定时长（lockTtlSeconds）仍未结束，工作流已被 Temporal 终止';

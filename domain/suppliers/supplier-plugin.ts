@@ -5,6 +5,7 @@ import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invok
 import type { SupplierRow } from '../../db/models/supplier.js';
 import type { DomainDeps } from '../deps.js';
 import { getSupplier } from './suppliers.js';
+import { upstreamCalls } from '../../lib/metrics.js';
 
 export type SupplierCall = {
   action: string;
@@ -26,7 +27,7 @@ export async function invokeSupplierPlugin(deps: DomainDeps, supplier: SupplierR
   // purchases check `status`. Without a plugin (force-uninstalled) nothing can be called.
   if (row.plugin_id === null) throw new AppError(ErrorCode.VALIDATION, '供应商未关联上游插件，请重新选择插件');
   const apiKey = row.api_key_sealed ? deps.secretBox.open(row.api_key_sealed) : '';
-  return invokePlugin(deps, {
+  const invocation = await invokePlugin(deps, {
     domain: 'upstream',
     pluginId: row.plugin_id,
     action: call.action,
@@ -36,4 +37,7 @@ export async function invokeSupplierPlugin(deps: DomainDeps, supplier: SupplierR
     ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),
     overrides: { config: { base_url: row.base_url, account: row.account, api_key: apiKey }, secretValues: apiKey ? [apiKey] : [] },
   });
+  // Suppliers are few (admin-created rows): their id is a bounded label.
+  upstreamCalls.inc({ supplier: String(row.id), outcome: invocation.status });
+  return invocation;
 }

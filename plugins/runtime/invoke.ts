@@ -10,6 +10,7 @@ import { normaliseResult } from './normalise-result.js';
 import { pluginsRoot } from './plugins-root.js';
 import { redactSummary } from './redact.js';
 import { type PluginSelector, resolvePluginTarget } from './resolve-target.js';
+import { label, pluginInvocations } from '../../lib/metrics.js';
 
 export const DEFAULT_INVOKE_TIMEOUT_MS = 15_000;
 
@@ -114,6 +115,7 @@ export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput):
     outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件执行失败，请稍后重试', data: {} }, detail: { error } };
   }
   const durationMs = Math.max(0, Math.round(performance.now() - started));
+  pluginInvocations.inc({ plugin: label(plugin.slug), domain: label(plugin.domain), outcome: outcome.status });
   const errorDetail = outcome.detail ? redactSummary(outcome.detail, secretValues) : '';
   if (outcome.status !== 'success') {
     deps.logger.warn({ plugin: plugin.slug, domain: plugin.domain, action: input.action, status: outcome.status, traceId, detail: errorDetail }, 'plugin action failed');

@@ -1,22 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { NOTIFICATION_CHANNELS, NOTIFICATION_ENTITY_TYPES, NOTIFICATION_KINDS, NOTIFICATION_STATUSES, type NotificationLogRow } from '../../../db/models/notification-log.js';
-import { listNotificationLogs } from '../../../domain/notifications/list-notification-logs.js';
+import { listNotificationLogs, NOTIFICATION_KIND_LABELS } from '../../../domain/notifications/list-notification-logs.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { dateTimeString, idQuery, listQuery } from '../../schemas.js';
 
-const KIND_LABELS: Record<NotificationLogRow['kind'], string> = {
-  renewal_due: '到期提醒',
-  service_overdue: '逾期提醒',
-  service_suspended: '服务暂停通知',
-  service_terminated: '服务终止通知',
-  invoice_unpaid: '账单未支付提醒',
-  ticket_staff_reply: '工单回复通知',
-  ticket_customer_reply: '工单客户回复通知',
-  ticket_close_reminder: '工单即将自动关闭提醒',
-  ticket_auto_closed: '工单自动关闭通知',
-};
 
 const STATUS_LABELS: Record<NotificationLogRow['status'], string> = {
   sending: '发送中',
@@ -72,7 +61,7 @@ function notificationLogItem(row: NotificationLogRow) {
   return {
     id: row.id,
     kind: row.kind,
-    kind_label: KIND_LABELS[row.kind],
+    kind_label: NOTIFICATION_KIND_LABELS[row.kind],
     channel: row.channel,
     entity_type: row.entity_type,
     entity_id: row.entity_id,

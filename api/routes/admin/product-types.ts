@@ -16,4 +16,15 @@ const options = defineRoute({
   data: z.object({ list: z.array(productTypeOptionSchema) }),
 });
 
-export const adminProductTypeRoutes = createRouter().openapi(options, (c) => ok(c, { list: productTypeOptions() }));
+const list = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/product-types',
+  tags: ['管理端：商品目录'],
+  summary: '商品类型（只读：8 种固定类型，没有新增、修改或删除的接口）',
+  access: { surface: 'admin', permission: 'product.view' },
+  data: z.object({ list: z.array(productTypeOptionSchema) }),
+});
+
+export const adminProductTypeRoutes = createRouter()
+  .openapi(options, (c) => ok(c, { list: productTypeOptions() }))
+  .openapi(list, (c) => ok(c, { list: productTypeOptions() }));

@@ -12,6 +12,7 @@ import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { overviewItem, overviewItemSchema } from '../../resources/schedule-overview.js';
 import { taskRunDetail, taskRunDetailSchema, taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';
 import { idParam, listQuery } from '../../schemas.js';
+import { recordSystemLog } from '../../../domain/logs/system-logs.js';
 
 const tags = ['管理端：计划任务'];
 
@@ -137,10 +138,12 @@ export const adminScheduleRoutes = createRouter()
   .openapi(pause, async (c) => {
     const id = await scheduleForPause(c.var.deps, c.req.valid('param').key);
     await pauseSchedule(c.var.deps.temporal, id, `由管理员 ${c.var.admin.username} 暂停`);
+    await recordSystemLog(c.var.deps, { category: 'schedule', event: 'schedule.paused', message: `管理员 ${c.var.admin.username} 暂停了计划 ${id}`, process: 'api', detail: { schedule_id: id, admin_id: c.var.admin.id } });
     return ok(c, null, '计划任务已暂停');
   })
   .openapi(resume, async (c) => {
     const id = await scheduleForPause(c.var.deps, c.req.valid('param').key);
     await resumeSchedule(c.var.deps.temporal, id, `由管理员 ${c.var.admin.username} 恢复`);
+    await recordSystemLog(c.var.deps, { category: 'schedule', event: 'schedule.resumed', message: `管理员 ${c.var.admin.username} 恢复了计划 ${id}`, process: 'api', detail: { schedule_id: id, admin_id: c.var.admin.id } });
     return ok(c, null, '计划任务已恢复');
   });

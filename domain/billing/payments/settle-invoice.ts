@@ -10,6 +10,7 @@ import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
+import { label, paymentsSettled } from '../../../lib/metrics.js';
 
 export type SettlementParts = {
   balance: Decimal;
@@ -59,6 +60,8 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
     transaction,
   );
   if (!invoice) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
+  // Counted at the guarded UPDATE; a transaction rolled back after it (rare) counts once too many.
+  paymentsSettled.inc({ method: label(parts.channel) });
 
   let accountTransactionId: number | null = null;
   if (invoice.type === 'recharge' && parts.thirdParty.gt(0)) {

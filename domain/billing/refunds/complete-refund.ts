@@ -6,6 +6,7 @@ import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/money.js';
+import { label, refundsRecorded } from '../../../lib/metrics.js';
 
 export type RefundDocuments = { refund: RefundRecord; refundInvoiceId: number; accountTransactionId: number | null; rechargeRecordId: number | null };
 
@@ -25,6 +26,8 @@ export async function completeRefund(deps: DomainDeps, refund: RefundRecord, aud
   const thirdParty = money(refund.third_party_part);
   const toBalance = refund.refund_method === 'balance' ? total : money(refund.balance_part);
   const throughGateway = total.minus(toBalance);
+  // Counted at completion; a transaction rolled back after it (rare) counts once too many.
+  refundsRecorded.inc({ destination: label(refund.refund_method), outcome: 'completed' });
 
   const { invoice: redEntry } = await insertInvoice(
     deps,

@@ -21,6 +21,9 @@ export const RETENTION_TARGETS: RetentionTarget[] = [
   { table: 'plugin_runtime_logs', column: 'created_at', summaryKey: 'plugin_runtime_logs_deleted', days: (c) => c.retention.pluginLogDays },
   { table: 'login_logs', column: 'created_at', summaryKey: 'login_logs_deleted', days: (c) => c.retention.loginLogDays },
   { table: 'notification_log', column: 'created_at', summaryKey: 'notification_log_deleted', days: (c) => c.retention.notificationLogDays },
+  { table: 'api_request_logs', column: 'created_at', summaryKey: 'api_request_logs_deleted', days: (c) => c.retention.apiRequestLogDays },
+  { table: 'system_logs', column: 'created_at', summaryKey: 'system_logs_deleted', days: (c) => c.retention.systemLogDays },
+  // The admin audit (admin_audit_logs) is never trimmed: the database refuses to delete from it.
   // Keyed on expiry: an idempotency key is kept until it expires (24 h), not a day after.
   { table: 'idempotency_keys', column: 'expires_at', summaryKey: 'idempotency_keys_deleted', days: () => 0 },
   // Keyed on completion: a row not done yet (done_at NULL) is never trimmed, however old.
@@ -33,7 +36,12 @@ const OUTBOX_DONE_RETENTION_DAYS = 7;
 /** Deleted in batches so a large backlog never holds one long lock. */
 const BATCH = 5000;
 
-async function trim(deps: DomainDeps, target: RetentionTarget, cutoff: Date): Promise<number> {
+/**
+ * Deletes the rows of `target` older than `cutoff`, in batches of BATCH rows (each its own
+ * statement, so no long lock), except those `keep` protects. Table, column and condition are
+ * constants of the callers, never input.
+ */
+export async function trimTable(deps: DomainDeps, target: Pick<RetentionTarget, 'table' | 'column' | 'keep'>, cutoff: Date): Promise<number> {
   const keep = target.keep ? ` AND NOT (${target.keep})` : '';
   const sql = `WITH doomed AS (
       SELECT id FROM ${target.table} WHERE ${target.column} < :cutoff${keep} ORDER BY id LIMIT ${BATCH}
@@ -54,7 +62,7 @@ export async function cleanUpLogs(deps: DomainDeps, now = new Date()): Promise<R
   const summary: Record<string, number> = {};
   for (const target of RETENTION_TARGETS) {
     const days = target.days(deps.config);
-    summary[target.summaryKey] = await trim(deps, target, new Date(now.getTime() - days * 86_400_000));
+    summary[target.summaryKey] = await trimTable(deps, target, new Date(now.getTime() - days * 86_400_000));
     summary[`${target.table}_retention_days`] = days;
   }
   return summary;
@@ -65,7 +73,7 @@ export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
 export const logRetentionTask: BuiltinTask = {
   key: LOG_RETENTION_TASK_KEY,
   title: '日志保留期清理',
-  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志和通知记录（天数由环境变量配置）、已过期的幂等键，以及完成超过 7 天的 outbox 记录（未完成的从不删除）。',
+  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志、通知记录（短信与邮件）、接口请求日志和系统日志（天数由环境变量配置）、已过期的幂等键，以及完成超过 7 天的 outbox 记录（未完成的从不删除）。',
   category: 'maintenance',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'automation',

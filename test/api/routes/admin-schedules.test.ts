@@ -178,6 +178,12 @@ describe('log retention', () => {
         ('start_refund', 'retention:old-done', now() - interval '8 days', now() - interval '8 days'),
         ('start_refund', 'retention:new-done', now() - interval '6 days', now() - interval '8 days'),
         ('start_refund', 'retention:old-pending', NULL, now() - interval '30 days');
+      INSERT INTO api_request_logs (method, route, status, duration_ms, created_at) VALUES
+        ('GET', '/old', 200, 1, now() - interval '31 days'),
+        ('GET', '/new', 200, 1, now() - interval '29 days');
+      INSERT INTO system_logs (level, category, event, created_at) VALUES
+        ('info', 'startup', 'old', now() - interval '91 days'),
+        ('info', 'startup', 'new', now() - interval '89 days');
     `);
     const res = await platform.api.post(`${BASE}/logs.retention_cleanup/trigger`, { token });
     const run = await runOf(res.body.data.workflow_id);
@@ -194,6 +200,10 @@ describe('log retention', () => {
       idempotency_keys_retention_days: 0,
       outbox_deleted: 1,
       outbox_retention_days: 7,
+      api_request_logs_deleted: 1,
+      api_request_logs_retention_days: 30,
+      system_logs_deleted: 1,
+      system_logs_retention_days: 90,
     });
     expect((await platform.deps.db.models.NotificationLog.findAll({ where: { user_id: user.id } })).map((r) => r.entity_id)).toEqual([2]);
     const keys = (await platform.deps.db.models.TaskRun.findAll({ where: { workflow_id: ['wf-old', 'wf-new'] } })).map((r) => r.task_key).sort();

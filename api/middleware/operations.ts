@@ -1,0 +1,197 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import { AppError, ErrorCode } from '../../lib/errors.js';
+import { httpRequestDuration, httpRequests } from '../../lib/metrics.js';
+import { redactBounded } from '../../lib/redact.js';
+import { currentRequestContext, runWithRequestContext } from '../../lib/request-context.js';
+import type { AppEnv } from '../context.js';
+import { requestMeta } from './request-meta.js';
+
+/** Paths never written to the request log (probes and scrapes would drown it); still counted in metrics. */
+const UNLOGGED = new Set(['/api/health', '/metrics']);
+
+/** Hono's `:name` as the OpenAPI `{name}`; unmatched paths collapse to one label (no concrete path ever becomes a label). */
+export function routeTemplate(c: Context<AppEnv>): string {
+  let path: string;
+  try {
+    path = routePath(c, -1);
+  } catch {
+    return 'unmatched';
+  }
+  if (!path || path.includes('*')) return 'unmatched';
+  return path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}');
+}
+
+/** The envelope code of the answer: set by `fail`, 0 for a 2xx envelope, null for answers that are not envelopes. */
+function answerCode(c: Context<AppEnv>): number | null {
+  const code = c.get('responseCode');
+  if (typeof code === 'number') return code;
+  const type = c.res.headers.get('content-type') ?? '';
+  return c.res.status < 400 && type.startsWith('application/json') ? ErrorCode.OK : null;
+}
+
+/**
+ * Around every request: the request context (request id, address) for code below, then the
+ * request's metrics and its row in the request log, both after the answer is made. The log row
+ * is queued (written in batches by `deps.operations`); nothing here can fail the request.
+ */
+export const observeRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  const deps = c.var.deps;
+  let ip = '';
+  let userAgent = '';
+  try {
+    ({ ip, userAgent } = requestMeta(c));
+  } catch {
+    // An address that cannot be read is logged as empty.
+  }
+  try {
+    await runWithRequestContext({ requestId: c.var.requestId, ip, userAgent }, next);
+  } finally {
+    try {
+      const seconds = (performance.now() - started) / 1000;
+      const route = routeTemplate(c);
+      const status = c.res.status;
+      const code = answerCode(c);
+      httpRequests.inc({ method: c.req.method, route, status: String(status), code: code === null ? '' : String(code) });
+      httpRequestDuration.observe({ method: c.req.method, route }, seconds);
+      if (!UNLOGGED.has(c.req.path)) {
+        deps.operations?.requestLog.push({
+          method: c.req.method,
+          route,
+          status,
+          code,
+          durationMs: seconds * 1000,
+          userId: c.get('client')?.id ?? null,
+          adminId: c.get('admin')?.id ?? null,
+          ip,
+          requestId: c.var.requestId,
+          at: new Date(),
+        });
+      }
+      if (deps.logger.isLevelEnabled('debug')) {
+        deps.logger.debug({ requestId: c.var.requestId, method: c.req.method, path: route, status, ms: Math.round(seconds * 1000) }, 'request');
+      }
+    } catch (err) {
+      deps.logger.warn({ err }, 'request not observed');
+    }
+  }
+};
+
+/** Audit target and action of an admin write from its route template (OpenAPI form) and method. */
+export function auditShape(method: string, path: string, params: Record<string, string>) {
+  const segments = path.split('/').filter(Boolean);
+  const paramAt = segments.map((s, i) => (s.startsWith('{') ? i : -1)).filter((i) => i >= 0);
+  const last = paramAt.at(-1);
+  let target: { type: string; id: string } | null = null;
+  if (last !== undefined) {
+    const name = (segments[last] as string).slice(1, -1);
+    const type = name === 'id' || name === 'key' ? (segments[last - 1] ?? name) : name;
+    target = { type, id: params[name] ?? '' };
+  }
+  const tail = segments.at(-1) ?? '';
+  let action: string;
+  if (method === 'DELETE') action = 'delete';
+  else if (method === 'PUT' || method === 'PATCH') action = 'update';
+  else if (tail.startsWith('{')) action = 'update';
+  else if (last === undefined) action = 'create';
+  else action = tail;
+  return { target, action, collection: tail.startsWith('{') ? (segments.at(-2) ?? tail) : tail };
+}
+
+async function requestFields(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = {};
+  const params = c.req.param() as Record<string, string>;
+  if (Object.keys(params).length) fields.params = params;
+  const query = c.req.query();
+  if (Object.keys(query).length) fields.query = query;
+  const type = c.req.header('content-type') ?? '';
+  if (/^application\/([a-z0-9.+-]+\+)?json\b/i.test(type)) {
+    try {
+      fields.body = await c.req.json();
+    } catch {
+      fields.body = '[unparseable]';
+    }
+  } else if (type) {
+    fields.body = `[${type.split(';')[0]?.slice(0, 64)}]`;
+  }
+  return fields;
+}
+
+async function answerData(res: Response): Promise<unknown> {
+  const type = res.headers.get('content-type') ?? '';
+  const length = Number(res.headers.get('content-length') ?? 0);
+  if (!type.startsWith('application/json') || length > 262_144) return null;
+  try {
+    const body = (await res.clone().json()) as { data?: unknown };
+    return body?.data ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The admin audit, installed by `defineRoute` on every admin route that is not a GET, right
+ * after the access check (the admin is known; refusals after it are audited with their code).
+ * One row per call: route template, target, action, outcome, the redacted request fields, the
+ * redacted answer (`after`) and the `before` a domain function offered, request id and address.
+ * Queued, written in batches; a failure to record is logged, never answered.
+ */
+export function auditAdminWrite(route: { method: string; path: string }): MiddlewareHandler<AppEnv> {
+  const method = route.method.toUpperCase();
+  return async (c, next) => {
+    let thrown: unknown = null;
+    try {
+      await next();
+    } catch (err) {
+      thrown = err;
+      throw err;
+    } finally {
+      try {
+        await recordAudit(c, method, route.path, thrown);
+      } catch (err) {
+        c.var.deps.logger.error({ err, requestId: c.var.requestId, route: route.path }, 'admin audit not recorded');
+      }
+    }
+  };
+}
+
+async function recordAudit(c: Context<AppEnv>, method: string, path: string, thrown: unknown): Promise<void> {
+  const writer = c.var.deps.operations?.audit;
+  const admin = c.get('admin');
+  if (!writer || !admin) return;
+  let status: number;
+  let code: number | null;
+  if (thrown) {
+    status = thrown instanceof AppError ? thrown.httpStatus : 500;
+    code = thrown instanceof AppError ? thrown.code : ErrorCode.INTERNAL;
+  } else {
+    status = c.res.status;
+    code = answerCode(c);
+  }
+  const context = currentRequestContext();
+  const shape = auditShape(method, path, c.req.param() as Record<string, string>);
+  const after = !thrown && status < 400 ? await answerData(c.res) : null;
+  let target = context?.auditTarget ?? shape.target;
+  if (!target && after && typeof after === 'object' && 'id' in after && (typeof after.id === 'number' || typeof after.id === 'string')) {
+    target = { type: shape.collection, id: String(after.id) };
+  }
+  writer.push({
+    adminId: admin.id,
+    adminName: admin.username,
+    method,
+    route: path,
+    status,
+    code,
+    targetType: target?.type ?? null,
+    targetId: target?.id ?? null,
+    action: shape.action,
+    before: context?.auditBefore === undefined ? null : redactBounded(context.auditBefore),
+    after: after === null ? null : redactBounded(after),
+    request: redactBounded(await requestFields(c)),
+    requestId: c.var.requestId,
+    ip: context?.ip ?? '',
+    userAgent: context?.userAgent ?? '',
+    at: new Date(),
+  });
+}

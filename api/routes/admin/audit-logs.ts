@@ -1,0 +1,106 @@
+import { z } from '@hono/zod-openapi';
+import { AUDIT_SOURCES, type AuditDetailRow, type AuditSummaryRow, getAuditLog, listAuditLogs } from '../../../domain/logs/admin-audit.js';
+import { formatDateTime } from '../../../lib/time.js';
+import { ok, page, pageSchema } from '../../envelope.js';
+import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, listQuery } from '../../schemas.js';
+
+const tags = ['管理端：审计'];
+const access = { surface: 'admin', permission: 'audit.view' } as const;
+
+const auditSummarySchema = z
+  .object({
+    id: z.number().int(),
+    source: z.enum(AUDIT_SOURCES).openapi({ description: 'request：一次后台写操作（接口层统一记录）；catalogue：商品目录的字段变更（随变更在同一事务写入）' }),
+    admin_id: z.number().int().nullable(),
+    admin_name: z.string(),
+    method: z.string().nullable(),
+    route: z.string().nullable().openapi({ description: '路由模板（如 /api/v2/admin/users/{user}/disable），不含具体路径' }),
+    status: z.number().int().nullable().openapi({ description: 'HTTP 状态；失败的尝试同样记录' }),
+    code: z.number().int().nullable().openapi({ description: '响应信封的业务码' }),
+    target_type: z.string().nullable(),
+    target_id: z.string().nullable(),
+    action: z.string(),
+    request_id: z.string().nullable(),
+    ip: z.string(),
+    created_at: dateTimeString.nullable(),
+  })
+  .openapi('AdminAuditLog');
+
+const auditDetailSchema = auditSummarySchema
+  .extend({
+    user_agent: z.string(),
+    request: z.string().nullable().openapi({ description: '请求参数（路径、查询、请求体）的 JSON 文本，已脱敏：密码、密钥、令牌、验证码与证件号不保留' }),
+    before: z.string().nullable().openapi({ description: '变更前（业务提供时）的 JSON 文本，已脱敏' }),
+    after: z.string().nullable().openapi({ description: '变更后（成功响应的数据）的 JSON 文本，已脱敏' }),
+    changes: z.string().nullable().openapi({ description: '字段新旧值（商品目录记录）的 JSON 文本' }),
+  })
+  .openapi('AdminAuditLogDetail');
+
+function summary(row: AuditSummaryRow) {
+  return {
+    id: row.id,
+    source: row.source,
+    admin_id: row.admin_id,
+    admin_name: row.admin_name,
+    method: row.method,
+    route: row.route,
+    status: row.status,
+    code: row.code,
+    target_type: row.target_type,
+    target_id: row.target_id,
+    action: row.action,
+    request_id: row.request_id,
+    ip: row.ip,
+    created_at: formatDateTime(row.created_at),
+  };
+}
+
+function detail(row: AuditDetailRow) {
+  // JSON text, as the catalogue audit shows complex values: an answer never nests deeper than its resource.
+  const text = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  return { ...summary(row), user_agent: row.user_agent, request: text(row.request), before: text(row.before), after: text(row.after), changes: text(row.changes) };
+}
+
+const list = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/audit-logs',
+  tags,
+  summary: '管理员操作审计',
+  description:
+    '每一次后台写操作（非 GET 的管理端接口，含被拒绝的尝试）一行：谁、何时、从哪个地址、调用了哪个路由、作用对象、结果，以及商品目录的字段变更。记录只增不改：数据库拒绝修改与删除，任何管理员都不能清理。按编号倒序。',
+  access,
+  request: {
+    query: listQuery({
+      source: z.enum(AUDIT_SOURCES).optional(),
+      admin_id: idQuery().optional(),
+      method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+      route: z.string().max(255).optional(),
+      target_type: z.string().max(32).optional(),
+      target_id: z.string().max(64).optional(),
+      request_id: z.string().max(64).optional(),
+      failed: boolQuery.optional(),
+      date_from: dateQuery.optional(),
+      date_to: dateQuery.optional(),
+    }),
+  },
+  data: pageSchema(auditSummarySchema),
+});
+
+const get = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/audit-logs/{id}',
+  tags,
+  summary: '审计记录详情（已脱敏的请求参数、变更前后）',
+  access,
+  request: { params: idParam('id') },
+  data: auditDetailSchema,
+});
+
+export const adminAuditLogRoutes = createRouter()
+  .openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listAuditLogs(c.var.deps, query);
+    return ok(c, page(rows.map(summary), total, query));
+  })
+  .openapi(get, async (c) => ok(c, detail(await getAuditLog(c.var.deps, c.req.valid('param').id))));

@@ -1,0 +1,164 @@
+import { QueryTypes } from 'sequelize';
+import { validationError } from '../../lib/errors.js';
+import type { DomainDeps } from '../deps.js';
+
+/**
+ * The admin dashboard. Each figure set is one query over indexed columns (no summary table is
+ * needed at this size; see README "Dashboard"): money received and refunded, new users, new
+ * services, for a range of Asia/Shanghai days; and the state of now: active services,
+ * provisionings stuck or awaiting an admin, renewals due, schedule health. Figures of areas that
+ * may not exist on every install (tickets, withdrawals) join through `DASHBOARD_EXTRAS`.
+ */
+export const STUCK_MINUTES = 30;
+export const MAX_RANGE_DAYS = 366;
+
+export type RangeFigures = {
+  from: string;
+  to: string;
+  /** Paid purchase, renewal, traffic-package, upgrade and verification-fee invoices (by paid_at), refunded later or not. */
+  revenue: string;
+  /** Paid recharge invoices. */
+  recharge: string;
+  /** Refunds that succeeded (by refunded_at). */
+  refunds: string;
+  /** revenue − refunds. */
+  net_revenue: string;
+  paid_invoices: number;
+  new_users: number;
+  new_services: number;
+};
+
+export type StateFigures = {
+  active_services: number;
+  provisioning_stuck: number;
+  provisioning_awaiting_admin: number;
+  renewals_due: number;
+  renewals_due_days: number;
+  schedules: { runs_24h: number; failed_24h: number; overdue_running: number; failing_tasks: number };
+  extras: Record<string, number | null>;
+};
+
+/**
+ * One more figure of the state of now, from an area that owns it (open tickets, pending
+ * withdrawals): a single count query. Its table may be missing on an install without that
+ * area: the figure is then null.
+ */
+export type DashboardExtra = { key: string; label: string; table: string; sql: string };
+
+export const DASHBOARD_EXTRAS: DashboardExtra[] = [
+  { key: 'open_tickets', label: '待处理工单', table: 'tickets', sql: "SELECT count(*)::int AS n FROM tickets WHERE status IN ('open', 'customer_reply')" },
+];
+
+const SALES_TYPES = "('purchase', 'renew', 'traffic_package', 'upgrade', 'verification')";
+const PAID_STATES = "('paid', 'partially_refunded', 'refunded')";
+
+/** Days `from..to` inclusive, valid and at most MAX_RANGE_DAYS long; 42200 otherwise. */
+export function checkRange(from: string, to: string): void {
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days < 1) throw validationError({ date_to: ['结束日期不能早于开始日期'] }, '结束日期不能早于开始日期');
+  if (days > MAX_RANGE_DAYS) throw validationError({ date_to: [`日期范围最多 ${MAX_RANGE_DAYS} 天`] }, `日期范围最多 ${MAX_RANGE_DAYS} 天`);
+}
+
+const BOUNDS = `bounds AS (
+  SELECT (CAST(:from AS date)::timestamp AT TIME ZONE 'Asia/Shanghai') AS lo,
+         ((CAST(:to AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai') AS hi)`;
+
+export async function rangeFigures(deps: DomainDeps, from: string, to: string): Promise<RangeFigures> {
+  checkRange(from, to);
+  const [row] = await deps.db.sequelize.query<Omit<RangeFigures, 'from' | 'to' | 'net_revenue'> & { net_revenue: string }>(
+    `WITH ${BOUNDS},
+     sales AS (
+       SELECT COALESCE(sum(amount) FILTER (WHERE type IN ${SALES_TYPES}), 0) AS revenue,
+              COALESCE(sum(amount) FILTER (WHERE type = 'recharge'), 0) AS recharge,
+              count(*) FILTER (WHERE type IN ${SALES_TYPES} OR type = 'recharge')::int AS paid_invoices
+         FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi),
+     back AS (SELECT COALESCE(sum(amount), 0) AS refunds FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi)
+     SELECT sales.revenue::numeric(14,2)::text AS revenue, sales.recharge::numeric(14,2)::text AS recharge,
+            back.refunds::numeric(14,2)::text AS refunds, (sales.revenue - back.refunds)::numeric(14,2)::text AS net_revenue,
+            sales.paid_invoices,
+            (SELECT count(*)::int FROM users, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_users,
+            (SELECT count(*)::int FROM services, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_services
+       FROM sales, back`,
+    { replacements: { from, to }, type: QueryTypes.SELECT },
+  );
+  if (!row) throw new Error('dashboard figures not computed');
+  return { from, to, ...row };
+}
+
+export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
+  const renewalDays = deps.config.lifecycle.renewalLeadDays;
+  const [row] = await deps.db.sequelize.query<Omit<StateFigures, 'renewals_due_days' | 'schedules' | 'extras'> & {
+    runs_24h: number;
+    failed_24h: number;
+    overdue_running: number;
+    failing_tasks: number;
+  }>(
+    `SELECT
+       (SELECT count(*)::int FROM services WHERE status = 'active') AS active_services,
+       (SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
+           AND provisioning_stage IS DISTINCT FROM 'awaiting_admin'
+           AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => :stuck)) AS provisioning_stuck,
+       (SELECT count(*)::int FROM services WHERE provisioning_stage = 'awaiting_admin' AND status IN ('pending', 'provisioning', 'failed')) AS provisioning_awaiting_admin,
+       (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => :days)) AS renewals_due,
+       (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours') AS runs_24h,
+       (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours' AND status = 'failed') AS failed_24h,
+       (SELECT count(*)::int FROM task_runs WHERE status = 'running' AND deadline_at IS NOT NULL AND deadline_at < now()) AS overdue_running,
+       (SELECT count(*)::int FROM (SELECT DISTINCT ON (task_key) status FROM task_runs
+           WHERE started_at > now() - interval '7 days' AND status IN ('succeeded', 'failed') ORDER BY task_key, started_at DESC, id DESC) latest
+         WHERE latest.status = 'failed') AS failing_tasks`,
+    { replacements: { stuck: STUCK_MINUTES, days: renewalDays }, type: QueryTypes.SELECT },
+  );
+  if (!row) throw new Error('dashboard figures not computed');
+  const extras: Record<string, number | null> = {};
+  for (const extra of DASHBOARD_EXTRAS) {
+    const [exists] = await deps.db.sequelize.query<{ found: string | null }>('SELECT to_regclass(:table)::text AS found', {
+      replacements: { table: extra.table },
+      type: QueryTypes.SELECT,
+    });
+    if (!exists?.found) {
+      extras[extra.key] = null;
+      continue;
+    }
+    const [counted] = await deps.db.sequelize.query<{ n: number }>(extra.sql, { type: QueryTypes.SELECT });
+    extras[extra.key] = counted?.n ?? 0;
+  }
+  return {
+    active_services: row.active_services,
+    provisioning_stuck: row.provisioning_stuck,
+    provisioning_awaiting_admin: row.provisioning_awaiting_admin,
+    renewals_due: row.renewals_due,
+    renewals_due_days: renewalDays,
+    schedules: { runs_24h: row.runs_24h, failed_24h: row.failed_24h, overdue_running: row.overdue_running, failing_tasks: row.failing_tasks },
+    extras,
+  };
+}
+
+export type RevenuePoint = { date: string; revenue: string; recharge: string; refunds: string };
+
+/** One point per day of the range (days without money are zeros), for a chart. One query. */
+export async function revenueSeries(deps: DomainDeps, from: string, to: string): Promise<RevenuePoint[]> {
+  checkRange(from, to);
+  return deps.db.sequelize.query<RevenuePoint>(
+    `WITH days AS (SELECT generate_series(CAST(:from AS date), CAST(:to AS date), interval '1 day')::date AS day),
+     ${BOUNDS},
+     sales AS (
+       SELECT (paid_at AT TIME ZONE 'Asia/Shanghai')::date AS day,
+              sum(amount) FILTER (WHERE type IN ${SALES_TYPES}) AS revenue, sum(amount) FILTER (WHERE type = 'recharge') AS recharge
+         FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi GROUP BY 1),
+     back AS (
+       SELECT (refunded_at AT TIME ZONE 'Asia/Shanghai')::date AS day, sum(amount) AS refunds
+         FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi GROUP BY 1)
+     SELECT to_char(days.day, 'YYYY-MM-DD') AS date,
+            COALESCE(sales.revenue, 0)::numeric(14,2)::text AS revenue,
+            COALESCE(sales.recharge, 0)::numeric(14,2)::text AS recharge,
+            COALESCE(back.refunds, 0)::numeric(14,2)::text AS refunds
+       FROM days LEFT JOIN sales ON sales.day = days.day LEFT JOIN back ON back.day = days.day ORDER BY days.day`,
+    { replacements: { from, to }, type: QueryTypes.SELECT },
+  );
+}
+
+/** Today and the first day of this month, in Asia/Shanghai. */
+export function shanghaiToday(now = new Date()): { today: string; monthStart: string } {
+  const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return { today, monthStart: `${today.slice(0, 8)}01` };
+}

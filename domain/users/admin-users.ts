@@ -1,0 +1,132 @@
+import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import { conflict, notFound } from '../../lib/errors.js';
+import { offerAuditBefore } from '../../lib/request-context.js';
+import { hashPassword } from '../auth/passwords.js';
+import { revokeAllSessions } from '../auth/sessions.js';
+import type { DomainDeps } from '../deps.js';
+import { getUser } from './users.js';
+
+/**
+ * User management by an admin: create a user, edit the profile fields, reset the password (every
+ * session ends), notes. Verification and member levels belong to their own areas.
+ */
+export type CreateUserInput = { email?: string | undefined; phone?: string | undefined; nickname?: string | undefined; password: string };
+export type UpdateUserInput = { email?: string | null | undefined; phone?: string | null | undefined; nickname?: string | undefined };
+
+/** The profile as the audit's `before` (never the hash). */
+function profileOf(user: { id: number; email: string | null; phone: string | null; nickname: string; status: string }) {
+  return { id: user.id, email: user.email, phone: user.phone, nickname: user.nickname, status: user.status };
+}
+
+function duplicate(err: unknown): never {
+  if (err instanceof UniqueConstraintError) {
+    const fields = Object.keys(err.fields ?? {});
+    throw conflict(fields.includes('phone') ? '该手机号已被其他用户使用' : '该邮箱已被其他用户使用');
+  }
+  throw err;
+}
+
+export async function createUserByAdmin(deps: DomainDeps, input: CreateUserInput) {
+  const email = input.email?.trim().toLowerCase() || null;
+  const phone = input.phone?.trim() || null;
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await deps.db.models.User.create({
+      email,
+      phone,
+      nickname: input.nickname?.trim() || (email ? (email.split('@')[0] ?? '') : (phone ?? '')),
+      password_hash: passwordHash,
+      status: 'active',
+    });
+  } catch (err) {
+    duplicate(err);
+  }
+}
+
+/** Edits the given fields; a changed e-mail is unverified again. */
+export async function updateUserProfile(deps: DomainDeps, id: number, input: UpdateUserInput) {
+  const user = await getUser(deps, id);
+  offerAuditBefore(profileOf(user));
+  if (input.email !== undefined) {
+    const email = input.email === null ? null : input.email.trim().toLowerCase();
+    if (email !== user.email) {
+      user.email = email;
+      user.email_verified_at = null;
+    }
+  }
+  if (input.phone !== undefined) user.phone = input.phone === null ? null : input.phone.trim();
+  if (input.nickname !== undefined) user.nickname = input.nickname.trim();
+  try {
+    await user.save();
+  } catch (err) {
+    duplicate(err);
+  }
+  return user;
+}
+
+/** Sets a new password and ends every session of the user, in one transaction. */
+export async function resetUserPassword(deps: DomainDeps, id: number, password: string) {
+  const user = await getUser(deps, id);
+  const passwordHash = await hashPassword(password);
+  await deps.db.sequelize.transaction(async (transaction) => {
+    user.password_hash = passwordHash;
+    await user.save({ transaction });
+    await revokeAllSessions(deps, 'client', id, transaction);
+  });
+  return user;
+}
+
+export type UserNoteRow = { id: number; user_id: number; admin_id: number | null; admin_name: string; content: string; created_at: Date };
+
+export async function addUserNote(deps: DomainDeps, userId: number, admin: { id: number; username: string }, content: string): Promise<UserNoteRow> {
+  await getUser(deps, userId);
+  const [row] = await deps.db.sequelize.query<UserNoteRow>(
+    `INSERT INTO user_notes (user_id, admin_id, admin_name, content) VALUES (:userId, :adminId, :adminName, :content)
+     RETURNING id, user_id, admin_id, admin_name, content, created_at`,
+    { replacements: { userId, adminId: admin.id, adminName: admin.username.slice(0, 64), content }, type: QueryTypes.SELECT },
+  );
+  if (!row) throw new Error('note not inserted');
+  return row;
+}
+
+export async function listUserNotes(deps: DomainDeps, userId: number, paging: { page: number; page_size: number }) {
+  await getUser(deps, userId);
+  const replacements = { userId, limit: paging.page_size, offset: (paging.page - 1) * paging.page_size };
+  const [rows, counted] = await Promise.all([
+    deps.db.sequelize.query<UserNoteRow>(
+      `SELECT id, user_id, admin_id, admin_name, content, created_at FROM user_notes WHERE user_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
+      { replacements, type: QueryTypes.SELECT },
+    ),
+    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM user_notes WHERE user_id = :userId`, { replacements, type: QueryTypes.SELECT }),
+  ]);
+  return { rows, total: counted[0]?.total ?? 0 };
+}
+
+export type UserLogRow = { id: number; type: 'login' | 'api'; summary: string; success: boolean; ip: string; created_at: Date };
+
+/**
+ * A user's own logs, newest first: sign-ins (`login`) or API requests (`api`). Login rows name
+ * the account tried; API rows the route template and outcome, never a body.
+ */
+export async function listUserLogs(deps: DomainDeps, userId: number, query: { page: number; page_size: number; type: 'login' | 'api' }) {
+  const user = await getUser(deps, userId);
+  if (!user) throw notFound('用户不存在');
+  const replacements = { userId, limit: query.page_size, offset: (query.page - 1) * query.page_size };
+  const [select, count] =
+    query.type === 'login'
+      ? [
+          `SELECT id::int AS id, 'login' AS type, CASE WHEN success THEN '登录成功' ELSE '登录失败：' || reason END AS summary, success, ip, created_at
+             FROM login_logs WHERE surface = 'client' AND subject_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
+          `SELECT count(*)::int AS total FROM login_logs WHERE surface = 'client' AND subject_id = :userId`,
+        ]
+      : [
+          `SELECT id::int AS id, 'api' AS type, method || ' ' || route || ' → ' || status AS summary, status < 400 AS success, ip, created_at
+             FROM api_request_logs WHERE user_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
+          `SELECT count(*)::int AS total FROM api_request_logs WHERE user_id = :userId`,
+        ];
+  const [rows, counted] = await Promise.all([
+    deps.db.sequelize.query<UserLogRow>(select, { replacements, type: QueryTypes.SELECT }),
+    deps.db.sequelize.query<{ total: number }>(count, { replacements, type: QueryTypes.SELECT }),
+  ]);
+  return { rows, total: counted[0]?.total ?? 0 };
+}

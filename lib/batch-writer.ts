@@ -1,0 +1,74 @@
+/**
+ * Rows written off the request path: queued in memory and inserted together, when the batch is
+ * full or a short interval has passed, one statement per batch. A failed insert is reported and
+ * its rows dropped (a log must never break or slow a request); rows past `maxQueue` are dropped
+ * and counted. `close()` writes what is queued.
+ */
+export type BatchWriter<T> = {
+  push(row: T): void;
+  /** Writes what is queued now (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+  /** Rows dropped since start (queue full or insert failed). */
+  dropped(): number;
+};
+
+export type BatchWriterOptions<T> = {
+  write(rows: T[]): Promise<void>;
+  onError(err: unknown, rows: number): void;
+  maxBatch?: number;
+  intervalMs?: number;
+  maxQueue?: number;
+};
+
+export function createBatchWriter<T>(options: BatchWriterOptions<T>): BatchWriter<T> {
+  const maxBatch = options.maxBatch ?? 500;
+  const intervalMs = options.intervalMs ?? 1000;
+  const maxQueue = options.maxQueue ?? 20_000;
+  let queue: T[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let droppedRows = 0;
+  let closed = false;
+
+  const drain = async () => {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      try {
+        await options.write(batch);
+      } catch (err) {
+        droppedRows += batch.length;
+        options.onError(err, batch.length);
+      }
+    }
+  };
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    running = running.then(drain);
+    return running;
+  };
+  const schedule = () => {
+    if (timer || closed) return;
+    timer = setTimeout(() => void flush(), intervalMs);
+    timer.unref();
+  };
+  return {
+    push(row) {
+      if (queue.length >= maxQueue) {
+        droppedRows += 1;
+        return;
+      }
+      queue.push(row);
+      if (queue.length >= maxBatch) void flush();
+      else schedule();
+    },
+    flush,
+    async close() {
+      closed = true;
+      await flush();
+    },
+    dropped: () => droppedRows,
+  };
+}

@@ -1,0 +1,119 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The Prometheus series of one process (API or worker), in one registry. Code that counts
+ * something imports the metric from here and increments it; `/metrics` renders the registry.
+ * Labels are small, closed vocabularies (route templates, stage names, outcomes, supplier and
+ * plugin slugs), never ids or free text, so the series stay few.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests answered, by method, route template, HTTP status and envelope code',
+  labelNames: ['method', 'route', 'status', 'code'] as const,
+  registers: [metricsRegistry],
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method and route template',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+export const cacheLookups = new Counter({
+  name: 'cache_lookups_total',
+  help: 'Process cache lookups, by cache and result (hit or miss)',
+  labelNames: ['cache', 'result'] as const,
+  registers: [metricsRegistry],
+});
+
+export const paymentsSettled = new Counter({
+  name: 'payments_settled_total',
+  help: 'Payments settled (an invoice paid), by method',
+  labelNames: ['method'] as const,
+  registers: [metricsRegistry],
+});
+
+export const refundsRecorded = new Counter({
+  name: 'refunds_total',
+  help: 'Refunds, by destination and outcome',
+  labelNames: ['destination', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const provisionings = new Counter({
+  name: 'provisionings_total',
+  help: 'Provisioning steps finished, by stage and outcome',
+  labelNames: ['stage', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const upstreamCalls = new Counter({
+  name: 'upstream_calls_total',
+  help: 'Calls to suppliers, by supplier plugin and outcome',
+  labelNames: ['supplier', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const pluginInvocations = new Counter({
+  name: 'plugin_invocations_total',
+  help: 'Plugin invocations, by plugin slug, plugin domain and outcome (success, failure, timeout)',
+  labelNames: ['plugin', 'domain', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const scheduleRuns = new Counter({
+  name: 'schedule_runs_total',
+  help: 'Scheduled and manual task runs finished, by task key and status',
+  labelNames: ['task', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const logRowsDropped = new Counter({
+  name: 'log_rows_dropped_total',
+  help: 'Request log and audit rows not written (queue full or insert failed), by log',
+  labelNames: ['log'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Connection pool of a process's database, read at scrape time. */
+export type PoolStats = { size: number; available: number; using: number; waiting: number; max: number };
+
+const pools = new Map<string, () => PoolStats>();
+
+export function watchPool(name: string, stats: () => PoolStats): () => void {
+  pools.set(name, stats);
+  return () => pools.delete(name);
+}
+
+new Gauge({
+  name: 'db_pool_connections',
+  help: 'Database pool connections, by pool and state (open, idle, in use, waiting requests, max)',
+  labelNames: ['pool', 'state'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [pool, stats] of pools) {
+      try {
+        const s = stats();
+        this.set({ pool, state: 'open' }, s.size);
+        this.set({ pool, state: 'idle' }, s.available);
+        this.set({ pool, state: 'in_use' }, s.using);
+        this.set({ pool, state: 'waiting' }, s.waiting);
+        this.set({ pool, state: 'max' }, s.max);
+      } catch {
+        // A closed pool: nothing to report.
+      }
+    }
+  },
+});
+
+/** Bounded label text: the vocabularies are small, but a label must never carry input. */
+export function label(value: string | null | undefined, fallback = 'unknown'): string {
+  if (!value) return fallback;
+  return /^[A-Za-z0-9_.:/{}-]{1,80}$/.test(value) ? value : fallback;
+}
