@@ -12,6 +12,7 @@ import { migration0011IdempotencyKeys } from './0011-idempotency-keys.js';
 import { migration0012LoginThrottle } from './0012-login-throttle.js';
 import { migration0013Outbox } from './0013-outbox.js';
 import { migration0014VncSessions } from './0014-vnc-sessions.js';
+import { migration0020Marketing } from './0020-marketing.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   migration0012LoginThrottle,
   migration0013Outbox,
   migration0014VncSessions,
+  migration0020Marketing,
 ];

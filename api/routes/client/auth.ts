@@ -19,7 +19,7 @@ const register = defineRoute({
   tags,
   summary: '注册（邮箱），成功后直接登录',
   access: { surface: 'public' },
-  request: json(z.object({ email: z.email().max(191), password, nickname: z.string().max(64).optional() })),
+  request: json(z.object({ email: z.email().max(191), password, nickname: z.string().max(64).optional(), referral_code: z.string().max(16).optional().openapi({ description: '邀请码（可选）：绑定邀请人，仅注册时一次，之后不可更改' }) })),
   data: z.object({ ...tokenSchema, user: userSchema }),
   errors: [ErrorCode.CONFLICT],
 });
@@ -74,7 +74,8 @@ const changePassword = defineRoute({
 
 export const clientAuthRoutes = createRouter()
   .openapi(register, async (c) => {
-    const { user, token } = await registerClient(c.var.deps, c.req.valid('json'), requestMeta(c));
+    const body = c.req.valid('json');
+    const { user, token } = await registerClient(c.var.deps, { email: body.email, password: body.password, nickname: body.nickname, referralCode: body.referral_code }, requestMeta(c));
     return ok(c, { ...token, user: userResource(user) }, '注册成功');
   })
   .openapi(login, async (c) => {
