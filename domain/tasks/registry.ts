@@ -10,6 +10,8 @@ import {
 } from '../lifecycle/lifecycle-tasks.js';
 import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
 import { logRetentionTask } from './builtin/log-retention.js';
+import { releaseCommissionsTask } from '../marketing/commissions.js';
+import { memberLevelsTask } from '../marketing/member-levels.js';
 import type { BuiltinTask } from './types.js';
 
 /**
@@ -29,6 +31,8 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   dueRemindersTask,
   accountNoticesTask,
   cancelStaleInvoicesTask,
+  releaseCommissionsTask,
+  memberLevelsTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */
