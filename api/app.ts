@@ -50,6 +50,11 @@ import { clientServiceTrafficRoutes } from './routes/client/service-traffic.js';
 import { clientVncTokenRoutes } from './routes/client/vnc-tokens.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
+import { adminCouponRoutes } from './routes/admin/coupons.js';
+import { adminMemberLevelRoutes } from './routes/admin/member-levels.js';
+import { adminReferralRoutes } from './routes/admin/referrals.js';
+import { clientCouponRoutes } from './routes/client/coupons.js';
+import { clientReferralRoutes } from './routes/client/referrals.js';
 
 export const API_TITLE = '主机转售平台 API';
 
@@ -113,6 +118,11 @@ export function createApiRoutes() {
   api.route('/', clientVncTokenRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
+  api.route('/', adminCouponRoutes);
+  api.route('/', adminMemberLevelRoutes);
+  api.route('/', adminReferralRoutes);
+  api.route('/', clientCouponRoutes);
+  api.route('/', clientReferralRoutes);
 
   api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   assertOperations(api.openAPIRegistry.definitions);

@@ -24,7 +24,6 @@ export const REFERRAL_DEFAULTS: ReferralConfig = {
  * is on main these are the defaults above; then this function reads the `referral` settings
  * group (`domain/settings/groups/referral.ts`) and nothing else changes.
  */
-// eslint-disable-next-line @typescript-eslint/require-await -- becomes readSettings(deps, referralSettings)
 export async function readReferralConfig(_deps: DomainDeps): Promise<ReferralConfig> {
   return REFERRAL_DEFAULTS;
 }
