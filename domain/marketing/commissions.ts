@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { formatMoney, money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { inTransaction, sqlOne, sqlRows, type Tx } from '../../db/sql.js';
-import type { InvoiceRecord } from '../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/money.js';
 import type { BuiltinTask } from '../tasks/types.js';
 import { readReferralConfig } from './referral-config.js';
 
@@ -68,7 +68,7 @@ export async function settleCommission(deps: DomainDeps, invoice: InvoiceRecord,
  */
 export async function resettleCommission(deps: DomainDeps, invoiceId: number): Promise<void> {
   await inTransaction(deps, async (tx) => {
-    const invoice = await sqlOne<InvoiceRecord>(deps, 'SELECT * FROM invoices WHERE id = $1 FOR UPDATE', [invoiceId], tx);
+    const invoice = await sqlOne<InvoiceRecord>(deps, `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1 FOR UPDATE`, [invoiceId], tx);
     if (invoice && invoice.status !== 'unpaid' && invoice.status !== 'cancelled') await settleCommission(deps, invoice, tx);
   });
 }
@@ -118,7 +118,7 @@ export async function clawBackCommissions(deps: DomainDeps, invoiceId: number, t
     deps,
     `WITH entry AS (
        INSERT INTO commission_entries (user_id, invitee_id, invoice_id, refund_id, kind, base_amount, rate, amount, status, available_at, released_at, idempotency_key)
-       VALUES ($1, $2, $3, $4, 'clawback', $5, $6, $7, $8, $9, CASE WHEN $8 = 'available' THEN now() END, $10)
+       VALUES ($1, $2, $3, $4, 'clawback', $5, $6, $7, $8::varchar, $9, CASE WHEN $8::varchar = 'available' THEN now() END, $10)
        ON CONFLICT DO NOTHING RETURNING user_id, amount, status
      )
      UPDATE referral_accounts a
