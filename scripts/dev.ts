@@ -7,6 +7,7 @@ import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
+import { DEMO_INVITEE, seedDemoMarketing } from './seeders/marketing.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
@@ -123,6 +124,8 @@ async function main() {
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const marketing = await seedDemoMarketing(deps);
+  if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
@@ -148,6 +151,7 @@ async function main() {
     `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
+    `  被邀请的演示客户 / demo invitee  ${DEMO_INVITEE.email}  ${DEMO_INVITEE.password}  (优惠码 / coupons: WELCOME10, OPEN2026)`,
     '  沙箱 / sandboxes',
     `    QR 支付网关 / QR gateway   ${sandboxes.qrpay.baseUrl}  (扫码页 / pay page: /scan/<单号>)`,
     `    实名认证 / certify         ${sandboxes.certify.baseUrl}`,
