@@ -1,3 +1,4 @@
+import type { Actor } from '../lib/actor.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { cancelProvisioning, markProvisioningFailed } from '../domain/provisioning/failure.js';
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
@@ -11,7 +12,7 @@ import {
   type UpstreamOrder,
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
-import { type Decider, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
+import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
 import { type AttemptJournal, classifier, type FailurePolicy } from './classify.js';
 
 /** Failures of provisioning activities (see ./classify.ts). */
@@ -35,6 +36,6 @@ export function createProvisioningActivities(deps: DomainDeps) {
     bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),
-    cancelProvisioning: (input: { serviceId: number; decider: Decider; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),
+    cancelProvisioning: (input: { serviceId: number; decider: Actor; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),
   };
 }

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
 import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { createSettingsCache } from '../domain/settings/settings-cache.js';
 import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
 import { ensureSchedules } from './schedules.js';
@@ -62,7 +63,8 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
 async function main(config: AppConfig, logger: Logger) {
   const db = createDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
   const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
-  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal };
+  const settingsCache = createSettingsCache({ databaseUrl: config.databaseUrl, logger });
+  const deps: DomainDeps = { config, db, logger, secretBox: createSecretBox(config.secretKey), temporal, settingsCache };
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config, logger);
@@ -79,6 +81,7 @@ async function main(config: AppConfig, logger: Logger) {
   await relay.stop();
   await connection.close();
   await temporal.close();
+  await settingsCache.close();
   await db.close();
   logger.info('worker stopped');
 }

@@ -125,4 +125,4 @@ export type PluginManifest = {
   config: Record<string, ConfigFieldDefinition>;
 };
 
-export type PluginActor = { type: 'admin' | 'client' | 'system'; id: number | null };
+

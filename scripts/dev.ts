@@ -9,6 +9,7 @@ import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { DEMO_INVITEE, seedDemoMarketing } from './seeders/marketing.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
+import { seedDemoUpgradableService } from './seeders/upgrades.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -124,6 +125,8 @@ async function main() {
   if (catalogue.created.length) log(`演示商品目录 / demo catalogue: ${catalogue.created.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const upgradable = await seedDemoUpgradableService(deps);
+  if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
   const marketing = await seedDemoMarketing(deps);
   if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
   await db.close();

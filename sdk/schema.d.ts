@@ -314,6 +314,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 读取系统设置（按分组；敏感项不返回原值）
+         * @description 每一项带 label、当前 value 与是否默认值。敏感项（secret=true）的 value 恒为空字符串，另给 has_value 与 masked_value（真正的掩码，绝不等于原值）。
+         *
+         *     需要管理员登录，权限 setting.view
+         */
+        get: operations["adminSettingsList"];
+        put?: never;
+        /**
+         * 保存系统设置（可一次提交多项，全部成功或全部不变）
+         * @description values 为 `{ "<分组>.<名称>": 值 }`。每项按其规则校验，任一项不合法则返回 42200（errors 的键为 `values.<键>`）且不保存任何一项。敏感项提交空字符串表示保留原值，非空则加密保存；普通项提交 null 表示恢复默认值。变更只记录键名，敏感项不记录值。答复为保存后的全部设置。
+         *
+         *     需要管理员登录，权限 setting.manage
+         */
+        post: operations["adminSettingsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/schedules/overview": {
         parameters: {
             query?: never;
@@ -749,7 +777,9 @@ export interface paths {
         put?: never;
         /**
          * 注册（邮箱），成功后直接登录
-         * @description 公开接口
+         * @description 管理员关闭开放注册（系统设置 registration.enabled）后返回 40300，除非带上配置的邀请码 invite_code。
+         *
+         *     公开接口
          */
         post: operations["clientRegister"];
         delete?: never;
@@ -2875,6 +2905,34 @@ export interface components {
              */
             created_at: string | null;
         };
+        Settings: {
+            groups: {
+                name: string;
+                label: string;
+            }[];
+            items: components["schemas"]["SettingItem"][];
+        };
+        SettingItem: {
+            /** @description 设置键，`<分组>.<名称>` */
+            key: string;
+            group: string;
+            label: string;
+            description: string | null;
+            /** @description 敏感项：value 恒为空字符串，仅给出 has_value 与 masked_value */
+            secret: boolean;
+            /** @description 当前值（字符串、数字、布尔值或数组）；敏感项为空字符串 */
+            value?: unknown;
+            /** @description 普通项：已保存过（非默认值）；敏感项：已设置 */
+            has_value: boolean;
+            /** @description 敏感项的掩码（绝不等于原值）；普通项为 null */
+            masked_value: string | null;
+            is_default: boolean;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
+        };
         ScheduleOverviewItem: {
             /**
              * @description schedule：Temporal 计划（heartbeat、hourly、daily）；task：内置或插件任务
@@ -3055,7 +3113,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */
@@ -3079,7 +3137,7 @@ export interface components {
             plugin_slug: string;
             binding_id: number | null;
             /** @enum {string} */
-            actor_type: "admin" | "client" | "system";
+            actor_type: "admin" | "user" | "system";
             actor_id: number | null;
             action: string;
             /** @enum {string} */
@@ -3702,6 +3760,12 @@ export interface components {
         };
         SiteConfig: {
             site_name: string;
+            /** @description 客服邮箱（系统设置 site.support_email；未设置为空字符串） */
+            support_email: string;
+            support_phone: string;
+            /** @description ICP 备案号 */
+            icp_record: string;
+            footer_text: string;
             /** @enum {string} */
             currency: "CNY";
             currency_symbol: string;
@@ -6219,6 +6283,169 @@ export interface operations {
             };
         };
     };
+    adminSettingsList: {
+        parameters: {
+            query?: {
+                group?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["Settings"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSettingsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["Settings"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminSchedulesOverviewGet: {
         parameters: {
             query?: never;
@@ -8031,6 +8258,7 @@ export interface operations {
                     email: string;
                     password: string;
                     nickname?: string;
+                    invite_code?: string;
                 };
             };
         };
@@ -8060,6 +8288,15 @@ export interface operations {
             };
             /** @description 40002 请求体不是有效的 JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

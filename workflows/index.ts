@@ -8,3 +8,4 @@ export { provisionServiceWorkflow } from './provisioning/workflow.js';
 export { refundWorkflow } from './refund/workflow.js';
 export { renewServiceWorkflow } from './renewal/workflow.js';
 export { trafficPackageWorkflow } from './traffic-package/workflow.js';
+export { upgradeServiceWorkflow } from './upgrade/workflow.js';

@@ -1,3 +1,4 @@
+import { ACTOR_TYPES } from '../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { formatDateTime } from '../../lib/time.js';
 import type { PluginRow } from '../../db/models/plugin.js';
@@ -163,7 +164,7 @@ const runtimeLogBase = {
   plugin_id: z.number().int().nullable(),
   plugin_slug: z.string(),
   binding_id: z.number().int().nullable(),
-  actor_type: z.enum(['admin', 'client', 'system']),
+  actor_type: z.enum(ACTOR_TYPES),
   actor_id: z.number().int().nullable(),
   action: z.string(),
   status: z.enum(['success', 'failure', 'timeout']),

@@ -212,6 +212,10 @@ export function siteProductDetailResource(row: SiteProductDetailRow) {
 export const siteConfigSchema = z
   .object({
     site_name: z.string(),
+    support_email: z.string().openapi({ description: '客服邮箱（系统设置 site.support_email；未设置为空字符串）' }),
+    support_phone: z.string(),
+    icp_record: z.string().openapi({ description: 'ICP 备案号' }),
+    footer_text: z.string(),
     currency: z.literal('CNY'),
     currency_symbol: z.string(),
     time_zone: z.string(),

@@ -185,7 +185,7 @@ export async function runConsoleBench(ctx: {
     const menu = await ProductMenu.create({ code: `console_${randomBytes(4).toString('hex')}`, name: '控制台压测', product_type: 'cloud_server' });
     const group = await ProductGroup.create({ first_product_group_id: menu.id, name: '压测' });
     const category = await ProductCategory.create({ second_product_group_id: group.id, name: '压测' });
-    const pulled = await pullSupplierProducts(deps, supplier.id, { upstream_product_ids: [UPSTREAM_PRODUCT_ID], product_group_id: category.id, price_rule: NO_MARKUP, status: 'active' }, { id: 0, name: 'bench' });
+    const pulled = await pullSupplierProducts(deps, supplier.id, { upstream_product_ids: [UPSTREAM_PRODUCT_ID], product_group_id: category.id, price_rule: NO_MARKUP, status: 'active' }, { type: 'system', id: null, name: 'bench' });
     const productId = pulled.imported[0]?.product_id;
     if (!productId) throw new Error(`product import failed: ${JSON.stringify(pulled.skipped)}`);
 

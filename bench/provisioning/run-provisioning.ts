@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDatabase } from '../../db/sequelize.js';
@@ -84,7 +85,7 @@ async function runBare(baseUrl: string, count: number): Promise<ProvisioningBenc
       action,
       payload: { supplier_id: 'bench-bare', ...payload },
       config,
-      context: { traceId: 'bench', actor: { type: 'system', id: null }, signal: AbortSignal.timeout(60_000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
+      context: { traceId: 'bench', actor: SYSTEM_ACTOR, signal: AbortSignal.timeout(60_000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
     });
     if (!result.success) throw new Error(`${action}: ${result.message}`);
     return result.data;
@@ -148,7 +149,7 @@ export async function runProvisioningBench(ctx: {
     const menu = await ProductMenu.create({ code: `bench_${randomBytes(4).toString('hex')}`, name: '压测开通', product_type: 'cloud_server' });
     const group = await ProductGroup.create({ first_product_group_id: menu.id, name: '压测' });
     const category = await ProductCategory.create({ second_product_group_id: group.id, name: '压测' });
-    const pulled = await pullSupplierProducts(deps, supplier.id, { upstream_product_ids: [UPSTREAM_PRODUCT_ID], product_group_id: category.id, price_rule: NO_MARKUP, status: 'active' }, { id: 0, name: 'bench' });
+    const pulled = await pullSupplierProducts(deps, supplier.id, { upstream_product_ids: [UPSTREAM_PRODUCT_ID], product_group_id: category.id, price_rule: NO_MARKUP, status: 'active' }, { type: 'system', id: null, name: 'bench' });
     const productId = pulled.imported[0]?.product_id;
     if (!productId) throw new Error(`product import failed: ${JSON.stringify(pulled.skipped)}`);
 

@@ -174,7 +174,7 @@ export const migration0020Marketing: Migration = {
 
       ALTER TABLE account_transactions DROP CONSTRAINT account_transactions_sign;
       ALTER TABLE account_transactions ADD CONSTRAINT account_transactions_sign CHECK (
-        (type IN ('recharge', 'admin_recharge', 'payment_reversal', 'refund', 'commission_withdrawal') AND amount > 0)
+        (type IN ('recharge', 'admin_recharge', 'payment_reversal', 'refund', 'upgrade_credit', 'commission_withdrawal') AND amount > 0)
         OR (type IN ('payment', 'admin_deduction') AND amount < 0)
       );
     `);
@@ -183,7 +183,7 @@ export const migration0020Marketing: Migration = {
     await sequelize.query(`
       ALTER TABLE account_transactions DROP CONSTRAINT account_transactions_sign;
       ALTER TABLE account_transactions ADD CONSTRAINT account_transactions_sign CHECK (
-        (type IN ('recharge', 'admin_recharge', 'payment_reversal', 'refund') AND amount > 0)
+        (type IN ('recharge', 'admin_recharge', 'payment_reversal', 'refund', 'upgrade_credit') AND amount > 0)
         OR (type IN ('payment', 'admin_deduction') AND amount < 0)
       );
       DROP TABLE IF EXISTS referral_withdrawals, commission_entries, commission_product_rates, referral_accounts,

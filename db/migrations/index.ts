@@ -12,7 +12,10 @@ import { migration0011IdempotencyKeys } from './0011-idempotency-keys.js';
 import { migration0012LoginThrottle } from './0012-login-throttle.js';
 import { migration0013Outbox } from './0013-outbox.js';
 import { migration0014VncSessions } from './0014-vnc-sessions.js';
+import { migration0015Settings } from './0015-settings.js';
+import { migration0017ServiceUpgrades } from './0017-service-upgrades.js';
 import { migration0020Marketing } from './0020-marketing.js';
+import { migration0022ActorTypes } from './0022-actor-types.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -31,5 +34,8 @@ export const migrations: Migration[] = [
   migration0012LoginThrottle,
   migration0013Outbox,
   migration0014VncSessions,
+  migration0015Settings,
+  migration0017ServiceUpgrades,
   migration0020Marketing,
+  migration0022ActorTypes,
 ];

@@ -1,3 +1,4 @@
+import type { ActorType } from '../../lib/actor.js';
 import {
   type CreationOptional,
   DataTypes,
@@ -13,8 +14,8 @@ import {
  * the rules built on them are in `domain/billing/constants.ts`.
  */
 
-/** `purchase` and `renew`/`traffic_package` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
-export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'recharge', 'deduction', 'refund'] as const;
+/** `purchase` and `renew`/`traffic_package`/`upgrade` have an order; `recharge`, `deduction` and `refund` (red entry) do not. */
+export const INVOICE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'deduction', 'refund'] as const;
 export type InvoiceType = (typeof INVOICE_TYPES)[number];
 
 /** `paid` means settled: red-entry refund invoices and admin documents are created `paid`. */
@@ -24,7 +25,7 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const PAYMENT_CHANNELS = ['balance', 'qrpay', 'mixed', 'admin', 'free'] as const;
 export type PaymentChannel = (typeof PAYMENT_CHANNELS)[number];
 
-export const ORDER_TYPES = ['new_purchase', 'renewal', 'traffic_package'] as const;
+export const ORDER_TYPES = ['new_purchase', 'renewal', 'traffic_package', 'upgrade'] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 
 export const ORDER_STATUSES = ['pending', 'paid', 'completed', 'cancelled', 'refunded'] as const;
@@ -40,8 +41,8 @@ export type PaymentSettlement = (typeof PAYMENT_SETTLEMENTS)[number];
 export const PAID_SOURCES = ['notify', 'poll', 'close'] as const;
 export type PaidSource = (typeof PAID_SOURCES)[number];
 
-/** `commission_withdrawal`: referral commission withdrawn to the balance (migration 0020). */
-export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund', 'commission_withdrawal'] as const;
+/** `upgrade_credit`: migration 0017; `commission_withdrawal`: referral commission withdrawn to the balance (migration 0020). */
+export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund', 'upgrade_credit', 'commission_withdrawal'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 export const RECHARGE_SCENES = ['new_purchase', 'renewal', 'user_recharge', 'admin_recharge', 'refund'] as const;
@@ -62,8 +63,6 @@ export type RefundMethod = (typeof REFUND_METHODS)[number];
 export const REFUND_STATUSES = ['processing', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
-export const OPERATOR_TYPES = ['admin', 'user', 'system'] as const;
-export type OperatorType = (typeof OPERATOR_TYPES)[number];
 
 /** Money columns are NUMERIC(14,2): pg hands them over as strings and they stay strings (or decimal.js). */
 type Money = string;
@@ -103,7 +102,7 @@ export type InvoiceRecord = {
   dispatched_at: Date | null;
   cancelled_at: Date | null;
   remark: string;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: string;
   trace_id: string;
@@ -173,7 +172,7 @@ export type RefundRecord = {
   scope: string[];
   out_request_no: string | null;
   failure_reason: string;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: string;
   refunded_at: Date | null;
@@ -252,7 +251,7 @@ export interface AccountTransactionRow extends Model<InferAttributes<AccountTran
   refund_id: number | null;
   idempotency_key: string;
   remark: CreationOptional<string>;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: CreationOptional<string>;
   trace_id: CreationOptional<string>;
@@ -277,7 +276,7 @@ export interface RechargeRecordRow extends Model<InferAttributes<RechargeRecordR
   currency: CreationOptional<'CNY'>;
   remark: CreationOptional<string>;
   reason: CreationOptional<string>;
-  operator_type: OperatorType;
+  operator_type: ActorType;
   operator_id: number | null;
   operator_name: CreationOptional<string>;
   trace_id: CreationOptional<string>;

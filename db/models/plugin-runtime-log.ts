@@ -6,7 +6,8 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
-import type { PluginActor, PluginDomain } from '../../lib/plugin-manifest.js';
+import type { ActorType } from '../../lib/actor.js';
+import type { PluginDomain } from '../../lib/plugin-manifest.js';
 
 export const PLUGIN_RUN_STATUSES = ['success', 'failure', 'timeout'] as const;
 export type PluginRunStatus = (typeof PLUGIN_RUN_STATUSES)[number];
@@ -18,7 +19,7 @@ export interface PluginRuntimeLogRow extends Model<InferAttributes<PluginRuntime
   plugin_id: number | null;
   plugin_slug: string;
   binding_id: number | null;
-  actor_type: PluginActor['type'];
+  actor_type: ActorType;
   actor_id: number | null;
   action: string;
   status: PluginRunStatus;

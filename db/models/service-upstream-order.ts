@@ -7,7 +7,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 
-export const SERVICE_ORDER_KINDS = ['renew', 'traffic_package'] as const;
+export const SERVICE_ORDER_KINDS = ['renew', 'traffic_package', 'upgrade'] as const;
 export type ServiceOrderKind = (typeof SERVICE_ORDER_KINDS)[number];
 
 export const SERVICE_ORDER_STATUSES = ['pending', 'processing', 'awaiting_admin', 'succeeded', 'cancelled'] as const;
@@ -50,6 +50,15 @@ export interface ServiceUpstreamOrderRow extends Model<InferAttributes<ServiceUp
   due_before: CreationOptional<Date | null>;
   due_after: CreationOptional<Date | null>;
   refund_id: CreationOptional<number | null>;
+  /** Upgrades (migration 0017): the target configuration and its price (the new locked price). */
+  upgrade_config: CreationOptional<Record<string, { value: number; label: string }> | null>;
+  upgrade_price: CreationOptional<string | null>;
+  /** Upgrades: what the change replaces, written when it completes. */
+  config_before: CreationOptional<Record<string, unknown> | null>;
+  price_before: CreationOptional<string | null>;
+  /** Downgrades: the prorated credit (≥ 0), booked once the upstream confirmed (`credit_transaction_id`). */
+  upgrade_credit: CreationOptional<string>;
+  credit_transaction_id: CreationOptional<number | null>;
   workflow_id: string;
   completed_at: CreationOptional<Date | null>;
   cancelled_at: CreationOptional<Date | null>;
@@ -101,6 +110,12 @@ export function defineServiceUpstreamOrder(sequelize: Sequelize) {
       due_before: nullableDate(),
       due_after: nullableDate(),
       refund_id: { type: DataTypes.INTEGER, allowNull: true },
+      upgrade_config: { type: DataTypes.JSONB, allowNull: true },
+      upgrade_price: { type: DataTypes.DECIMAL(14, 2), allowNull: true },
+      config_before: { type: DataTypes.JSONB, allowNull: true },
+      price_before: { type: DataTypes.DECIMAL(14, 2), allowNull: true },
+      upgrade_credit: { type: DataTypes.DECIMAL(14, 2), allowNull: false, defaultValue: '0.00' },
+      credit_transaction_id: { type: DataTypes.INTEGER, allowNull: true },
       workflow_id: { type: DataTypes.STRING(255), allowNull: false },
       completed_at: nullableDate(),
       cancelled_at: nullableDate(),

@@ -28,6 +28,8 @@ export const PERMISSIONS = {
   'supplier.manage': '管理供应商（创建、修改、导入与绑定商品）',
   'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',
   'product.view': '查看商品目录（菜单、分组、分类、商品与变更记录）',
+  'setting.view': '查看系统设置（敏感项只见掩码）',
+  'setting.manage': '修改系统设置',
   'product.manage': '管理商品目录（菜单、分组、分类、商品的增删改与排序）',
 } as const;
 

@@ -1,9 +1,23 @@
 import { UniqueConstraintError } from 'sequelize';
-import { conflict } from '../../lib/errors.js';
+import { constantTimeEqual } from '../../lib/crypto.js';
+import { conflict, forbidden } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { openReferralAccountAtRegistration } from '../marketing/referral-accounts.js';
+import { registrationSettings } from '../settings/groups/registration.js';
+import { readSettings } from '../settings/settings.js';
 import { hashPassword } from './passwords.js';
 import { issueSession, type RequestMeta } from './sessions.js';
+
+/**
+ * Registration is open unless an admin closed it (`registration.enabled`); then only a request
+ * carrying the configured invite code gets through. Wrong, missing or unset code: one answer.
+ */
+async function assertRegistrationOpen(deps: DomainDeps, inviteCode: string | undefined): Promise<void> {
+  const settings = await readSettings(deps, registrationSettings);
+  if (settings.enabled) return;
+  if (settings.invite_code !== '' && inviteCode !== undefined && constantTimeEqual(inviteCode, settings.invite_code)) return;
+  throw forbidden('本站暂停开放注册');
+}
 
 /**
  * Registers a client by e-mail and signs them in; the e-mail stays unverified until confirmed.
@@ -11,9 +25,10 @@ import { issueSession, type RequestMeta } from './sessions.js';
  */
 export async function registerClient(
   deps: DomainDeps,
-  input: { email: string; password: string; nickname?: string | undefined; referralCode?: string | undefined },
+  input: { email: string; password: string; nickname?: string | undefined; invite_code?: string | undefined; referralCode?: string | undefined },
   meta: RequestMeta,
 ) {
+  await assertRegistrationOpen(deps, input.invite_code);
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
   try {

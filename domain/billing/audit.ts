@@ -1,21 +1,20 @@
-import type { OperatorType } from '../../db/models/money.js';
+import { type Actor, adminActor, SYSTEM_ACTOR, userActor } from '../../lib/actor.js';
 
-/** Who did it: an admin, the user themself, or the system (workflows, notifications). */
-export type Operator = { type: OperatorType; id: number | null; name: string };
-
-/** Carried by every write: the operator and the request's trace id, stored on each money row. */
-export type Audit = { operator: Operator; traceId: string };
-
-export const SYSTEM_OPERATOR: Operator = { type: 'system', id: null, name: '系统' };
+/** Carried by every write: who did it (stored as the row's `operator_*`) and the request's trace id. */
+export type Audit = { operator: Actor; traceId: string };
 
 export function systemAudit(traceId = ''): Audit {
-  return { operator: SYSTEM_OPERATOR, traceId: traceId.slice(0, 64) };
+  return { operator: SYSTEM_ACTOR, traceId: traceId.slice(0, 64) };
+}
+
+export function actorAudit(actor: Actor, traceId: string): Audit {
+  return { operator: actor, traceId: traceId.slice(0, 64) };
 }
 
 export function userAudit(userId: number, traceId: string): Audit {
-  return { operator: { type: 'user', id: userId, name: '' }, traceId: traceId.slice(0, 64) };
+  return { operator: userActor(userId), traceId: traceId.slice(0, 64) };
 }
 
 export function adminAudit(admin: { id: number; username: string }, traceId: string): Audit {
-  return { operator: { type: 'admin', id: admin.id, name: admin.username.slice(0, 64) }, traceId: traceId.slice(0, 64) };
+  return { operator: adminActor(admin), traceId: traceId.slice(0, 64) };
 }

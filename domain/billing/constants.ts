@@ -13,6 +13,7 @@ export const INVOICE_TYPE_LABELS: Record<InvoiceType, string> = {
   purchase: '新购',
   renew: '续费',
   traffic_package: '流量包',
+  upgrade: '升降级',
   recharge: '充值',
   deduction: '扣款',
   refund: '退款',
@@ -41,6 +42,7 @@ export const TRANSACTION_TYPE_LABELS: Record<TransactionType, string> = {
   payment: '余额支付',
   payment_reversal: '余额支付退回',
   refund: '退款',
+  upgrade_credit: '降级退差价',
   commission_withdrawal: '佣金提现到余额',
 };
 
@@ -51,14 +53,15 @@ export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {
 };
 
 /** Invoices that can be paid: they have an order and fulfilment. */
-export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'recharge'];
+export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge'];
 /** Invoices that can be paid from the balance (a recharge cannot). */
-export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package'];
+export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade'];
 
 export const ORDER_TYPE_BY_INVOICE: Partial<Record<InvoiceType, OrderType>> = {
   purchase: 'new_purchase',
   renew: 'renewal',
   traffic_package: 'traffic_package',
+  upgrade: 'upgrade',
 };
 
 /** Scene of the recharge record written for a third-party payment (a traffic package is a purchase of an add-on). */
@@ -66,6 +69,7 @@ export const RECHARGE_SCENE_BY_INVOICE: Partial<Record<InvoiceType, Exclude<Rech
   purchase: 'new_purchase',
   renew: 'renewal',
   traffic_package: 'new_purchase',
+  upgrade: 'new_purchase',
   recharge: 'user_recharge',
 };
 

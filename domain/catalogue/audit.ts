@@ -1,10 +1,9 @@
+import type { Actor } from '../../lib/actor.js';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { CatalogueEntityType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
 
-/** Who made a catalogue change: the admin (id and username), or the system (id null) for seeders. */
-export type CatalogueOperator = { id: number | null; name: string };
 
 export type FieldChange = { old: unknown; new: unknown };
 export type FieldChanges = Record<string, FieldChange>;
@@ -124,7 +123,7 @@ export function summariseChanges(changes: Record<string, unknown>): string {
 export type AuditRecord = { entity_type: CatalogueEntityType; entity_id: number; action: AuditAction; changes: FieldChanges };
 
 /** Writes audit rows in the transaction of the change (so an audit exists iff the change does). */
-export async function recordCatalogueAudit(deps: DomainDeps, records: AuditRecord[], operator: CatalogueOperator, transaction: Transaction): Promise<void> {
+export async function recordCatalogueAudit(deps: DomainDeps, records: AuditRecord[], operator: Actor, transaction: Transaction): Promise<void> {
   if (records.length === 0) return;
   await deps.db.models.CatalogueAuditLog.bulkCreate(
     records.map((r) => ({ ...r, operator_id: operator.id, operator_name: operator.name.slice(0, 64) })),

@@ -1,8 +1,9 @@
+import type { Actor } from '../../lib/actor.js';
 import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductCategoryRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
-import { type AuditRecord, type CatalogueOperator, diffFields, recordCatalogueAudit } from './audit.js';
+import { type AuditRecord, diffFields, recordCatalogueAudit } from './audit.js';
 import { publishCatalogueChange } from './catalogue-events.js';
 import { findCategory, findGroup, findMenu, orInvalid, orNotFound } from './directory-rows.js';
 import { replaceProducts } from './product-moves.js';
@@ -88,7 +89,7 @@ export type CategoryInput = {
 
 const CATEGORY_FIELDS = ['second_product_group_id', 'name', 'description', 'is_visible', 'sort_order'] as const;
 
-export async function createCategory(deps: DomainDeps, input: CategoryInput, operator: CatalogueOperator): Promise<CategoryView> {
+export async function createCategory(deps: DomainDeps, input: CategoryInput, operator: Actor): Promise<CategoryView> {
   const { ProductCategory } = deps.db.models;
   const id = await deps.db.sequelize.transaction(async (transaction) => {
     orInvalid(await findGroup(deps, input.second_product_group_id, { transaction }), 'second_product_group_id', '二级分组不存在');
@@ -112,7 +113,7 @@ export async function createCategory(deps: DomainDeps, input: CategoryInput, ope
  * Updates a category. Moving it to another group (`second_product_group_id`) re-derives the
  * group, menu and type of its live products in the same transaction, each with an audit entry.
  */
-export async function updateCategory(deps: DomainDeps, id: number, patch: Partial<CategoryInput>, operator: CatalogueOperator): Promise<CategoryView> {
+export async function updateCategory(deps: DomainDeps, id: number, patch: Partial<CategoryInput>, operator: Actor): Promise<CategoryView> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const category = orNotFound(await findCategory(deps, id, { transaction, lock: true }), '三级分类不存在');
     const next = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
@@ -136,7 +137,7 @@ export async function updateCategory(deps: DomainDeps, id: number, patch: Partia
 }
 
 /** Deletes (softly) a category no live product occupies; otherwise 40901 naming them. */
-export async function deleteCategory(deps: DomainDeps, id: number, operator: CatalogueOperator): Promise<void> {
+export async function deleteCategory(deps: DomainDeps, id: number, operator: Actor): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const category = orNotFound(await findCategory(deps, id, { transaction, lock: true }), '三级分类不存在');
     const products = await deps.db.models.Product.count({ where: { product_group_id: id, deleted_at: null }, transaction });

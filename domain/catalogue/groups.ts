@@ -1,8 +1,9 @@
+import type { Actor } from '../../lib/actor.js';
 import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductGroupRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
-import { type AuditRecord, type CatalogueOperator, diffFields, recordCatalogueAudit } from './audit.js';
+import { type AuditRecord, diffFields, recordCatalogueAudit } from './audit.js';
 import { publishCatalogueChange } from './catalogue-events.js';
 import { findGroup, findMenu, orInvalid, orNotFound } from './directory-rows.js';
 import { replaceProducts } from './product-moves.js';
@@ -83,7 +84,7 @@ export type GroupInput = {
 
 const GROUP_FIELDS = ['first_product_group_id', 'name', 'description', 'is_visible', 'sort_order'] as const;
 
-export async function createGroup(deps: DomainDeps, input: GroupInput, operator: CatalogueOperator): Promise<GroupView> {
+export async function createGroup(deps: DomainDeps, input: GroupInput, operator: Actor): Promise<GroupView> {
   const { ProductGroup } = deps.db.models;
   const id = await deps.db.sequelize.transaction(async (transaction) => {
     orInvalid(await findMenu(deps, input.first_product_group_id, { transaction }), 'first_product_group_id', '一级菜单不存在');
@@ -107,7 +108,7 @@ export async function createGroup(deps: DomainDeps, input: GroupInput, operator:
  * with it (they hang off the group) and re-derives the menu and type of its live products in
  * the same transaction, each with an audit entry.
  */
-export async function updateGroup(deps: DomainDeps, id: number, patch: Partial<GroupInput>, operator: CatalogueOperator): Promise<GroupView> {
+export async function updateGroup(deps: DomainDeps, id: number, patch: Partial<GroupInput>, operator: Actor): Promise<GroupView> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const group = orNotFound(await findGroup(deps, id, { transaction, lock: true }), '二级分组不存在');
     const next = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
@@ -128,7 +129,7 @@ export async function updateGroup(deps: DomainDeps, id: number, patch: Partial<G
 }
 
 /** Deletes (softly) a group no live category or product occupies; otherwise 40901 naming them. */
-export async function deleteGroup(deps: DomainDeps, id: number, operator: CatalogueOperator): Promise<void> {
+export async function deleteGroup(deps: DomainDeps, id: number, operator: Actor): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const group = orNotFound(await findGroup(deps, id, { transaction, lock: true }), '二级分组不存在');
     const { ProductCategory, Product } = deps.db.models;

@@ -1,9 +1,10 @@
+import type { Actor } from '../../lib/actor.js';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, UniqueConstraintError } from 'sequelize';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductMenuRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
-import { type AuditRecord, type CatalogueOperator, diffFields, recordCatalogueAudit } from './audit.js';
+import { type AuditRecord, diffFields, recordCatalogueAudit } from './audit.js';
 import { publishCatalogueChange } from './catalogue-events.js';
 import { findMenu, orNotFound } from './directory-rows.js';
 import { replaceProducts } from './product-moves.js';
@@ -87,7 +88,7 @@ const MENU_FIELDS = ['code', 'name', 'icon', 'product_type', 'is_visible', 'sort
  * Creates a first-level menu; the service generates its `code`. `code` may be given only by
  * internal callers (demo seeder) that need a stable one. Without `sort_order` it goes last.
  */
-export async function createMenu(deps: DomainDeps, input: MenuInput & { code?: string }, operator: CatalogueOperator): Promise<MenuView> {
+export async function createMenu(deps: DomainDeps, input: MenuInput & { code?: string }, operator: Actor): Promise<MenuView> {
   const { ProductMenu } = deps.db.models;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -124,7 +125,7 @@ export type MenuPatch = Partial<MenuInput>;
  * (`product_type` and `service_type_code`) in the same transaction, each with an audit entry;
  * becoming `other` is refused while a product lacks an enabled upstream plugin.
  */
-export async function updateMenu(deps: DomainDeps, id: number, patch: MenuPatch, operator: CatalogueOperator): Promise<MenuView> {
+export async function updateMenu(deps: DomainDeps, id: number, patch: MenuPatch, operator: Actor): Promise<MenuView> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const menu = orNotFound(await findMenu(deps, id, { transaction, lock: true }), '一级菜单不存在');
     const before = menu.get({ plain: true });
@@ -144,7 +145,7 @@ export async function updateMenu(deps: DomainDeps, id: number, patch: MenuPatch,
 }
 
 /** Deletes (softly) a menu that no live group or product occupies; otherwise 40901 naming them. */
-export async function deleteMenu(deps: DomainDeps, id: number, operator: CatalogueOperator): Promise<void> {
+export async function deleteMenu(deps: DomainDeps, id: number, operator: Actor): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const menu = orNotFound(await findMenu(deps, id, { transaction, lock: true }), '一级菜单不存在');
     const { ProductGroup, Product } = deps.db.models;

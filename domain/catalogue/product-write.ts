@@ -1,9 +1,10 @@
+import type { Actor } from '../../lib/actor.js';
 import type { Transaction } from 'sequelize';
 import { AppError, ErrorCode, type FieldErrors, validationError } from '../../lib/errors.js';
 import type { ProductRow, ProductStatus, ProductUpstreamBindingRow } from '../../db/models/catalogue.js';
 import type { PluginRow } from '../../db/models/plugin.js';
 import type { DomainDeps } from '../deps.js';
-import { type AuditRecord, type CatalogueOperator, diffFields, type FieldChanges, recordCatalogueAudit } from './audit.js';
+import { type AuditRecord, diffFields, type FieldChanges, recordCatalogueAudit } from './audit.js';
 import { publishCatalogueChange } from './catalogue-events.js';
 import { type ConfigOptionItem, parseConfigOptions } from './config-options.js';
 import { findCategory, findGroup, findMenu, orInvalid, orNotFound } from './directory-rows.js';
@@ -139,7 +140,7 @@ function pick<T extends object>(row: T, fields: readonly string[]): Record<strin
  * from the menu; pricing and config options are checked field by field. A product of type
  * `other` must name an enabled upstream plugin (`plugin_id`).
  */
-export async function createProduct(deps: DomainDeps, input: ProductInput, operator: CatalogueOperator): Promise<number> {
+export async function createProduct(deps: DomainDeps, input: ProductInput, operator: Actor): Promise<number> {
   if (!hasPlacement(input)) throw validationError({ first_product_group_id: ['请选择商品所属的一级菜单（first_product_group_id 或 first_product_group_code）或三级分类'] });
   const parsed = parseInput(input, true);
   return deps.db.sequelize.transaction(async (transaction) => {
@@ -204,7 +205,7 @@ async function placementAfter(deps: DomainDeps, product: ProductRow, input: Prod
  * type stays the menu's whatever the client sends. Becoming (or staying while rebinding)
  * type `other` requires an enabled upstream plugin.
  */
-export async function updateProduct(deps: DomainDeps, id: number, input: ProductInput, operator: CatalogueOperator): Promise<void> {
+export async function updateProduct(deps: DomainDeps, id: number, input: ProductInput, operator: Actor): Promise<void> {
   const parsed = parseInput(input, false);
   await deps.db.sequelize.transaction(async (transaction) => {
     const product = await findLiveProduct(deps, id, transaction);
@@ -250,7 +251,7 @@ export async function updateProduct(deps: DomainDeps, id: number, input: Product
 }
 
 /** Soft delete: invoices may reference the product, so the row stays (hidden from every list). */
-export async function deleteProduct(deps: DomainDeps, id: number, operator: CatalogueOperator): Promise<void> {
+export async function deleteProduct(deps: DomainDeps, id: number, operator: Actor): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const product = await findLiveProduct(deps, id, transaction);
     product.deleted_at = new Date();
@@ -265,7 +266,7 @@ export async function deleteProduct(deps: DomainDeps, id: number, operator: Cata
  * and type. Unknown or deleted ids → 42200 on `ids`; a category under an `other` menu needs
  * every product bound to an enabled upstream plugin.
  */
-export async function bindProductsToCategory(deps: DomainDeps, ids: number[], categoryId: number, operator: CatalogueOperator): Promise<{ ids: number[]; updated: number }> {
+export async function bindProductsToCategory(deps: DomainDeps, ids: number[], categoryId: number, operator: Actor): Promise<{ ids: number[]; updated: number }> {
   const unique = [...new Set(ids)];
   return deps.db.sequelize.transaction(async (transaction) => {
     const category = orInvalid(await findCategory(deps, categoryId, { transaction, lock: 'share' }), 'product_group_id', '三级分类不存在');

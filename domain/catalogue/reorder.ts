@@ -1,8 +1,9 @@
+import type { Actor } from '../../lib/actor.js';
 import { QueryTypes } from 'sequelize';
 import { type FieldErrors, validationError } from '../../lib/errors.js';
 import type { CatalogueEntityType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
-import { type AuditRecord, type CatalogueOperator, recordCatalogueAudit } from './audit.js';
+import { type AuditRecord, recordCatalogueAudit } from './audit.js';
 import { publishCatalogueChange } from './catalogue-events.js';
 
 export type ReorderItem = { id: number; sort_order: number };
@@ -22,7 +23,7 @@ export async function reorderDirectory(
   deps: DomainDeps,
   entity: Exclude<CatalogueEntityType, 'product'>,
   items: ReorderItem[],
-  operator: CatalogueOperator,
+  operator: Actor,
 ): Promise<ReorderItem[]> {
   const { table, label } = TABLES[entity];
   const errors: FieldErrors = {};

@@ -7,7 +7,9 @@ import type { DomainDeps } from '../deps.js';
  * Withdraws invoices nobody will pay, with the money domain's own cancel (invoice row lock; an
  * open QR payment keeps the invoice): unpaid purchase and traffic-package invoices older than
  * `STALE_INVOICE_CANCEL_DAYS` (nothing was reserved for them: stock is taken only at
- * provisioning), and unpaid renewal invoices of terminated or cancelled services.
+ * provisioning), unpaid renewal invoices of terminated or cancelled services, and unpaid
+ * upgrade invoices once their quote's (Shanghai) day has passed or their service stopped running:
+ * cancelling one releases the service's pending change (nothing else was reserved for it).
  */
 export async function cancelStaleInvoices(deps: DomainDeps) {
   const invoices = await sqlRows<{ id: number; user_id: number; type: string }>(
@@ -15,17 +17,20 @@ export async function cancelStaleInvoices(deps: DomainDeps) {
     `SELECT i.id, i.user_id, i.type FROM invoices i
       WHERE i.status = 'unpaid'
         AND ((i.type IN ('purchase', 'traffic_package') AND i.created_at < now() - make_interval(days => $1))
+          OR (i.type = 'upgrade' AND ((i.created_at AT TIME ZONE 'Asia/Shanghai')::date < (now() AT TIME ZONE 'Asia/Shanghai')::date
+                                      OR EXISTS (SELECT 1 FROM services s WHERE s.id = i.service_id AND s.status <> 'active')))
           OR (i.type = 'renew' AND EXISTS (SELECT 1 FROM services s WHERE s.id = i.service_id AND s.status IN ('terminated', 'cancelled'))))
         AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
       ORDER BY i.id LIMIT 1000`,
     [deps.config.lifecycle.staleInvoiceDays],
   );
-  const summary = { candidates: invoices.length, purchase_cancelled: 0, traffic_package_cancelled: 0, renew_cancelled: 0, kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
+  const summary = { candidates: invoices.length, purchase_cancelled: 0, traffic_package_cancelled: 0, renew_cancelled: 0, upgrade_cancelled: 0, kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
   for (const invoice of invoices) {
     try {
       await cancelInvoice(deps, { userId: invoice.user_id, invoiceId: invoice.id });
       if (invoice.type === 'purchase') summary.purchase_cancelled += 1;
       else if (invoice.type === 'traffic_package') summary.traffic_package_cancelled += 1;
+      else if (invoice.type === 'upgrade') summary.upgrade_cancelled += 1;
       else summary.renew_cancelled += 1;
     } catch (error) {
       // Paid or given a QR payment meanwhile: the user's action wins.

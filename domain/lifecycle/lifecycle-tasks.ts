@@ -90,7 +90,7 @@ export const syncHostsTask: BuiltinTask = {
 export const cancelStaleInvoicesTask: BuiltinTask = {
   key: 'billing.cancel_stale_invoices',
   title: '取消长期未支付的账单',
-  description: '每天取消创建超过 STALE_INVOICE_CANCEL_DAYS 天仍未支付的新购与流量包账单，以及已终止服务的未支付续费账单（有进行中的扫码支付时保留）。',
+  description: '每天取消创建超过 STALE_INVOICE_CANCEL_DAYS 天仍未支付的新购与流量包账单，已终止服务的未支付续费账单，以及报价日已过的未支付升降级账单（有进行中的扫码支付时保留）。',
   category: 'billing',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'platform',

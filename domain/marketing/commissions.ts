@@ -7,7 +7,7 @@ import type { BuiltinTask } from '../tasks/types.js';
 import { readReferralConfig } from './referral-config.js';
 
 /** Invoices of an invitee that earn their referrer a commission (what was bought, not recharges). */
-export const COMMISSIONED_TYPES = ['purchase', 'renew', 'traffic_package'];
+export const COMMISSIONED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
 
 /** A commission of `rate` percent on `base`, cut (never rounded up) to the cent. */
 export function commissionOf(base: Decimal.Value, rate: Decimal.Value): Decimal {

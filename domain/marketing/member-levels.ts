@@ -123,7 +123,7 @@ export async function applySpendLevels(deps: DomainDeps) {
   return inTransaction(deps, async (tx) => {
     const spend = `WITH spend AS (
          SELECT user_id, sum(amount - refunded_amount) AS total FROM invoices
-          WHERE type IN ('purchase', 'renew', 'traffic_package') AND paid_at IS NOT NULL GROUP BY user_id
+          WHERE type IN ('purchase', 'renew', 'traffic_package', 'upgrade') AND paid_at IS NOT NULL GROUP BY user_id
        ), reached AS (
          SELECT DISTINCT ON (s.user_id) s.user_id, l.id AS level_id FROM spend s
            JOIN member_levels l ON l.min_spend IS NOT NULL AND l.min_spend <= s.total

@@ -1,4 +1,6 @@
 import type { DomainDeps } from '../deps.js';
+import { referralSettings } from '../settings/groups/referral.js';
+import { readSettings } from '../settings/settings.js';
 
 export type ReferralConfig = {
   /** Days a commission stays `pending` before it can be withdrawn. */
@@ -11,6 +13,7 @@ export type ReferralConfig = {
   withdrawalDailyLimit: string;
 };
 
+/** The defaults of the `referral` settings group (route descriptions quote them). */
 export const REFERRAL_DEFAULTS: ReferralConfig = {
   holdingDays: 7,
   defaultCommissionRate: '5.00',
@@ -19,11 +22,14 @@ export const REFERRAL_DEFAULTS: ReferralConfig = {
   withdrawalDailyLimit: '10000.00',
 };
 
-/**
- * The referral configuration, read in one place. Until the settings kernel (`domain/settings/`)
- * is on main these are the defaults above; then this function reads the `referral` settings
- * group (`domain/settings/groups/referral.ts`) and nothing else changes.
- */
-export async function readReferralConfig(_deps: DomainDeps): Promise<ReferralConfig> {
-  return REFERRAL_DEFAULTS;
+/** The referral configuration: the `referral` settings group (`domain/settings/groups/referral.ts`), read in one place. */
+export async function readReferralConfig(deps: DomainDeps): Promise<ReferralConfig> {
+  const s = await readSettings(deps, referralSettings);
+  return {
+    holdingDays: s.holding_days,
+    defaultCommissionRate: s.default_commission_rate,
+    withdrawalMin: s.withdrawal_min,
+    withdrawalMax: s.withdrawal_max,
+    withdrawalDailyLimit: s.withdrawal_daily_limit,
+  };
 }

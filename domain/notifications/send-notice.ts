@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import type { NotificationChannel } from '../../db/models/notification-log.js';
 import { AppError } from '../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invoke.js';
@@ -59,7 +60,7 @@ async function finish(deps: DomainDeps, id: string, status: 'sent' | 'failed' | 
 }
 
 function invokeChannel(deps: DomainDeps, notice: Notice, channel: NotificationChannel, traceId: string): Promise<PluginInvocation> {
-  const actor = { type: 'system' as const, id: null };
+  const actor = SYSTEM_ACTOR;
   if (channel === 'mail') {
     return invokePlugin(deps, {
       domain: 'mail',

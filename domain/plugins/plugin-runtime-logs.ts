@@ -1,7 +1,8 @@
 import { type WhereOptions } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { PluginRunStatus, PluginRuntimeLogRow } from '../../db/models/plugin-runtime-log.js';
-import type { PluginActor, PluginDomain } from '../../plugins/runtime/contract.js';
+import type { PluginDomain } from '../../plugins/runtime/contract.js';
+import type { Actor } from '../../lib/actor.js';
 import { invokePlugin } from '../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../deps.js';
 import { getPlugin } from './plugin-catalogue.js';
@@ -38,7 +39,7 @@ export async function getPluginRuntimeLog(deps: DomainDeps, id: number): Promise
 export const HEALTH_CHECK_ACTION = 'health_check';
 
 /** Runs the plugin's `health_check` action (any installed state); the outcome is in the answer and the runtime log. */
-export async function checkPluginHealth(deps: DomainDeps, id: number, actor: PluginActor, traceId?: string) {
+export async function checkPluginHealth(deps: DomainDeps, id: number, actor: Actor, traceId?: string) {
   const plugin = await getPlugin(deps, id);
   return invokePlugin(deps, {
     domain: plugin.domain,

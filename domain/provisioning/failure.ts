@@ -1,7 +1,7 @@
 import { money } from '../../lib/money.js';
-import { adminAudit } from '../billing/audit.js';
+import { actorAudit } from '../billing/audit.js';
 import { createRefund } from '../billing/refunds/create-refund.js';
-import type { Decider } from '../../workflows/upstream/contract.js';
+import { type Actor, deciderActor } from '../../lib/actor.js';
 import type { DomainDeps } from '../deps.js';
 import { recordServiceEvent } from './service-events.js';
 
@@ -44,7 +44,7 @@ export function cancellationTraceId(serviceId: number): string {
  */
 export async function cancelProvisioning(
   deps: DomainDeps,
-  input: { serviceId: number; decider: Decider; reason: string; workflowId: string },
+  input: { serviceId: number; decider: Actor; reason: string; workflowId: string },
 ): Promise<{ refundNo: string | null }> {
   const service = await deps.db.models.Service.findByPk(input.serviceId);
   if (!service) throw new Error(`service ${input.serviceId} not found`);
@@ -62,7 +62,7 @@ export async function cancelProvisioning(
         reason: `开通取消：${input.reason}`.slice(0, 255),
         scope: ['order'],
       },
-      { ...adminAudit({ id: input.decider.id, username: input.decider.name }, traceId), traceId },
+      { ...actorAudit(deciderActor(input.decider), traceId), traceId },
     );
     refund = await deps.db.models.Refund.findByPk(created.refund.id);
   }
@@ -81,7 +81,7 @@ export async function cancelProvisioning(
         message: refund ? `已取消开通，退款 ${refund.amount} 元至余额` : '已取消开通',
         detail: { refund_no: refund?.refund_no ?? null, reason: input.reason },
         workflowId: input.workflowId,
-        operator: { type: 'admin', id: input.decider.id },
+        operator: deciderActor(input.decider),
       },
       transaction,
     );

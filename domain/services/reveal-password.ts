@@ -1,3 +1,4 @@
+import { userActor } from '../../lib/actor.js';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { requireSupplierData } from '../suppliers/upstream-result.js';
@@ -44,7 +45,7 @@ export async function revealServicePassword(deps: DomainDeps, input: { serviceId
     const row = await deps.db.models.Service.findByPk(service.id, { attributes: ['id', 'password_sealed'] });
     password = row?.password_sealed ? deps.secretBox.open(row.password_sealed) : '';
   } else if (service.hostId > 0 && !service.console.read_only) {
-    const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.host_credentials', actor: { type: 'client', id: input.userId } });
+    const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.host_credentials', actor: userActor(input.userId) });
     const credentials = requireSupplierData(result)['credentials'] as { password?: unknown } | undefined;
     password = typeof credentials?.password === 'string' ? credentials.password : '';
     source = 'upstream';

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ServiceUpstreamBindingRow } from '../../db/models/service.js';
-import type { PluginActor } from '../../plugins/runtime/contract.js';
+import type { Actor } from '../../lib/actor.js';
 import type { PluginInvocation } from '../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../deps.js';
 import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
@@ -19,7 +19,7 @@ export async function requireBoundHost(deps: DomainDeps, serviceId: number): Pro
 export async function invokeServiceUpstream(
   deps: DomainDeps,
   serviceId: number,
-  call: { action: string; payload?: Record<string, unknown>; actor?: PluginActor; traceId?: string; timeoutMs?: number },
+  call: { action: string; payload?: Record<string, unknown>; actor?: Actor; traceId?: string; timeoutMs?: number },
 ): Promise<PluginInvocation> {
   const binding = await requireBoundHost(deps, serviceId);
   return invokeSupplierPlugin(deps, binding.supplier_id, {

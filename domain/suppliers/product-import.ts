@@ -1,3 +1,4 @@
+import type { Actor } from '../../lib/actor.js';
 import type { Transaction } from 'sequelize';
 import { AppError, validationError } from '../../lib/errors.js';
 import type { ProductRow } from '../../db/models/catalogue.js';
@@ -11,7 +12,6 @@ import { invokeSupplierPlugin } from './supplier-plugin.js';
 import { getSupplier } from './suppliers.js';
 import { requireSupplierData } from './upstream-result.js';
 
-export type Operator = { id: number; name: string };
 
 /** What `upstream.product_config` answers, already in our item shapes (see the upstream plugin). */
 type UpstreamProduct = {
@@ -73,7 +73,7 @@ export type PullOutcome = {
  * this supplier is skipped (re-sync updates it instead); one that fails is reported, the others
  * still import.
  */
-export async function pullSupplierProducts(deps: DomainDeps, supplierId: number, input: PullInput, operator: Operator): Promise<PullOutcome> {
+export async function pullSupplierProducts(deps: DomainDeps, supplierId: number, input: PullInput, operator: Actor): Promise<PullOutcome> {
   const supplier = await getSupplier(deps, supplierId);
   const { menu, group, category } = await categoryChain(deps, input.product_group_id);
   const { Product, ProductUpstreamBinding, CatalogueAuditLog } = deps.db.models;
@@ -148,7 +148,7 @@ export async function pullSupplierProducts(deps: DomainDeps, supplierId: number,
  * Re-reads a bound product's options and stock from its supplier and applies the binding's price
  * rule again; base prices, names and local settings stay as the admin left them.
  */
-export async function syncSupplierProduct(deps: DomainDeps, supplierId: number, productId: number, operator: Operator): Promise<ProductRow> {
+export async function syncSupplierProduct(deps: DomainDeps, supplierId: number, productId: number, operator: Actor): Promise<ProductRow> {
   const { Product, ProductUpstreamBinding, CatalogueAuditLog } = deps.db.models;
   const binding = await ProductUpstreamBinding.findByPk(productId);
   const product = await Product.findOne({ where: { id: productId, deleted_at: null } });
@@ -186,7 +186,7 @@ export async function bindProductsToSupplier(
   deps: DomainDeps,
   supplierId: number,
   input: { ids: number[]; upstream_product_id: number },
-  operator: Operator,
+  operator: Actor,
 ): Promise<{ bound: number[] }> {
   const supplier = await getSupplier(deps, supplierId);
   const { Product, ProductUpstreamBinding, CatalogueAuditLog } = deps.db.models;

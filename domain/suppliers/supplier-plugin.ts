@@ -1,5 +1,6 @@
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import type { PluginActor } from '../../plugins/runtime/contract.js';
+import type { Actor } from '../../lib/actor.js';
 import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invoke.js';
 import type { SupplierRow } from '../../db/models/supplier.js';
 import type { DomainDeps } from '../deps.js';
@@ -8,7 +9,7 @@ import { getSupplier } from './suppliers.js';
 export type SupplierCall = {
   action: string;
   payload?: Record<string, unknown>;
-  actor?: PluginActor;
+  actor?: Actor;
   traceId?: string;
   timeoutMs?: number;
 };
@@ -30,7 +31,7 @@ export async function invokeSupplierPlugin(deps: DomainDeps, supplier: SupplierR
     pluginId: row.plugin_id,
     action: call.action,
     payload: { ...call.payload, supplier_id: row.id },
-    actor: call.actor ?? { type: 'system', id: null },
+    actor: call.actor ?? SYSTEM_ACTOR,
     ...(call.traceId ? { traceId: call.traceId } : {}),
     ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),
     overrides: { config: { base_url: row.base_url, account: row.account, api_key: apiKey }, secretValues: apiKey ? [apiKey] : [] },

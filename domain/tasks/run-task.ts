@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import { openConfig } from '../../plugins/runtime/config-open.js';
 import { listEnabledPluginTasks } from '../../plugins/runtime/enabled-plugins.js';
 import { invokePlugin } from '../../plugins/runtime/invoke.js';
@@ -30,7 +31,7 @@ async function runPluginTask(deps: DomainDeps, run: TaskRunContext): Promise<Tas
       slot_at: run.slotAt?.toISOString() ?? null,
       date: previousShanghaiDay(run.slotAt ?? new Date()),
     },
-    actor: { type: 'system', id: null },
+    actor: SYSTEM_ACTOR,
     timeoutMs: task.timeout * 1000,
   });
   if (!result.success) {

@@ -5,7 +5,8 @@
  * `execute` and, when declared, the listeners named by `info.extra.schedule_hooks`.
  */
 
-import type { PluginActor, PluginDomain } from '../../lib/plugin-manifest.js';
+import type { Actor } from '../../lib/actor.js';
+import type { PluginDomain } from '../../lib/plugin-manifest.js';
 
 /** The manifest part of the contract (defined in lib: the plugin tables store it too). */
 export {
@@ -22,12 +23,13 @@ export {
   type ScheduledTaskDeclaration,
   type ScheduleHookListener,
   type PluginManifest,
-  type PluginActor,
 } from '../../lib/plugin-manifest.js';
+/** Who caused the call (`lib/actor.ts`: admin, user or system). */
+export type { Actor } from '../../lib/actor.js';
 
 export type PluginContext = {
   traceId: string;
-  actor: PluginActor;
+  actor: Actor;
   /** Aborted when the invocation's timeout passes; pass it to fetch. */
   signal: AbortSignal;
   /** Absolute URLs the platform exposes to third parties (e.g. the payment notify URL). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { PluginRunStatus } from '../../db/models/plugin-runtime-log.js';
 import type { RuntimeDeps } from './deps.js';
-import type { PluginActor, PluginDomain, PluginExecuteResult } from './contract.js';
+import type { Actor, PluginDomain, PluginExecuteResult } from './contract.js';
 import { openConfig } from './config-open.js';
 import { loadPluginEntry } from './entry.js';
 import { fireCustomHook } from './fire-hook.js';
@@ -17,7 +17,7 @@ export type InvokePluginInput = PluginSelector & {
   domain: PluginDomain;
   action: string;
   payload?: Record<string, unknown>;
-  actor: PluginActor;
+  actor: Actor;
   traceId?: string;
   timeoutMs?: number;
   /** Health checks run on installed or disabled plugins too; business calls need `enabled`. */

@@ -6,7 +6,7 @@ import { startProvisioning } from './provisioning.js';
 import { bump, type AccountState, type SandboxInvoice, type SandboxState } from './state.js';
 import type { SandboxAnswer } from './types.js';
 
-export type InvoiceInit = Pick<SandboxInvoice, 'type' | 'total' | 'hostIds' | 'orderId' | 'cycle' | 'packageId'>;
+export type InvoiceInit = Pick<SandboxInvoice, 'type' | 'total' | 'hostIds' | 'orderId' | 'cycle' | 'packageId' | 'config'>;
 
 export function createInvoice(state: SandboxState, account: AccountState, init: InvoiceInit): SandboxInvoice {
   const invoice: SandboxInvoice = { ...init, id: state.nextInvoiceId, username: account.username, status: 'Unpaid', credit: '0.00', createdAt: nowSeconds(), paidAt: null };
@@ -20,7 +20,7 @@ export function findInvoice(state: SandboxState, account: AccountState, invoiceI
   return invoice && invoice.username === account.username ? invoice : undefined;
 }
 
-/** What a paid invoice does: hosts start provisioning, a renewal moves the due date, a package adds traffic. */
+/** What a paid invoice does: hosts start provisioning, a renewal moves the due date, an upgrade changes the host's configuration, a package adds traffic. */
 function applyPaidInvoice(state: SandboxState, account: AccountState, invoice: SandboxInvoice): void {
   const now = nowSeconds();
   const hosts = account.hosts.filter((h) => invoice.hostIds.includes(h.id));
@@ -37,6 +37,11 @@ function applyPaidInvoice(state: SandboxState, account: AccountState, invoice: S
       host.billingCycle = invoice.cycle ?? host.billingCycle;
       if (host.status === 'Suspended') host.status = 'Active';
       bump(state.ledger.renewals, host.id);
+    }
+  } else if (invoice.type === 'upgrade') {
+    for (const host of hosts) {
+      host.config = { ...(invoice.config ?? host.config) };
+      bump(state.ledger.upgrades, host.id);
     }
   } else {
     for (const host of hosts) {

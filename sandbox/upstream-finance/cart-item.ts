@@ -21,7 +21,7 @@ function refuse(msg: string, status = 406): SandboxAnswer {
 }
 
 /** The chosen value of one option (sent or defaulted), or null when it is not acceptable. */
-function chooseValue(option: SandboxOption, sent: string | undefined): string | null {
+export function chooseValue(option: SandboxOption, sent: string | undefined): string | null {
   if (isQuantityOption(option)) {
     const qty = sent === undefined ? option.qtyMin : Number(sent);
     return Number.isInteger(qty) && qty >= option.qtyMin && qty <= option.qtyMax ? String(qty) : null;

@@ -73,7 +73,14 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
         power: host.power,
         os: host.os,
         hostname: host.hostname,
+        config: { ...host.config },
       };
+    },
+    setHostConfig(hostId: number, config: Record<string, string>) {
+      const host = findHostAnywhere(state, hostId);
+      if (!host) return false;
+      host.config = { ...config };
+      return true;
     },
     removeHost(hostId: number) {
       for (const account of state.accounts.values()) {

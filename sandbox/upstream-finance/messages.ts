@@ -33,6 +33,8 @@ export const SANDBOX_MESSAGES = {
   hostNotFound: '主机不存在',
   hostStateInvalid: '主机当前状态不支持该操作',
   renewCreated: '续费账单已生成',
+  upgradeCreated: '升降级账单已生成',
+  upgradeUnchanged: '配置未发生变化',
   flowPacketNotFound: '流量包不存在',
   flowPacketCreated: '流量包账单已生成',
   funcUnsupported: '不支持的操作',

@@ -2,7 +2,7 @@ import { cartAddRoute, cartClearRoute, cartSettleRoute } from './handlers/cart.j
 import { checkOrderRoute, payRoute } from './handlers/billing.js';
 import { catalogueRoute } from './handlers/catalogue.js';
 import { hostActionRoute } from './handlers/host-actions.js';
-import { flowPacketBuyRoute, hostRenewRoute } from './handlers/host-billing.js';
+import { flowPacketBuyRoute, hostRenewRoute, hostUpgradeRoute } from './handlers/host-billing.js';
 import { hostHeaderRoute, hostListRoute } from './handlers/hosts.js';
 import { loginRoute } from './handlers/login.js';
 import { moduleActionRoute, modulePageRoute } from './handlers/module.js';
@@ -25,6 +25,7 @@ export const UPSTREAM_FINANCE_ROUTES: SandboxRoute[] = [
   hostHeaderRoute,
   hostListRoute,
   hostRenewRoute,
+  hostUpgradeRoute,
   flowPacketBuyRoute,
   hostActionRoute,
   modulePageRoute,

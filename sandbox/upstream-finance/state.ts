@@ -37,7 +37,7 @@ export type SandboxOrder = {
   createdAt: number;
 };
 
-export type InvoiceType = 'product' | 'renew' | 'flow_packet';
+export type InvoiceType = 'product' | 'renew' | 'flow_packet' | 'upgrade';
 
 export type SandboxInvoice = {
   id: number;
@@ -53,6 +53,8 @@ export type SandboxInvoice = {
   cycle: string | null;
   /** Traffic packages: the package bought. */
   packageId: number | null;
+  /** Upgrades: the whole target configuration (option id → sub-option id or quantity), applied when paid. */
+  config?: Record<string, string>;
   createdAt: number;
   paidAt: number | null;
 };
@@ -114,6 +116,7 @@ export function emptyLedger(): SandboxLedger {
     pays: {},
     renewals: {},
     trafficPurchases: {},
+    upgrades: {},
     hostActions: {},
     moduleActions: {},
     moduleCalls: [],

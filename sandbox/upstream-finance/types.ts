@@ -67,6 +67,8 @@ export type SandboxLedger = {
   pays: Record<string, number>;
   /** Renewals applied (renewal invoice paid, due date moved) per host. */
   renewals: Record<string, number>;
+  /** Configuration changes applied (upgrade invoice paid, host config changed) per host. */
+  upgrades: Record<string, number>;
   /** Traffic packages applied (invoice paid, traffic added) per `<host id>:<package id>`. */
   trafficPurchases: Record<string, number>;
   /** Successful host actions per `<host id>:<func>`. */
@@ -96,6 +98,8 @@ export type SandboxHostView = {
   power: string;
   os: string;
   hostname: string;
+  /** Option id → sub-option id or quantity; empty for seeded hosts (every option at its default). */
+  config: Record<string, string>;
 };
 
 export type SandboxInvoiceView = { id: number; type: string; status: string; total: string; credit: string; hostIds: number[] };
@@ -126,6 +130,8 @@ export type UpstreamFinanceSandboxControl = {
   /** The next `count` pay calls apply only half of what is due and answer a plain 200. */
   partialPayments(count: number): void;
   host(hostId: number): SandboxHostView | null;
+  /** Sets a host's configuration (option id → sub-option id or quantity), as if bought so. */
+  setHostConfig(hostId: number, config: Record<string, string>): boolean;
   /** Removes a host from its account (as if the upstream deleted it); false when unknown. */
   removeHost(hostId: number): boolean;
   /**

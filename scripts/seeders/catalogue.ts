@@ -1,4 +1,4 @@
-import type { CatalogueOperator } from '../../domain/catalogue/audit.js';
+import type { Actor } from '../../lib/actor.js';
 import { createCategory } from '../../domain/catalogue/categories.js';
 import { createGroup } from '../../domain/catalogue/groups.js';
 import { createMenu } from '../../domain/catalogue/menus.js';
@@ -6,7 +6,7 @@ import { createProduct } from '../../domain/catalogue/product-write.js';
 import type { DomainDeps } from '../../domain/deps.js';
 import { DEMO_CATALOGUE, prices } from './catalogue-data.js';
 
-const SEEDER: CatalogueOperator = { id: null, name: '演示数据' };
+const SEEDER: Actor = { type: 'system', id: null, name: '演示数据' };
 
 export type CatalogueSeedResult = { created: string[]; counts: { menus: number; groups: number; categories: number; products: number } };
 

@@ -1,5 +1,6 @@
 import { hashPassword } from '../../domain/auth/passwords.js';
 import type { DomainDeps } from '../../domain/deps.js';
+import { saveSettings } from '../../domain/settings/settings.js';
 
 export const DEMO_CLIENT = { email: 'demo@example.com', password: 'demo-password-2026' } as const;
 
@@ -12,7 +13,7 @@ export async function seedDemoData(deps: DomainDeps): Promise<{ created: string[
     defaults: {
       code: 'operations',
       name: '运营',
-      permissions: ['user.view', 'invoice.view', 'log.view', 'schedule.view'],
+      permissions: ['user.view', 'invoice.view', 'log.view', 'schedule.view', 'setting.view'],
       is_super: false,
     },
   });
@@ -28,6 +29,14 @@ export async function seedDemoData(deps: DomainDeps): Promise<{ created: string[
       email_verified_at: new Date(),
     });
     created.push(`user:${DEMO_CLIENT.email}`);
+  }
+  // Demo settings, only where an admin has not saved one: the storefront config shows them.
+  const demoSettings = { 'site.support_email': 'support@example.com', 'site.support_phone': '400-000-0000', 'site.icp_record': '京ICP备00000000号（演示）' };
+  const stored = await deps.db.read<{ key: string }>('SELECT key FROM settings WHERE key = ANY($1)', [Object.keys(demoSettings)]);
+  const unset = Object.fromEntries(Object.entries(demoSettings).filter(([key]) => !stored.some((r) => r.key === key)));
+  if (Object.keys(unset).length > 0) {
+    await saveSettings(deps, null, unset);
+    created.push('settings:site');
   }
   return { created };
 }

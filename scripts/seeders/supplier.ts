@@ -1,4 +1,4 @@
-import type { CatalogueOperator } from '../../domain/catalogue/audit.js';
+import type { Actor } from '../../lib/actor.js';
 import { createCategory } from '../../domain/catalogue/categories.js';
 import { createGroup } from '../../domain/catalogue/groups.js';
 import type { DomainDeps } from '../../domain/deps.js';
@@ -8,7 +8,7 @@ import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 
 export const DEMO_SUPPLIER_CODE = 'sandbox-upstream';
 
-const SEEDER: CatalogueOperator = { id: null, name: '演示数据' };
+const SEEDER: Actor = { type: 'system', id: null, name: '演示数据' };
 
 /** Demo menus (by code) and the sandbox products imported under a "上游直供" group in each. */
 const IMPORTS = [
@@ -56,7 +56,7 @@ export async function seedDemoSupplier(deps: DomainDeps, upstreamBaseUrl: string
       deps,
       supplier.id,
       { upstream_product_ids: entry.upstreamIds, product_group_id: category.id, price_rule: { type: 'percent', value: '20' }, status: 'active' },
-      { id: 0, name: '演示数据' },
+      { type: 'system', id: null, name: '演示数据' },
     );
     for (const p of pulled.imported) created.push(`product:${p.name}`);
   }

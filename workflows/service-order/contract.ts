@@ -2,8 +2,8 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstream/contract.js';
 
 /**
- * What renewals (`renew:<invoice_no>`) and traffic-package purchases (`traffic:<invoice_no>`)
- * share: one paid invoice of a running service, fulfilled upstream exactly once (request the
+ * What renewals (`renew:<invoice_no>`), traffic-package purchases (`traffic:<invoice_no>`) and
+ * configuration changes (`upgrade:<invoice_no>`) share: one paid invoice of a running service, fulfilled upstream exactly once (request the
  * upstream bill, record it, pay it, reconciling after every ambiguous answer), then locally
  * (due date moved, package recorded). A failure retrying cannot fix parks the run in
  * `awaiting_admin` until an admin retries or cancels (refund to balance) through
@@ -14,6 +14,7 @@ export const SERVICE_ORDER_STAGES = [
   'prepare',
   'upstream_renew',
   'upstream_buy',
+  'upstream_upgrade',
   'upstream_pay',
   'complete',
   'done',

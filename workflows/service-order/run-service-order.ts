@@ -13,13 +13,14 @@ import {
 } from './contract.js';
 
 /**
- * The body of the renewal and traffic-package workflows. `orderStage` names the committing
- * request (`upstream_renew` or `upstream_buy`). Every stage is the `BusinessStage` search
+ * The body of the renewal, traffic-package and upgrade workflows. `orderStage` names the
+ * committing request (`upstream_renew`, `upstream_buy` or `upstream_upgrade`; only the stage
+ * string differs, so the command sequence of the older kinds is unchanged). Every stage is the `BusinessStage` search
  * attribute and a service event; a failure parks the run in `awaiting_admin` (never a silent
  * stop) until `service-order.decide` says retry (same recorded upstream bill, so nothing is
  * bought twice) or cancel (the invoice refunded to the balance).
  */
-export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_buy', input: ServiceOrderInput): Promise<ServiceOrderResult> {
+export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_buy' | 'upstream_upgrade', input: ServiceOrderInput): Promise<ServiceOrderResult> {
   const { workflowId } = workflowInfo();
   const { invoiceId, invoiceNo } = input;
   const state: ServiceOrderState = { stage: 'prepare', runs: 0, failure: null };

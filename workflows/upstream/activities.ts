@@ -11,14 +11,15 @@ import { REFUSED_FAILURES, UPSTREAM_FAILURES, type UpstreamWork } from './contra
  *   provisioning's steps cost a fraction of the server round trips, and its retries back off on
  *   workflow timers (the UI shows where it waits). The price: a running step holds a
  *   workflow-task slot (activities/worker.ts sizes them) and is not listed as a pending activity.
- * - `serviceOrder` (renewals, traffic packages): regular activities. One per paid invoice, rarely
+ * - `serviceOrder` (renewals, traffic packages, upgrades): regular activities. One per paid invoice, rarely
  *   many at once; a step may take long (a call that logs in, sends, logs in again and sends again:
  *   up to 45 s), and each attempt with its last failure shows in the Temporal UI as a pending
  *   activity.
  *
  * Neither may simply be switched: a local activity is recorded as a marker, a regular one as
  * scheduled/started/completed events, so running workflows would no longer replay. A switch
- * needs `patched()` around both shapes. New work (upgrades) picks its line here.
+ * needs `patched()` around both shapes. New work picks its line here (upgrades are service
+ * orders: regular, for the same reasons).
  */
 const MODE: Record<UpstreamWork, 'local' | 'regular'> = { provision: 'local', serviceOrder: 'regular' };
 

@@ -1,8 +1,10 @@
+import type { Actor } from '../../lib/actor.js';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 
 /**
  * What every piece of upstream work shares: provisioning (`provision:<service_id>`), renewals
- * (`renew:<invoice_no>`), traffic packages (`traffic:<invoice_no>`) and, next, upgrades. Each
+ * (`renew:<invoice_no>`), traffic packages (`traffic:<invoice_no>`) and upgrades
+ * (`upgrade:<invoice_no>`, a service order kind: same refusal type and activity mode). Each
  * buys upstream exactly once (domain/suppliers/send-once.ts), classifies its failures the same
  * way (activities/classify.ts), parks what retrying cannot fix until an admin decides
  * (./admin-decision.ts) and runs its activities as chosen in ./activities.ts.
@@ -36,11 +38,8 @@ export type UpstreamWork = keyof typeof REFUSED_FAILURES;
 /** Failure types retrying does not change: shown to the admin as they are. */
 const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.values(REFUSED_FAILURES)];
 
-/** The admin who decided. */
-export type Decider = { id: number; name: string };
-
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
-export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Decider; reason: string };
+export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; reason: string };
 
 /** Why upstream work stopped: where, a code, and the Chinese reason the admin reads. */
 export type UpstreamFailure<Stage extends string = string> = { stage: Stage; code: string; reason: string };

@@ -1,8 +1,9 @@
+import type { Actor } from '../../lib/actor.js';
 import type { QueryDefinition, SearchAttributeUpdatePair, UpdateDefinition } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttr } from '../search-attributes.js';
 import { adminDecisions } from './admin-decision.js';
-import { type Decider, failureOf, type UpstreamDecision, type UpstreamFailure, type UpstreamState } from './contract.js';
+import { failureOf, type UpstreamDecision, type UpstreamFailure, type UpstreamState } from './contract.js';
 
 type SearchAttributes = SearchAttributeUpdatePair[];
 
@@ -21,7 +22,7 @@ export type Fulfilled<Stage extends string, Result> = { result: Result } | { fai
 /** The steps only one kind of upstream work knows; `upstreamWork(...).run` sequences them. */
 export type UpstreamWorkSteps<Stage extends string, Prepared extends { kind: string }, Result> = {
   /** Reads (and claims) the work, after entering `prepare`; after an admin retry, with the admin. */
-  prepare: (retriedBy: Decider | null) => Promise<Prepared>;
+  prepare: (retriedBy: Actor | null) => Promise<Prepared>;
   /** The result of work found already finished (nothing is done again). */
   finished: (prepared: Extract<Prepared, { kind: 'finished' }>) => Result;
   /** The search attributes of prepared work. */

@@ -1,6 +1,6 @@
+import { type Actor, adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { CatalogueOperator } from '../../../domain/catalogue/audit.js';
 import type { AppEnv } from '../../context.js';
 import { idInput, PAGE_SIZE_MAX } from '../../schemas.js';
 
@@ -35,7 +35,6 @@ export const reorderBody = z
   });
 
 /** The admin behind a request, as the audit records it. */
-export function operatorOf(c: Context<AppEnv>): CatalogueOperator {
-  const admin = c.var.admin;
-  return { id: admin.id, name: admin.username };
+export function operatorOf(c: Context<AppEnv>): Actor {
+  return adminActor(c.var.admin);
 }

@@ -1,3 +1,4 @@
+import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { getPlugin, listPlugins, scanPluginFolders } from '../../../domain/plugins/plugin-catalogue.js';
 import { installPlugin } from '../../../domain/plugins/plugin-install.js';
@@ -167,7 +168,7 @@ export const adminPluginRoutes = createRouter()
     ok(c, pluginDetailResource(await disablePlugin(c.var.deps, c.req.valid('param').id), c.var.deps.secretBox), '插件已停用'),
   )
   .openapi(health, async (c) => {
-    const result = await checkPluginHealth(c.var.deps, c.req.valid('param').id, { type: 'admin', id: c.var.admin.id }, c.var.requestId);
+    const result = await checkPluginHealth(c.var.deps, c.req.valid('param').id, adminActor(c.var.admin), c.var.requestId);
     return ok(c, { success: result.success, status: result.status, message: result.message, log_id: result.logId }, result.message);
   })
   .openapi(uninstall, async (c) => {

@@ -1,3 +1,4 @@
+import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { decideProvisioning, getProvisioning, listProvisionings } from '../../../domain/provisioning/admin.js';
@@ -94,14 +95,14 @@ export const adminProvisioningRoutes = createRouter()
   .openapi(detail, async (c) => ok(c, provisioningDetail(await getProvisioning(c.var.deps, c.req.valid('param').service), c.var.deps.config)))
   .openapi(retry, async (c) => {
     const serviceId = c.req.valid('param').service;
-    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const decider = adminActor(c.var.admin);
     const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { service_id: serviceId, stage: outcome.delivered ? 'prepare' : outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已重新开始开通' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const serviceId = c.req.valid('param').service;
-    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const decider = adminActor(c.var.admin);
     const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'cancel', decider, reason: c.req.valid('json').reason });
     const answer = { service_id: serviceId, stage: outcome.delivered ? 'cancelling' : outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交取消，金额将退回用户余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');

@@ -1,3 +1,4 @@
+import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/service-upstream-order.js';
 import { ErrorCode } from '../../../lib/errors.js';
@@ -10,7 +11,7 @@ import { idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
 const tags = ['管理端：续费与流量包订单'];
 
 const ABOUT =
-  '每张已支付的续费（renew）或流量包（traffic_package）账单对应一笔订单，由工作流 renew:<invoice_no> 或 traffic:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。';
+  '每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。';
 
 const list = defineRoute({
   method: 'get',
@@ -91,14 +92,14 @@ export const adminServiceOrderRoutes = createRouter()
   })
   .openapi(retry, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
-    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const decider = adminActor(c.var.admin);
     const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { invoice_id: invoiceId, decision: 'retry' as const, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交重试' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
-    const decider = { id: c.var.admin.id, name: c.var.admin.username };
+    const decider = adminActor(c.var.admin);
     const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { invoice_id: invoiceId, decision: 'cancel' as const, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交取消，账单将退款至余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');

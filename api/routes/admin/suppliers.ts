@@ -1,3 +1,4 @@
+import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { SUPPLIER_INTERFACE_TYPES } from '../../../db/models/supplier.js';
@@ -198,7 +199,6 @@ const sync = defineRoute({
   errors: upstreamErrors,
 });
 
-const operatorOf = (admin: { id: number; username: string }) => ({ id: admin.id, name: admin.username });
 
 export const adminSupplierRoutes = createRouter()
   .openapi(list, async (c) => {
@@ -215,14 +215,14 @@ export const adminSupplierRoutes = createRouter()
     return ok(c, { id }, '供应商已删除');
   })
   .openapi(balance, async (c) => {
-    const result = await invokeSupplierPlugin(c.var.deps, c.req.valid('param').supplier, { action: 'upstream.credit', actor: { type: 'admin', id: c.var.admin.id } });
+    const result = await invokeSupplierPlugin(c.var.deps, c.req.valid('param').supplier, { action: 'upstream.credit', actor: adminActor(c.var.admin) });
     const data = requireSupplierData(result);
     return ok(c, { balance: String(data['balance']), currency: String(data['currency'] ?? 'CNY') });
   })
   .openapi(connectionTest, async (c) => {
     const result = await invokeSupplierPlugin(c.var.deps, c.req.valid('param').supplier, {
       action: 'upstream.login_check',
-      actor: { type: 'admin', id: c.var.admin.id },
+      actor: adminActor(c.var.admin),
       traceId: c.var.requestId,
     });
     return ok(c, { success: result.success, message: result.message, log_id: result.logId }, result.message);
@@ -252,13 +252,13 @@ export const adminSupplierRoutes = createRouter()
       c.var.deps,
       c.req.valid('param').supplier,
       { upstream_product_ids: body.upstream_product_ids, product_group_id: body.product_group_id, price_rule: parsePriceRule(body.price_rule), status: body.status },
-      operatorOf(c.var.admin),
+      adminActor(c.var.admin),
     );
     return ok(c, outcome, `已导入 ${outcome.imported.length} 个商品，跳过 ${outcome.skipped.length} 个`);
   })
-  .openapi(bind, async (c) => ok(c, await bindProductsToSupplier(c.var.deps, c.req.valid('param').supplier, c.req.valid('json'), operatorOf(c.var.admin)), '绑定完成'))
+  .openapi(bind, async (c) => ok(c, await bindProductsToSupplier(c.var.deps, c.req.valid('param').supplier, c.req.valid('json'), adminActor(c.var.admin)), '绑定完成'))
   .openapi(sync, async (c) => {
     const { supplier, product } = c.req.valid('param');
-    const row = await syncSupplierProduct(c.var.deps, supplier, product, operatorOf(c.var.admin));
+    const row = await syncSupplierProduct(c.var.deps, supplier, product, adminActor(c.var.admin));
     return ok(c, { product_id: row.id, stock_control: row.stock_control, stock_qty: row.stock_qty, option_count: row.config_options.length }, '同步完成');
   });

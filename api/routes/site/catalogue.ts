@@ -2,6 +2,8 @@ import { BILLING_PERIODS, billingPeriodLabel, billingPeriodMonths } from '../../
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { productTypeOptions } from '../../../domain/catalogue/product-types.js';
 import { HOME_FEATURED_PRODUCTS, HOME_MENUS, listSiteCategories, listSiteGroups, listSiteMenus, listSiteProducts } from '../../../domain/catalogue/site-catalogue.js';
+import { siteSettings } from '../../../domain/settings/groups/site.js';
+import { readSettings } from '../../../domain/settings/settings.js';
 import { TIME_ZONE } from '../../../lib/time.js';
 import { cachedData, okCached, present } from '../../cached-envelope.js';
 import { ok, page, pageSchema } from '../../envelope.js';
@@ -100,9 +102,14 @@ export const siteCatalogueRoutes = createRouter()
     });
     return okCached(c, present(data));
   })
-  .openapi(config, (c) =>
-    ok(c, {
-      site_name: c.var.deps.config.siteName,
+  .openapi(config, async (c) => {
+    const site = await readSettings(c.var.deps, siteSettings);
+    return ok(c, {
+      site_name: site.name,
+      support_email: site.support_email,
+      support_phone: site.support_phone,
+      icp_record: site.icp_record,
+      footer_text: site.footer_text,
       currency: 'CNY' as const,
       currency_symbol: '¥',
       time_zone: TIME_ZONE,
@@ -111,8 +118,8 @@ export const siteCatalogueRoutes = createRouter()
       max_quote_quantity: MAX_QUOTE_QUANTITY,
       page_size_default: PAGE_SIZE_DEFAULT,
       page_size_max: PAGE_SIZE_MAX,
-    }),
-  )
+    });
+  })
   .openapi(home, async (c) => {
     const deps = c.var.deps;
     const data = await cachedData(deps, 'home', async () => {
@@ -120,8 +127,9 @@ export const siteCatalogueRoutes = createRouter()
         listSiteMenus(deps, { page: 1, page_size: HOME_MENUS }),
         listSiteProducts(deps, { page: 1, page_size: HOME_FEATURED_PRODUCTS }),
       ]);
+      const site = await readSettings(deps, siteSettings);
       return {
-        site_name: deps.config.siteName,
+        site_name: site.name,
         currency: 'CNY' as const,
         menus: menuPage.rows.map(siteMenuResource),
         featured_products: productPage.rows.map(siteProductItemResource),

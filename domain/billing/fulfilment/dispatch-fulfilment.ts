@@ -10,12 +10,12 @@ import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 
 /** Invoice types whose settlement promises a fulfilment (a recharge is fulfilled in the settlement itself). */
-export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package'];
+export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
 
 /**
  * Fulfilment of a paid invoice after its settlement committed; idempotent. A purchase starts
- * `provision:<service_id>` for each of its services; a renewal or traffic package its service
- * order (`renew:`/`traffic:<invoice_no>`, `dispatchServiceOrder`). `dispatched_at` and the
+ * `provision:<service_id>` for each of its services; a renewal, traffic package or upgrade its
+ * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`). `dispatched_at` and the
  * settlement's `fulfil:<invoice id>` outbox row are marked done only after everything started,
  * so a crash in between leaves the row to the relay (and the invoice to the hourly backstop).
  * Runs from the API right after a balance payment, from the payment workflow, from the outbox
@@ -39,6 +39,7 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
     }
     case 'renew':
     case 'traffic_package':
+    case 'upgrade':
       await dispatchServiceOrder(deps, invoice);
       break;
     default:

@@ -24,7 +24,7 @@ export async function redispatchPendingFulfilment(deps: DomainDeps, options: { g
     deps,
     `SELECT id FROM invoices
       WHERE dispatched_at IS NULL AND paid_at IS NOT NULL AND status IN ('paid', 'partially_refunded')
-        AND type IN ('purchase', 'renew', 'traffic_package') AND paid_at < now() - make_interval(secs => $1)
+        AND type IN ('purchase', 'renew', 'traffic_package', 'upgrade') AND paid_at < now() - make_interval(secs => $1)
       ORDER BY paid_at LIMIT $2`,
     [options.graceSeconds ?? 60, options.limit ?? 200],
   );

@@ -53,7 +53,7 @@ const RULES: Rule[] = [
     subject: 'invoice',
     sql: `SELECT i.id, i.balance_amount || ' <> ' || COALESCE(-sum(t.amount), 0) AS detail
             FROM invoices i LEFT JOIN account_transactions t ON t.invoice_id = i.id AND t.type IN ('payment', 'payment_reversal')
-           WHERE i.type IN ('purchase', 'renew', 'traffic_package') AND i.status <> 'cancelled' AND ($1::int IS NULL OR i.user_id = $1)
+           WHERE i.type IN ('purchase', 'renew', 'traffic_package', 'upgrade') AND i.status <> 'cancelled' AND ($1::int IS NULL OR i.user_id = $1)
            GROUP BY i.id, i.balance_amount HAVING i.balance_amount <> COALESCE(-sum(t.amount), 0)`,
   },
   {
@@ -62,7 +62,7 @@ const RULES: Rule[] = [
     subject: 'invoice',
     sql: `SELECT i.id, i.third_party_amount || ' <> ' || COALESCE(sum(p.amount), 0) AS detail
             FROM invoices i LEFT JOIN payments p ON p.invoice_id = i.id AND p.settlement = 'invoice'
-           WHERE i.type IN ('purchase', 'renew', 'traffic_package', 'recharge') AND i.payment_channel IS DISTINCT FROM 'admin'
+           WHERE i.type IN ('purchase', 'renew', 'traffic_package', 'upgrade', 'recharge') AND i.payment_channel IS DISTINCT FROM 'admin'
              AND ($1::int IS NULL OR i.user_id = $1)
            GROUP BY i.id, i.third_party_amount HAVING i.third_party_amount <> COALESCE(sum(p.amount), 0)`,
   },

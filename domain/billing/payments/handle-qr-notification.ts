@@ -3,7 +3,6 @@ import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { afterCommit } from '../fulfilment/after-commit.js';
-import { pluginActor } from './payment-record.js';
 import { settleQrPayment } from './settle-qr-payment.js';
 import { signalPaymentWorkflow } from './start-payment-workflow.js';
 
@@ -28,7 +27,7 @@ export async function handleQrNotification(deps: DomainDeps, fields: Record<stri
     slug: 'qrpay',
     action: 'payment.verify_notify',
     payload: fields,
-    actor: pluginActor(audit),
+    actor: audit.operator,
     ...(audit.traceId ? { traceId: audit.traceId } : {}),
   });
   const data = verified.data;

@@ -2,7 +2,6 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { pluginActor } from './payment-record.js';
 import type { PaymentRecord } from '../../../db/models/money.js';
 
 /** A payment's own plugin action (query, close, refund): the plugin that took the payment, even if the default binding changed since. */
@@ -21,7 +20,7 @@ export async function invokePaymentPlugin(
     pluginId: payment.plugin_id,
     action,
     payload,
-    actor: pluginActor(audit),
+    actor: audit.operator,
     ...(audit.traceId ? { traceId: audit.traceId } : {}),
   });
 }

@@ -13,7 +13,6 @@ import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { isTemporalUnavailable, REQUEST_DEADLINE_MS } from '../../../lib/temporal.js';
 import { intentKeys, markIntentDone, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { closeQrPayment } from './close-qr-payment.js';
-import { pluginActor } from './payment-record.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';
 import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
 
@@ -131,7 +130,7 @@ async function precreate(deps: DomainDeps, payment: PaymentRecord, subject: stri
       subject: subject.slice(0, 128),
       notify_url: `${deps.config.publicBaseUrl.replace(/\/+$/, '')}${QRPAY_NOTIFY_PATH}`,
     },
-    actor: pluginActor(audit),
+    actor: audit.operator,
     ...(audit.traceId ? { traceId: audit.traceId } : {}),
   });
   const qrCode = typeof result.data.qr_code === 'string' ? result.data.qr_code : '';

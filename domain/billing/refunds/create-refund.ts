@@ -22,7 +22,7 @@ export type RefundRequest = {
 
 export type CreatedRefund = { refund: RefundRecord; documents: RefundDocuments | null };
 
-const REFUNDABLE_TYPES = ['purchase', 'renew', 'traffic_package'];
+const REFUNDABLE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
 
 /**
  * An admin refund of a user's invoice (spec: Finance documents). Preconditions: an invoice
@@ -46,7 +46,7 @@ export async function createRefund(deps: DomainDeps, request: RefundRequest, aud
     );
     const invoice = await lockInvoice(deps, request.invoiceId, request.userId, transaction);
     if (!REFUNDABLE_TYPES.includes(invoice.type)) {
-      throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, '该类型的账单不支持退款（仅新购、续费与流量包账单可退款）');
+      throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, '该类型的账单不支持退款（仅新购、续费、流量包与升降级账单可退款）');
     }
     if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') {
       throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, '账单未支付或已全额退款，不能退款', { status: invoice.status });

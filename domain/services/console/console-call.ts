@@ -1,3 +1,4 @@
+import { userActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { recordServiceEvent } from '../../provisioning/service-events.js';
@@ -25,7 +26,7 @@ export async function callConsole(deps: DomainDeps, call: ConsoleCall): Promise<
   const result = await invokeServiceUpstream(deps, call.serviceId, {
     action: call.action,
     payload: call.payload ?? {},
-    actor: { type: 'client', id: call.userId },
+    actor: userActor(call.userId),
   });
   const detail = { ...call.detail, plugin_log_id: result.logId };
   if (!result.success) {

@@ -1,3 +1,4 @@
+import { userActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { findServiceView } from '../find-service.js';
@@ -13,7 +14,7 @@ type Bandwidth = { limit_gb?: unknown; used_gb?: unknown; extra_gb?: unknown };
 export async function readServiceRuntime(deps: DomainDeps, input: { serviceId: number; userId: number }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
   requireConsole(service, 'runtime');
-  const actor = { type: 'client' as const, id: input.userId };
+  const actor = userActor(input.userId);
   const [detail, power] = await Promise.all([
     invokeServiceUpstream(deps, service.id, { action: 'upstream.host_detail', actor }),
     invokeServiceUpstream(deps, service.id, { action: 'upstream.host_action', payload: { action: 'status' }, actor }),

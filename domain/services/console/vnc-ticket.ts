@@ -1,3 +1,4 @@
+import { userActor } from '../../../lib/actor.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
@@ -45,7 +46,7 @@ export async function checkConsoleWebsocketUrl(deps: DomainDeps, value: string, 
 export async function fetchUpstreamConsoleTicket(deps: DomainDeps, input: { serviceId: number; userId: number }): Promise<UpstreamConsoleTicket> {
   const service = await findServiceView(deps, input.serviceId, input.userId);
   requireConsole(service, 'vnc');
-  const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.console_ticket', actor: { type: 'client', id: input.userId } });
+  const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.console_ticket', actor: userActor(input.userId) });
   const data = requireSupplierData(result);
   const secret = data['console_secret'];
   const websocketUrl = secret && typeof secret === 'object' && 'websocket_url' in secret ? secret.websocket_url : null;

@@ -1,9 +1,11 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
-import { adminAudit } from '../../billing/audit.js';
+import { actorAudit } from '../../billing/audit.js';
 import { createRefund } from '../../billing/refunds/create-refund.js';
-import type { Decider } from '../../../workflows/upstream/contract.js';
+import { type Actor, deciderActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
+import { money } from '../../../lib/money.js';
+import { upgradeRefund } from '../upgrades/proration.js';
 
 /** The trace id of the one refund a cancelled order may make (found again by it on a retry). */
 export function serviceOrderCancelTraceId(invoiceId: number): string {
@@ -16,7 +18,7 @@ export function serviceOrderCancelTraceId(invoiceId: number): string {
  * order is `cancelled`. Refused once the upstream bill is paid: the money went upstream, so
  * only retrying (the local step) is right.
  */
-export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: number; decider: Decider; reason: string; workflowId: string }): Promise<{ refundNo: string | null }> {
+export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: number; decider: Actor; reason: string; workflowId: string }): Promise<{ refundNo: string | null }> {
   const { Refund, Invoice, ServiceUpstreamOrder } = deps.db.models;
   const order = await loadServiceOrder(deps, input.invoiceId);
   if (order.status === 'cancelled') {
@@ -28,11 +30,13 @@ export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: n
   const traceId = serviceOrderCancelTraceId(order.invoice_id);
   let refund = await Refund.findOne({ where: { trace_id: traceId, status: ['processing', 'succeeded'] } });
   const invoice = await Invoice.findByPk(order.invoice_id);
-  if (!refund && invoice && (invoice.status === 'paid' || invoice.status === 'partially_refunded')) {
+  // An upgrade refunds what it charged and nothing more (a downgrade charged 0.00: nothing).
+  const refundable = invoice ? money(upgradeRefund(invoice.amount, invoice.refunded_amount, null)) : money(0);
+  if (!refund && invoice && (invoice.status === 'paid' || invoice.status === 'partially_refunded') && refundable.gt(0)) {
     const created = await createRefund(
       deps,
-      { userId: order.user_id, invoiceId: order.invoice_id, method: 'balance', amount: null, reason: `订单取消：${input.reason}`.slice(0, 255), scope: ['order'] },
-      adminAudit({ id: input.decider.id, username: input.decider.name }, traceId),
+      { userId: order.user_id, invoiceId: order.invoice_id, method: 'balance', amount: order.kind === 'upgrade' ? refundable : null, reason: `订单取消：${input.reason}`.slice(0, 255), scope: ['order'] },
+      actorAudit(deciderActor(input.decider), traceId),
     );
     refund = await Refund.findByPk(created.refund.id);
   }
@@ -51,7 +55,7 @@ export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: n
         message: refund ? `管理员已取消，退款 ${refund.amount} 元至余额` : '管理员已取消',
         detail: { refund_no: refund?.refund_no ?? null, reason: input.reason },
         workflowId: input.workflowId,
-        operator: { type: 'admin', id: input.decider.id },
+        operator: deciderActor(input.decider),
       },
       transaction,
     );

@@ -3,11 +3,14 @@ import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
 import { extendDueDate, renewalBase } from '../renewals/renewal-rules.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
+import { applyUpgrade } from '../upgrades/apply-upgrade.js';
+import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
 
 /**
  * The local effect of a fulfilled order, exactly once (the order row is locked and `succeeded`
  * is written in the same transaction): a renewal moves the service's due date by its months
- * from the current due date (`renewalBase`), a traffic package is recorded; the money order
+ * from the current due date (`renewalBase`), a traffic package is recorded, an upgrade changes
+ * the service's configuration and locked price (and credits a downgrade: `applyUpgrade`); the money order
  * becomes `completed`. An upstream order must have its bill paid first (also a database CHECK).
  */
 export async function completeServiceOrder(deps: DomainDeps, input: { invoiceId: number; workflowId: string }): Promise<{ dueAfter: Date | null }> {
@@ -28,8 +31,14 @@ export async function completeServiceOrder(deps: DomainDeps, input: { invoiceId:
       await Service.update({ next_due_at: dueAfter }, { where: { id: order.service_id }, transaction });
       message = `续费成功，到期时间 ${formatDateTime(dueBefore) ?? '无'} → ${formatDateTime(dueAfter) ?? ''}`;
     }
+    let upgrade: Partial<Pick<ServiceUpstreamOrderRow, 'config_before' | 'price_before' | 'credit_transaction_id'>> = {};
+    if (order.kind === 'upgrade') {
+      const applied = await applyUpgrade(deps, order, transaction);
+      message = applied.message;
+      upgrade = { config_before: applied.configBefore, price_before: applied.priceBefore, credit_transaction_id: applied.creditTransactionId };
+    }
     await order.update(
-      { status: 'succeeded', stage: 'done', stage_changed_at: now, completed_at: now, due_before: dueBefore, due_after: dueAfter, failure_code: null, failure_reason: null },
+      { status: 'succeeded', stage: 'done', stage_changed_at: now, completed_at: now, due_before: dueBefore, due_after: dueAfter, failure_code: null, failure_reason: null, ...upgrade },
       { transaction },
     );
     await Order.update({ status: 'completed', completed_at: now }, { where: { invoice_id: order.invoice_id, status: 'paid' }, transaction });

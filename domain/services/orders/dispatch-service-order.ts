@@ -8,13 +8,28 @@ import type { DomainDeps } from '../../deps.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal/contract.js';
 import type { ServiceOrderInput } from '../../../workflows/service-order/contract.js';
 import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../../workflows/traffic-package/contract.js';
+import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../../workflows/upgrade/contract.js';
+import { MONEY_PATTERN } from '../../../lib/money.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import type { InvoiceRecord } from '../../../db/models/money.js';
 
 export function serviceOrderWorkflow(kind: ServiceOrderKind, invoiceNo: string): { type: string; id: string } {
+  if (kind === 'upgrade') return { type: UPGRADE_WORKFLOW_TYPE, id: upgradeWorkflowId(invoiceNo) };
   return kind === 'renew'
     ? { type: RENEW_WORKFLOW_TYPE, id: renewWorkflowId(invoiceNo) }
     : { type: TRAFFIC_WORKFLOW_TYPE, id: trafficWorkflowId(invoiceNo) };
+}
+
+/** An upgrade invoice's change: the target configuration, its price and a downgrade's credit (null: not an upgrade invoice one can fulfil). */
+function upgradeChange(invoice: InvoiceRecord): { config: Record<string, unknown>; price: string; credit: string } | null {
+  const p = invoice.payload;
+  const config = p['upgrade_config'];
+  const proration = p['proration'] as Record<string, unknown> | undefined;
+  const price = proration?.['new_price'];
+  const credit = p['credit_to_balance'];
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return null;
+  if (typeof price !== 'string' || !MONEY_PATTERN.test(price) || typeof credit !== 'string' || !MONEY_PATTERN.test(credit)) return null;
+  return { config: config as Record<string, unknown>, price, credit };
 }
 
 function positiveInt(value: unknown): number | null {
@@ -23,7 +38,7 @@ function positiveInt(value: unknown): number | null {
 }
 
 /**
- * Fulfilment of a paid `renew` or `traffic_package` invoice (called by the money domain's
+ * Fulfilment of a paid `renew`, `traffic_package` or `upgrade` invoice (called by the money domain's
  * `dispatchFulfilment`): its `service_upstream_orders` row (UNIQUE per invoice: a repeated dispatch
  * adds nothing), then its workflow, started once (a running one is reused, a finished one never
  * started again). A second open order of the same kind for the service is refused by the
@@ -41,10 +56,13 @@ export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRec
   if (kind === 'renew' && (!period || !months)) throw new FulfilmentImpossibleError(`renew invoice ${invoice.invoice_no} has no renewable period`);
   const packageId = kind === 'traffic_package' ? positiveInt(p['package_id']) : null;
   if (kind === 'traffic_package' && !packageId) throw new FulfilmentImpossibleError(`traffic package invoice ${invoice.invoice_no} names no package`);
+  const change = kind === 'upgrade' ? upgradeChange(invoice) : null;
+  if (kind === 'upgrade' && !change) throw new FulfilmentImpossibleError(`upgrade invoice ${invoice.invoice_no} names no configuration`);
   await sqlRows(
     deps,
-    `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id,
+        upgrade_config, upgrade_price, upgrade_credit)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14::numeric, 0))
      ON CONFLICT (invoice_id) DO NOTHING RETURNING id`,
     [
       invoice.id,
@@ -58,6 +76,9 @@ export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRec
       positiveInt(p['size_gb']),
       invoice.amount,
       workflow.id,
+      change ? JSON.stringify(change.config) : null,
+      change?.price ?? null,
+      change?.credit ?? null,
     ],
   );
   if (!deps.temporal) throw new Error('no Temporal client in these deps: cannot start the service order workflow');

@@ -6,11 +6,11 @@ import type { SentMark } from '../../suppliers/send-once.js';
 import type { StepJournal } from '../../suppliers/step-journal.js';
 import { recordServiceEvent, type ServiceEventInput } from '../../provisioning/service-events.js';
 
-export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包' };
+export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包', upgrade: '升降级' };
 
 /** The `service_events.kind` of an order's history rows. */
-function eventKindOf(kind: ServiceOrderKind): 'renew' | 'traffic' {
-  return kind === 'renew' ? 'renew' : 'traffic';
+function eventKindOf(kind: ServiceOrderKind): 'renew' | 'traffic' | 'upgrade' {
+  return kind === 'renew' ? 'renew' : kind === 'upgrade' ? 'upgrade' : 'traffic';
 }
 
 /** One row of the order's service history (kind from the order, serviceId from its service). */
@@ -23,7 +23,7 @@ export function recordOrderEvent(
   return recordServiceEvent(deps, { ...event, serviceId: order.service_id, kind: eventKindOf(order.kind) }, transaction);
 }
 
-/** The order of a paid renewal or traffic-package invoice (optionally row-locked). */
+/** The order of a paid renewal, traffic-package or upgrade invoice (optionally row-locked). */
 export async function loadServiceOrder(deps: DomainDeps, invoiceId: number, transaction?: Transaction): Promise<ServiceUpstreamOrderRow> {
   const order = await deps.db.models.ServiceUpstreamOrder.findOne({
     where: { invoice_id: invoiceId },

@@ -7,6 +7,7 @@ const STAGE_MESSAGES: Record<string, string> = {
   prepare: '准备处理',
   upstream_renew: '向上游申请续费账单',
   upstream_buy: '向上游申请流量包账单',
+  upstream_upgrade: '向上游申请配置变更账单',
   upstream_pay: '支付上游账单',
   complete: '完成本地处理',
   cancelling: '取消并退款',

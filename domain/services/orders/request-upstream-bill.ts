@@ -4,6 +4,7 @@ import { loadServiceOrder, orderJournal, orderMark } from './order-record.js';
 import { checkUpstreamBill, findOpenUpstreamBill, forgetUpstreamBill, recordUpstreamBill, upstreamTarget } from './upstream-bills.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
+import { upstreamUpgradeConfig } from '../upgrades/upstream-config.js';
 
 /** A bill the upstream gave for the request: its id and amount as it answered them. */
 type AskedBill = { invoiceId: number; amount: unknown };
@@ -14,8 +15,8 @@ type AskedBill = { invoiceId: number; amount: unknown };
  * (checked first on a re-run: a bill the upstream cancelled is forgotten and a new one asked
  * for). When an earlier request may have gone through (its mark is set but no bill was
  * recorded), the host's bills are looked at first and an unpaid one of the kind is taken.
- * Otherwise `upstream.host_renew` (period) or `upstream.traffic_package_buy` (package) asks for
- * the bill.
+ * Otherwise `upstream.host_renew` (period), `upstream.traffic_package_buy` (package) or
+ * `upstream.host_upgrade` (the target configuration) asks for the bill.
  */
 export async function requestUpstreamBill(deps: DomainDeps, input: { invoiceId: number; workflowId: string }): Promise<{ upstreamInvoiceId: number }> {
   let order = await loadServiceOrder(deps, input.invoiceId);
@@ -39,7 +40,9 @@ export async function requestUpstreamBill(deps: DomainDeps, input: { invoiceId: 
       const data =
         current.kind === 'renew'
           ? await callUpstreamStep(deps, supplierId, 'upstream.host_renew', { host_id: hostId, billing_period: current.billing_period }, input.workflowId)
-          : await callUpstreamStep(deps, supplierId, 'upstream.traffic_package_buy', { host_id: hostId, package_id: current.package_id }, input.workflowId);
+          : current.kind === 'upgrade'
+            ? await callUpstreamStep(deps, supplierId, 'upstream.host_upgrade', { host_id: hostId, config: await upstreamUpgradeConfig(deps, current) }, input.workflowId)
+            : await callUpstreamStep(deps, supplierId, 'upstream.traffic_package_buy', { host_id: hostId, package_id: current.package_id }, input.workflowId);
       const invoiceId = data['invoice_id'];
       if (typeof invoiceId !== 'number') throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游未返回账单编号，处理结果未知');
       return { invoiceId, amount: data['amount'] };

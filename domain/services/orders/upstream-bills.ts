@@ -43,7 +43,7 @@ export async function checkUpstreamBill(deps: DomainDeps, order: ServiceUpstream
 }
 
 /** The upstream kind of an order's bill in `check_order` answers. */
-const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package' } as const;
+const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package', upgrade: 'upgrade' } as const;
 
 /**
  * Reconciliation after a committing request that may have gone through: the newest unpaid bill

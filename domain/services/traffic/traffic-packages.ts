@@ -1,3 +1,4 @@
+import { userActor } from '../../../lib/actor.js';
 import { validationError } from '../../../lib/errors.js';
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
@@ -40,7 +41,7 @@ async function priceRuleOf(deps: DomainDeps, productId: number): Promise<PriceRu
  */
 export async function trafficPackageOffers(deps: DomainDeps, service: ServiceView, userId: number): Promise<TrafficPackageOffer[]> {
   requireConsole(service, 'traffic_packages');
-  const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.traffic_packages', actor: { type: 'client', id: userId } });
+  const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.traffic_packages', actor: userActor(userId) });
   const packages = (requireSupplierData(result)['packages'] ?? []) as UpstreamPackage[];
   const rule = await priceRuleOf(deps, service.product_id);
   return packages.flatMap((p) => {

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updatePluginConfig } from '../../../domain/plugins/plugin-lifecycle.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
@@ -127,7 +128,7 @@ describe('the QR notification receiver', () => {
       slug: 'qrpay',
       action: 'payment.precreate',
       payload: { out_trade_no: stranger, total_amount: '1.00', subject: '外部交易', notify_url: capture.url },
-      actor: { type: 'system', id: null },
+      actor: SYSTEM_ACTOR,
     });
     await buyerPays(String(precreated.data.qr_code));
     const strange = await eventually(async () => capture.for(stranger));

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { existsSync } from 'node:fs';
 import { registerKnownSecret } from '../../helpers/known-secrets.js';
 import { join } from 'node:path';
@@ -170,7 +171,7 @@ describe('multi-account SMTP config', () => {
     const res = await call('post', `${BASE}/${id}/enable`);
     expect(res.body.data.status).toBe('enabled');
     const { invokePlugin } = await import('../../../plugins/runtime/invoke.js');
-    const out = await invokePlugin(platform.deps, { domain: 'mail', pluginId: id, action: 'config', actor: { type: 'system', id: null } });
+    const out = await invokePlugin(platform.deps, { domain: 'mail', pluginId: id, action: 'config', actor: SYSTEM_ACTOR });
     expect((out.data.config as { accounts: unknown }).accounts).toEqual([
       { host: 'smtp.a.example', user: 'a', password: SECRETS[2] },
       { host: 'smtp.c.example', user: 'b', password: SECRETS[3] },

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PluginExecuteInput, PluginManifest } from '../../../plugins/runtime/contract.js';
@@ -13,7 +14,7 @@ function input(payload: Record<string, unknown>, config: Record<string, unknown>
     action,
     payload,
     config: { recipients: 'Ops@Example.com\nboss@example.com, ops@example.com', ...config },
-    context: { traceId: 't', actor: { type: 'system', id: null }, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
+    context: { traceId: 't', actor: SYSTEM_ACTOR, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
   };
 }
 

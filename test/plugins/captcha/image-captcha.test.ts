@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import type * as SvgCaptcha from 'svg-captcha';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execute } from '../../../plugins/captcha/image_captcha/index.js';
@@ -31,7 +32,7 @@ function input(action: string, payload: Record<string, unknown>, config: Record<
     action,
     payload,
     config: { signing_key: KEY, length: 5, noise: 1, ttl_seconds: 120, ...config },
-    context: { traceId: 'trace-captcha', actor: { type: 'system', id: null }, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
+    context: { traceId: 'trace-captcha', actor: SYSTEM_ACTOR, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
   };
 }
 

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { execute } from '../../../plugins/mail/smtp/index.js';
 import type { PluginExecuteInput } from '../../../plugins/runtime/contract.js';
@@ -28,7 +29,7 @@ function input(action: string, payload: Record<string, unknown>, config: Record<
     action,
     payload,
     config: { accounts: [account('主账户', 'first', 'pw-1'), account('备用账户', 'second', 'pw-2')], strategy: 'first_available', timeout_ms: 5000, ...config },
-    context: { traceId: 'trace-mail', actor: { type: 'system', id: null }, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
+    context: { traceId: 'trace-mail', actor: SYSTEM_ACTOR, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
   };
 }
 

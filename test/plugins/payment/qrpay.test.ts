@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,7 +71,7 @@ function run(action: string, payload: Record<string, unknown>, options: { config
     config: options.config ?? config(),
     context: {
       traceId: randomBytes(8).toString('hex'),
-      actor: { type: 'system', id: null },
+      actor: SYSTEM_ACTOR,
       signal: options.signal ?? new AbortController().signal,
       urls: { publicBaseUrl: receiver.url },
     },

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { createPluginBinding } from '../../../domain/plugins/plugin-bindings.js';
@@ -12,7 +13,7 @@ const SECRET = 'sk-invoke-SECRET-7788';
 const fixtures = createPluginsRoot();
 let platform: TestPlatform;
 let pluginId: number;
-const actor = { type: 'system' as const, id: null };
+const actor = SYSTEM_ACTOR;
 
 beforeAll(async () => {
   const config = { app_id: { type: 'text', required: true }, api_secret: { type: 'password', required: true } };
@@ -46,7 +47,7 @@ describe('invokePlugin', () => {
       slug: 'fake_sms',
       action: 'echo',
       payload: { phone: '13800000000', password: 'user-pass', note: `has ${SECRET}` },
-      actor: { type: 'admin', id: 1 },
+      actor: { type: 'admin', id: 1, name: 'root' },
       traceId: 'trace-1',
     });
     expect(res).toMatchObject({ success: true, status: 'success', message: '完成', data: { keys: ['api_secret', 'app_id'] } });

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PluginExecuteInput } from '../../../plugins/runtime/contract.js';
 import { execute } from '../../../plugins/sms/smsgate/index.js';
@@ -30,7 +31,7 @@ function input(action: string, payload: Record<string, unknown>, config: Record<
       templates: { verify_code: 'SMS_100', renewal_reminder: 'SMS_200', invoice_unpaid: 'SMS_404' },
       ...config,
     },
-    context: { traceId: 'trace-sms', actor: { type: 'system', id: null }, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
+    context: { traceId: 'trace-sms', actor: SYSTEM_ACTOR, signal: AbortSignal.timeout(5000), urls: { publicBaseUrl: 'http://127.0.0.1:1' } },
   };
 }
 

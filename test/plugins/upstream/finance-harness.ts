@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { PluginExecuteInput, PluginExecuteResult } from '../../../plugins/runtime/contract.js';
@@ -31,7 +32,7 @@ export function financeInput(sandbox: UpstreamFinanceSandbox, action: string, op
     config: { ...financeConfig(sandbox), ...options.config },
     context: {
       traceId: `trace-${action}`,
-      actor: { type: 'system', id: null },
+      actor: SYSTEM_ACTOR,
       signal: options.signal ?? AbortSignal.timeout(5000),
       urls: { publicBaseUrl: 'http://127.0.0.1:1' },
     },

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PluginExecuteInput } from '../../../plugins/runtime/contract.js';
@@ -42,7 +43,7 @@ function input(action: string, payload: Record<string, unknown>, config: Record<
     config: { app_id: 'app-9', app_secret: 's3cret-9', base_url: sandbox.baseUrl, callback_url: receiverUrl, ...config },
     context: {
       traceId: 'trace-certify',
-      actor: { type: 'system', id: null },
+      actor: SYSTEM_ACTOR,
       signal: AbortSignal.timeout(5000),
       urls: { publicBaseUrl: 'http://127.0.0.1:1' },
     },

@@ -11,7 +11,7 @@ const HOSTNAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
 const CONFIG_MAX = 50;
 
 /** `config` = `{ "<upstream option id>": <sub-option id, or a number for quantity options> }`. */
-function readConfig(payload: UnknownRecord): Record<string, number> {
+export function readConfig(payload: UnknownRecord): Record<string, number> {
   const config = optionalRecord(payload, 'config');
   const entries = Object.entries(config);
   if (entries.length > CONFIG_MAX) throw invalidInput(`参数错误：config 最多 ${CONFIG_MAX} 项`);

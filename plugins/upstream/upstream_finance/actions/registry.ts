@@ -9,6 +9,7 @@ import { readHostCredentials } from './host-credentials.js';
 import { readHostDetail } from './host-detail.js';
 import { readHostList } from './host-list.js';
 import { renewHost } from './host-renew.js';
+import { upgradeHost } from './host-upgrade.js';
 import { payInvoice } from './invoice-pay.js';
 import { loginCheck } from './login-check.js';
 import { runModuleAction } from './module-action.js';
@@ -37,6 +38,7 @@ export const FINANCE_ACTIONS: Record<string, FinanceAction> = {
   'upstream.host_credentials': readHostCredentials,
   'upstream.host_list': readHostList,
   'upstream.host_renew': renewHost,
+  'upstream.host_upgrade': upgradeHost,
   'upstream.traffic_packages': readTrafficPackages,
   'upstream.traffic_package_buy': buyTrafficPackage,
   'upstream.host_action': runHostAction,
@@ -51,5 +53,6 @@ export const COMMITTING_ACTIONS: ReadonlySet<string> = new Set([
   'upstream.purchase_checkout',
   'upstream.invoice_pay',
   'upstream.host_renew',
+  'upstream.host_upgrade',
   'upstream.traffic_package_buy',
 ]);

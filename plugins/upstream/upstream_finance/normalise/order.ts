@@ -4,7 +4,7 @@ import { asArray, asBool, asInt, asRecord, asString, type UnknownRecord } from '
 import { normaliseAmount } from './pricing.js';
 
 export type InvoiceStatus = 'paid' | 'unpaid' | 'partially_paid' | 'cancelled' | 'refunded' | 'unknown';
-export type InvoiceKind = 'purchase' | 'renewal' | 'traffic_package' | 'other';
+export type InvoiceKind = 'purchase' | 'renewal' | 'traffic_package' | 'upgrade' | 'other';
 
 export type InvoiceSummary = {
   invoice_id: number;
@@ -26,7 +26,7 @@ export type HostState = { host_id: number; status: string };
 /** The order an upstream already holds for a downstream reference (probe answer). */
 export type ExistingPurchase = { host_id: number; host_ids: number[]; invoice_id: number | null; order_id: number | null; paid: boolean };
 
-const INVOICE_KINDS: Record<string, InvoiceKind> = { product: 'purchase', renew: 'renewal', flow_packet: 'traffic_package', flowpacket: 'traffic_package' };
+const INVOICE_KINDS: Record<string, InvoiceKind> = { product: 'purchase', renew: 'renewal', flow_packet: 'traffic_package', flowpacket: 'traffic_package', upgrade: 'upgrade' };
 const ORDER_STATUSES = new Set(['pending', 'active', 'cancelled', 'fraud']);
 const HOST_STATUSES = new Set(['pending', 'active', 'suspended', 'terminated', 'cancelled', 'deleted', 'fraud']);
 

@@ -1,0 +1,10 @@
+import type { SettingGroup } from './define.js';
+import { referralSettings } from './groups/referral.js';
+import { registrationSettings } from './groups/registration.js';
+import { siteSettings } from './groups/site.js';
+
+/**
+ * Every settings group, in the order the admin page shows them. An area adds its group here
+ * (one line) and reads it with `readSettings(deps, group)`.
+ */
+export const SETTING_GROUPS: readonly SettingGroup[] = [siteSettings, registrationSettings, referralSettings];
