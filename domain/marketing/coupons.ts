@@ -38,6 +38,7 @@ function checkCoupon(input: Omit<CouponInput, 'code'>, used = 0): void {
   const errors: Record<string, string[]> = {};
   if (input.kind === 'percent' && !(Number(input.value) > 0 && Number(input.value) < 100)) errors['value'] = ['折扣百分比必须大于 0 且小于 100'];
   if (input.kind === 'fixed' && !(Number(input.value) > 0)) errors['value'] = ['立减金额必须大于 0'];
+  if (Number(input.min_amount) < 0) errors['min_amount'] = ['使用门槛不能为负数'];
   if (input.starts_at && input.ends_at && input.starts_at >= input.ends_at) errors['ends_at'] = ['结束时间必须晚于开始时间'];
   if (input.total_uses !== null && input.total_uses < used) errors['total_uses'] = [`总次数不能少于已使用的 ${used} 次`];
   if (input.scenes.length === 0) errors['scenes'] = ['至少选择一个使用场景'];

@@ -4,6 +4,7 @@ import { resettleCommission, releaseDueCommissions } from '../../../domain/marke
 import { applySpendLevels } from '../../../domain/marketing/member-levels.js';
 import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
 import { expectError } from '../../helpers/http.js';
+import { daysFromNow, seedService } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
 let platform: TestPlatform;
@@ -333,5 +334,38 @@ describe('member levels', () => {
     expect((await admin('get', `/api/v2/admin/member-levels/users/${client.id}`)).level.id).toBe(level.id);
     expect(spendLevel.min_spend).toBe('150.00');
     await expectBooksBalanced(platform);
+  });
+});
+
+describe('renewals and settings', () => {
+  it('a renewal invoice takes a renewal coupon as a line; a purchase-only coupon is refused for it', async () => {
+    const client = await registerClient(platform);
+    const serviceId = await seedService(platform, { userId: client.id, nextDueAt: daysFromNow(5), price: '30.00' });
+    const purchaseOnly = await createCoupon({ kind: 'fixed', value: '5', scenes: ['purchase'] });
+    const refused = await platform.api.post(`/api/v2/client/services/${serviceId}/renew`, { token: client.token, body: { billing_period: 'monthly', coupon_code: purchaseOnly.code } });
+    expectError(refused, 42200, 422);
+    expect(refused.body.data.errors.coupon_code).toEqual(['该优惠券不能用于续费']);
+    const renewal = await createCoupon({ kind: 'fixed', value: '5', scenes: ['renewal'] });
+    const made = await platform.api.post(`/api/v2/client/services/${serviceId}/renew`, { token: client.token, body: { billing_period: 'monthly', coupon_code: renewal.code } });
+    expect(made.body.code, made.body.message).toBe(0);
+    expect(made.body.data.amount).toBe('25.00');
+    expect(made.body.data.items.map((i: { amount: string }) => i.amount)).toEqual(['30.00', '-5.00']);
+    expect((await admin('get', `/api/v2/admin/coupons/${renewal.id}`)).used).toBe(1);
+    // Another user's service: 40400, nothing reserved.
+    const stranger = await registerClient(platform);
+    expectError(await platform.api.post(`/api/v2/client/services/${serviceId}/renew`, { token: stranger.token, body: { billing_period: 'monthly', coupon_code: renewal.code } }), 40400, 404);
+    await expectBooksBalanced(platform);
+  });
+
+  it('the withdrawal limits come from the referral settings group', async () => {
+    await admin('post', '/api/v2/admin/settings', { values: { 'referral.withdrawal_min': '50.00' } });
+    try {
+      const client = await registerClient(platform);
+      const res = await platform.api.post('/api/v2/client/referral-withdrawals', { token: client.token, body: { amount: '20.00', method: 'balance' } });
+      expectError(res, 42200, 422);
+      expect(res.body.data.errors.amount[0]).toContain('50.00');
+    } finally {
+      await admin('post', '/api/v2/admin/settings', { values: { 'referral.withdrawal_min': '10.00' } });
+    }
   });
 });
