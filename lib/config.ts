@@ -98,6 +98,18 @@ const envSchema = z.object({
   TEST_HOLD_AFTER_COMMIT_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   VNC_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   VNC_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(14_400),
+  DATA_DIR: z.string().min(1).default('./data'),
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  ASSET_URL_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(300),
 });
 
 export type AppConfig = {
@@ -176,6 +188,16 @@ export type AppConfig = {
   testHoldAfterCommitMs: number;
   /** Browser console relay: closed after this long without a byte either way, and after this long in all. */
   vnc: { idleTimeoutSeconds: number; maxSessionSeconds: number };
+  /**
+   * Uploaded files (README "Support and content"): local disk under `<dataDir>/media` (never a
+   * served folder) or an S3-compatible bucket; private asset links live `assetUrlTtlSeconds`.
+   */
+  storage: {
+    driver: 'local' | 's3';
+    dataDir: string;
+    s3: { endpoint?: string; region: string; bucket?: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
+    assetUrlTtlSeconds: number;
+  };
 };
 
 export class ConfigError extends Error {
@@ -197,6 +219,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const missing = (['DATABASE_URL', 'TEMPORAL_ADDRESS', 'APP_SECRET_KEY'] as const).filter((k) => !e[k]);
   if (missing.length > 0) throw new ConfigError(`missing environment variables: ${missing.join(', ')}`);
   // A notification log row must outlive the invoice it reminds of, or the reminder would go out again.
+  if (e.STORAGE_DRIVER === 's3' && !(e.S3_BUCKET && e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('invalid environment: STORAGE_DRIVER=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+  }
   if (e.NOTIFICATION_LOG_RETENTION_DAYS <= e.STALE_INVOICE_CANCEL_DAYS) {
     throw new ConfigError('invalid environment: NOTIFICATION_LOG_RETENTION_DAYS must be greater than STALE_INVOICE_CANCEL_DAYS');
   }
@@ -259,5 +284,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
     vnc: { idleTimeoutSeconds: e.VNC_IDLE_TIMEOUT_SECONDS, maxSessionSeconds: e.VNC_MAX_SESSION_SECONDS },
+    storage: {
+      driver: e.STORAGE_DRIVER,
+      dataDir: e.DATA_DIR,
+      s3: {
+        ...(e.S3_ENDPOINT ? { endpoint: e.S3_ENDPOINT } : {}),
+        region: e.S3_REGION,
+        ...(e.S3_BUCKET ? { bucket: e.S3_BUCKET } : {}),
+        ...(e.S3_ACCESS_KEY_ID ? { accessKeyId: e.S3_ACCESS_KEY_ID } : {}),
+        ...(e.S3_SECRET_ACCESS_KEY ? { secretAccessKey: e.S3_SECRET_ACCESS_KEY } : {}),
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      },
+      assetUrlTtlSeconds: e.ASSET_URL_TTL_SECONDS,
+    },
   };
 }

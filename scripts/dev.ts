@@ -10,6 +10,8 @@ import { seedDemoCatalogue } from './seeders/catalogue.js';
 import { DEMO_INVITEE, seedDemoMarketing } from './seeders/marketing.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
 import { seedDemoUpgradableService } from './seeders/upgrades.js';
+import { seedDemoConsole } from './seeders/console.js';
+import { seedDemoSupport } from './seeders/support.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -108,6 +110,8 @@ async function main() {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_UI_URL: temporalUiUrl,
     APP_SECRET_KEY: devSecretKey(dataDir),
+    // Uploaded files go under <DATA_DIR>/media, beside the database.
+    DATA_DIR: dataDir,
   };
   const config = loadConfig(env);
   const logger = createLogger('warn', 'dev');
@@ -127,6 +131,13 @@ async function main() {
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
   if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
+  const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {
+    log(`演示控制台数据未写入 / demo console data skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
+  const support = await seedDemoSupport(deps);
+  if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   const marketing = await seedDemoMarketing(deps);
   if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
   await db.close();

@@ -1690,7 +1690,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * 首页首屏（菜单与推荐商品，小于 50 KB）
+         * 首页首屏（菜单、推荐商品与首页横幅，小于 50 KB）
          * @description menus 为显示中的前 20 个一级菜单；featured_products 为按店面顺序（sort_order、编号）的前 8 个在售商品。
          *
          *     公开接口
@@ -2395,7 +2395,7 @@ export interface paths {
          * 服务详情
          * @description 包含规范“服务实例”表的全部字段：下单时的类型快照（历史值归一到 8 种类型）、console_template、真实的 provider_key 与 plugin_key、capabilities、upstream.host_id（无上游绑定为 0，此时控制台只读、所有 actions 为 false）、actions.power、actions.module_status、has_password（密码只能通过单独的查看操作获取）。
          *
-         *     capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages；为商品类型的控制台能力与绑定插件声明能力的交集。
+         *     capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages、network（NAT 端口转发）、security（安全组）、monitoring（监控）；为商品类型的控制台能力与绑定插件声明能力的交集；other 类型在详情中为插件通过 server.resolve_capability 实时给出的能力（列表中为插件声明的上限）。
          *
          *     需要客户登录
          */
@@ -2562,6 +2562,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/client/services/{id}/nat-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NAT 端口转发规则列表
+         * @description 实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesNatRulesList"];
+        put?: never;
+        /**
+         * 添加 NAT 端口转发规则
+         * @description protocol：tcp 或 udp；internal_port：主机端口；external_port 可选，不填由上游分配。先按上游限制检查：规则已达上限 40950，外网端口超出范围 42200，端口已被该主机的规则使用 40951（上游报告端口被占用同样为 40951），不通过时不请求上游。成功或失败都写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesNatRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/nat-rules/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 删除 NAT 端口转发规则
+         * @description 规则必须属于该服务的主机（先实时读取上游核对），否则 40400 且不请求上游。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientServicesNatRulesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/security-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务已关联的安全组
+         * @description 本平台记录的关联（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesSecurityGroupsList"];
+        put?: never;
+        /**
+         * 为服务关联安全组
+         * @description group_id 为当前用户自己的安全组（他人的为 40400）。关联后逐条把规则推送到上游主机；任一条失败则撤回已推送的规则、不保留关联，并返回上游的中文错误。已关联 40900；每个服务最多 5 个安全组（40950）；上游规则数达上限 40950。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesSecurityGroupsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/security-groups/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 解除服务与安全组的关联
+         * @description 从上游主机逐条删除该安全组推送过的规则，然后解除关联；上游失败时保留关联（可重试）。未关联为 40400。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientServicesSecurityGroupsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/monitoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务监控数据
+         * @description metric：cpu（CPU 使用率 %）、memory（内存使用率 %）、disk_read / disk_write（磁盘读写）、bandwidth_in / bandwidth_out（入网 / 出网带宽）。from、to 为北京时间（YYYY-MM-DD HH:mm:ss），默认最近 24 小时，范围最多 31 天；limit 为数据点数（1 到 500，默认 60），是规范中唯一允许的 limit 业务参数。从不返回服务开通（activated_at）之前的数据点：同一台主机此前的使用者的数据不会出现。实时读取上游，不写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 monitoring 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 60 次（默认值，可在系统设置 console.monitoring_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesMonitoringGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务控制台布局
+         * @description 控制台模板与按钮。other 类型：插件 console_schema 的 template、sections，以及 actions 中 capability 属于插件当前通过 server.resolve_capability 给出的能力的那些按钮；upstream_status_label 来自插件的 status_mapping。其他类型：类型模板与能力，sections、actions 为空。capabilities_resolved 为 false 表示插件暂时无法给出能力（此时没有可用按钮）。插件未提供的操作一律 40947。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesConsoleGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的安全组列表
+         * @description 当前用户的安全组（规则数与已关联的服务编号；规则见详情），按编号升序。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientSecurityGroupsList"];
+        put?: never;
+        /**
+         * 创建安全组
+         * @description 名称在本用户内唯一（40900）；可同时带上规则（最多 50 条）。每个用户最多 20 个安全组（40950）。创建时不请求上游。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientSecurityGroupsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 安全组详情
+         * @description 需要客户登录
+         */
+        get: operations["clientSecurityGroupsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * 删除安全组
+         * @description 仍关联着服务的安全组不能删除（40901），请先解除关联。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientSecurityGroupsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 添加安全组规则
+         * @description direction（in/out）、protocol（tcp/udp/icmp/all）、port_range（tcp/udp 必填：端口或范围，如 22、1000-2000）、cidr（IPv4 或 IPv6 地址段）、action（allow/deny）。每个安全组最多 50 条（40950）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientSecurityGroupsRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/security-groups/{id}/rules/{rule}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 删除安全组规则
+         * @description 先从所有已关联服务的上游主机删除该规则，再删除本地规则；上游失败时规则保留（可重试）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        delete: operations["clientSecurityGroupsRulesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/client/services/{id}/renew": {
         parameters: {
             query?: never;
@@ -2658,6 +2900,100 @@ export interface paths {
          *     需要客户登录
          */
         post: operations["clientServicesTrafficPackagesOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 可升降级的配置
+         * @description 商品允许的每个可变更配置项及其其他取值（每次只改一项、其余不变）的新价格、每周期差价与按剩余天数折算的金额。
+         *
+         *     按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesUpgradeGet"];
+        put?: never;
+        /**
+         * 创建升降级账单
+         * @description 按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     答复账单详情（报价见 upgrade/quote，同一计价函数）。账单类型 upgrade，金额为报价的 amount：升级按差额通过 pay/* 支付（仅在报价当天可支付，过期 40962，次日由取消过期账单任务取消）；降级账单为 0.00 并立即结清，差额在上游确认变更后作为账户流水（upgrade_credit）退还至余额。
+         *
+         *     支付后工作流 upgrade:<invoice_no> 向上游提交一次配置变更（含糊结果先核对再继续），上游确认后才更新服务配置与锁定价格；上游拒绝时等待管理员重试或取消（退款至余额）。
+         *
+         *     每个服务同时只能有一项待处理的配置变更：已有未支付或处理中的变更、或有未完成的续费时 40960。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/upgrade/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 升降级报价
+         * @description 只计算，不写入。配置项不存在、不可变更、取值无效或与当前配置相同：42200（config 或 config.<field>）。
+         *
+         *     按剩余天数折算（Asia/Shanghai 日历）：本周期为到期日往前推服务自身周期长度；剩余天数 = 到期日 − 今天；差额 = (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（只舍入一次）。抵扣按服务本周期的锁定价格计算（不按上一次折算的金额）；到期日不变。
+         *
+         *     新价格为商品当前目录中该配置在服务周期下的价格，变更完成后成为服务的锁定价格（本周期剩余时间及以后续费）。地域与操作系统不能通过升降级修改。
+         *
+         *     服务需运行中、非一次性付费且有到期时间（40961）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgradeQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/upgrade/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 取消待支付的升降级
+         * @description 取消该服务未支付的升降级账单，释放待处理的配置变更。没有待支付的变更 40400；有进行中的扫码支付 40913。已支付的变更不能由用户取消。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientServicesUpgradeCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2761,7 +3097,7 @@ export interface paths {
         };
         /**
          * 续费与流量包订单列表
-         * @description 每张已支付的续费（renew）或流量包（traffic_package）账单对应一笔订单，由工作流 renew:<invoice_no> 或 traffic:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
+         * @description 每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
          *
          *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
          *
@@ -2836,6 +3172,794 @@ export interface paths {
          *     需要管理员登录，权限 service.manage
          */
         post: operations["adminServiceOrdersCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 工单列表
+         * @description 筛选：status、department_id、priority、assignee_id、user_id、keyword（标题或工单编号）；sort 可选 id、last_reply_at、created_at、priority（前缀 - 倒序），默认按最后回复时间倒序。
+         *
+         *     需要管理员登录，权限 ticket.view
+         */
+        get: operations["adminTicketsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user}/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 用户的工单
+         * @description 需要管理员登录，权限 ticket.view
+         */
+        get: operations["adminUsersTicketsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tickets/{ticket}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 工单详情（含内部备注）
+         * @description 需要管理员登录，权限 ticket.view
+         */
+        get: operations["adminTicketsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tickets/{ticket}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 回复工单或添加内部备注
+         * @description internal=false：公开回复，工单变为已回复（等待客户），并通知客户（邮件、短信各最多一次）；已关闭的工单须先重新打开（40955）。internal=true：内部备注，仅管理端可见，不改变状态，不通知。
+         *
+         *     需要管理员登录，权限 ticket.manage
+         */
+        post: operations["adminTicketsReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tickets/{ticket}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 分配工单处理人
+         * @description admin_id 为 null 时取消分配。
+         *
+         *     需要管理员登录，权限 ticket.manage
+         */
+        post: operations["adminTicketsAssign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/tickets/{ticket}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 修改工单状态（含关闭与重新打开）
+         * @description 需要管理员登录，权限 ticket.manage
+         */
+        post: operations["adminTicketsStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/ticket-departments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 工单部门列表
+         * @description 需要管理员登录，权限 ticket.view
+         */
+        get: operations["adminTicketDepartmentsList"];
+        put?: never;
+        /**
+         * 新建工单部门
+         * @description 需要管理员登录，权限 ticket.manage
+         */
+        post: operations["adminTicketDepartmentsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/ticket-departments/{department}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * 修改工单部门
+         * @description 需要管理员登录，权限 ticket.manage
+         */
+        put: operations["adminTicketDepartmentsUpdate"];
+        post?: never;
+        /**
+         * 删除工单部门（已有工单的部门不能删除，可隐藏）
+         * @description 需要管理员登录，权限 ticket.manage
+         */
+        delete: operations["adminTicketDepartmentsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/content/upload-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 上传内容图片（multipart）
+         * @description 表单字段 file。类型由文件内容判定，仅支持 PNG、JPEG、WebP、GIF，且须能解码；SVG、HTML（无论文件名）与夹带网页标记的文件一律拒绝（42200），超过大小限制答 41300。文件以随机名保存在非公开目录，记录 SHA-256；答 asset_id 与签名链接（公开图片）。
+         *
+         *     需要管理员登录，权限 content.manage
+         */
+        post: operations["adminContentUploadImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/media-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 媒体文件列表
+         * @description 筛选：purpose（content 内容图片 / ticket 工单附件）、type、user_id（上传的客户）、keyword（文件名）、referenced（是否被引用）。
+         *
+         *     需要管理员登录，权限 content.view
+         */
+        get: operations["adminMediaFilesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/media-files/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 删除媒体文件（被工单或首页横幅引用时不能删除）
+         * @description 需要管理员登录，权限 content.manage
+         */
+        delete: operations["adminMediaFilesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/content/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告与帮助文章列表
+         * @description 筛选：kind（notice 公告 / help 帮助）、status、category_id、pinned、keyword（标题）；列表只含摘要 excerpt。
+         *
+         *     需要管理员登录，权限 content.view
+         */
+        get: operations["adminContentArticlesList"];
+        put?: never;
+        /**
+         * 新建公告或帮助文章
+         * @description 需要管理员登录，权限 content.manage
+         */
+        post: operations["adminContentArticlesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/content/articles/{article}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 文章详情
+         * @description 需要管理员登录，权限 content.view
+         */
+        get: operations["adminContentArticlesGet"];
+        /**
+         * 修改文章（类型不可修改）
+         * @description 需要管理员登录，权限 content.manage
+         */
+        put: operations["adminContentArticlesUpdate"];
+        post?: never;
+        /**
+         * 删除文章
+         * @description 需要管理员登录，权限 content.manage
+         */
+        delete: operations["adminContentArticlesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/content/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 文章分类列表
+         * @description 需要管理员登录，权限 content.view
+         */
+        get: operations["adminContentCategoriesList"];
+        put?: never;
+        /**
+         * 新建文章分类
+         * @description 需要管理员登录，权限 content.manage
+         */
+        post: operations["adminContentCategoriesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/content/categories/{category}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * 修改文章分类
+         * @description 需要管理员登录，权限 content.manage
+         */
+        put: operations["adminContentCategoriesUpdate"];
+        post?: never;
+        /**
+         * 删除文章分类（分类下还有文章时不能删除）
+         * @description 需要管理员登录，权限 content.manage
+         */
+        delete: operations["adminContentCategoriesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/site/home-hero": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 首页横幅
+         * @description 需要管理员登录，权限 content.view
+         */
+        get: operations["adminSiteHomeHeroGet"];
+        put?: never;
+        /**
+         * 保存首页横幅
+         * @description image_asset_id 为上传图片接口返回的 asset_id（或 null）；cta_url 为站内路径（以 / 开头）或 https 链接。保存后首页缓存即时失效。
+         *
+         *     需要管理员登录，权限 content.manage
+         */
+        post: operations["adminSiteHomeHero"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/ticket-departments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 可提交工单的部门
+         * @description 需要客户登录
+         */
+        get: operations["clientTicketDepartmentsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/tickets/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 上传工单附件（multipart）
+         * @description 表单字段 file。类型由文件内容判定，仅支持 PNG、JPEG、WebP、GIF 图片、PDF 与 UTF-8 纯文本；SVG、HTML（无论文件名）及夹带网页标记的文件一律拒绝（42200）；图片须能解码。大小超限答 41300；每个用户每小时最多上传 30 个文件（42900）。答 asset_id 与仅限本人使用的短期链接。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientTicketsAttachmentsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的工单
+         * @description 需要客户登录
+         */
+        get: operations["clientTicketsList"];
+        put?: never;
+        /**
+         * 提交工单
+         * @description 正文为纯文本。附件先通过上传附件接口上传，再以 asset_id 传入（仅限本人上传且未使用过的附件）。提交与回复合计按用户限频（42900）。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientTicketsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/tickets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 工单详情（含回复与附件链接）
+         * @description 需要客户登录
+         */
+        get: operations["clientTicketsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/tickets/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 回复工单
+         * @description 已关闭的工单不能回复（40955），请提交新工单。
+         *
+         *     需要客户登录
+         */
+        post: operations["clientTicketsReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/tickets/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 关闭工单
+         * @description 需要客户登录
+         */
+        post: operations["clientTicketsClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告列表（含已读状态）
+         * @description 需要客户登录
+         */
+        get: operations["clientNoticesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/notices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告详情（查看即标记为已读）
+         * @description 需要客户登录
+         */
+        get: operations["clientNoticesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/notices/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 标记公告已读
+         * @description 需要客户登录
+         */
+        post: operations["clientNoticesRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/help-articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 帮助文章列表
+         * @description 需要客户登录
+         */
+        get: operations["clientHelpArticlesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/help-articles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 帮助文章详情
+         * @description 需要客户登录
+         */
+        get: operations["clientHelpArticlesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/content/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 用户中心内容概览
+         * @description 最新 5 条公告（含已读状态）、未读公告数、置顶帮助文章（最多 5 篇）与本人未关闭的工单数。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientContentOverviewGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/notices/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告分类
+         * @description article_count 为分类下已发布的文章数。
+         *
+         *     公开接口
+         */
+        get: operations["siteNoticesCategoriesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告列表（已发布）
+         * @description 置顶在前；列表只含摘要 excerpt，正文见详情。
+         *
+         *     公开接口
+         */
+        get: operations["siteNoticesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/notices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 公告详情
+         * @description 公开接口
+         */
+        get: operations["siteNoticesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/help-articles/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 帮助文章分类
+         * @description article_count 为分类下已发布的文章数。
+         *
+         *     公开接口
+         */
+        get: operations["siteHelpArticlesCategoriesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/help-articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 帮助文章列表（已发布）
+         * @description 置顶在前；列表只含摘要 excerpt，正文见详情。
+         *
+         *     公开接口
+         */
+        get: operations["siteHelpArticlesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/help-articles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 帮助文章详情
+         * @description 公开接口
+         */
+        get: operations["siteHelpArticlesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/site/home-hero": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 首页横幅
+         * @description visible 为 false 时前端不显示。image_url 为签名的短期公开链接。
+         *
+         *     公开接口
+         */
+        get: operations["siteHomeHeroGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secure-assets/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 查看已上传文件（签名链接）
+         * @description 公开接口（以签名校验代替登录）。链接由各接口的 url 字段给出：asset、expires（Unix 秒）、sig（HMAC-SHA256）。签名无效、或私有文件（工单附件）的链接未带签发对象的登录令牌（Authorization: Bearer）答 40300；链接过期答 41000（HTTP 410）；文件不存在或已删除答 40400。成功时直接返回文件内容（不套 JSON 信封），带 X-Content-Type-Options: nosniff 与沙箱化的 Content-Security-Policy；非图片文件以附件形式下载。
+         */
+        get: operations["secureAssetsViewGet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3052,7 +4176,7 @@ export interface components {
         NotificationLog: {
             id: number;
             /** @enum {string} */
-            kind: "renewal_due" | "service_overdue" | "service_suspended" | "service_terminated" | "invoice_unpaid";
+            kind: "renewal_due" | "service_overdue" | "service_suspended" | "service_terminated" | "invoice_unpaid" | "ticket_staff_reply" | "ticket_customer_reply" | "ticket_close_reminder" | "ticket_auto_closed";
             kind_label: string;
             /**
              * @description mail：邮件；sms：短信
@@ -3060,7 +4184,7 @@ export interface components {
              */
             channel: "mail" | "sms";
             /** @enum {string} */
-            entity_type: "service" | "invoice";
+            entity_type: "service" | "invoice" | "ticket";
             entity_id: number;
             /** @description 同一对象的不同提醒（如到期时间与提前天数 `…:d7`）；(kind, channel, entity, occasion) 唯一，保证只发送一次 */
             occasion: string;
@@ -3792,6 +4916,7 @@ export interface components {
             currency: "CNY";
             menus: components["schemas"]["SiteProductMenu"][];
             featured_products: components["schemas"]["SiteProductItem"][];
+            hero: components["schemas"]["HomeHero"];
         };
         SiteProductItem: {
             id: number;
@@ -3816,6 +4941,17 @@ export interface components {
             stock_status: "unlimited" | "in_stock" | "out_of_stock";
             purchasable_online: boolean;
             sort_order: number;
+        };
+        /** @description 首页横幅（visible 为 false 时不显示），与 GET /api/v2/site/home-hero 相同 */
+        HomeHero: {
+            title: string;
+            subtitle: string;
+            image_asset_id: string | null;
+            /** @description 签名的短期访问链接（相对地址，GET /api/secure-assets/view）；私有文件的链接仅限签发对象使用，须带其登录令牌 */
+            image_url: string | null;
+            cta_label: string;
+            cta_url: string;
+            visible: boolean;
         };
         SiteProductDetail: {
             id: number;
@@ -3970,7 +5106,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4049,7 +5185,7 @@ export interface components {
                 id: number;
                 order_no: string;
                 /** @enum {string} */
-                type: "new_purchase" | "renewal" | "traffic_package";
+                type: "new_purchase" | "renewal" | "traffic_package" | "upgrade";
                 /** @enum {string} */
                 status: "pending" | "paid" | "completed" | "cancelled" | "refunded";
                 /**
@@ -4063,7 +5199,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4158,7 +5294,7 @@ export interface components {
         BalanceLog: {
             id: number;
             /** @enum {string} */
-            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             type_label: string;
             /**
              * @description 带符号：正数入账（充值、退款、退回），负数出账（支付、扣款）
@@ -4184,7 +5320,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4221,7 +5357,7 @@ export interface components {
             id: number;
             invoice_no: string;
             /** @enum {string} */
-            type: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+            type: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
             type_label: string;
             /** @enum {string} */
             status: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
@@ -4300,7 +5436,7 @@ export interface components {
                 id: number;
                 order_no: string;
                 /** @enum {string} */
-                type: "new_purchase" | "renewal" | "traffic_package";
+                type: "new_purchase" | "renewal" | "traffic_package" | "upgrade";
                 /** @enum {string} */
                 status: "pending" | "paid" | "completed" | "cancelled" | "refunded";
                 /**
@@ -4387,7 +5523,7 @@ export interface components {
         AccountTransaction: {
             id: number;
             /** @enum {string} */
-            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+            type: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             type_label: string;
             /**
              * @description 带符号：正数入账（充值、退款、退回），负数出账（支付、扣款）
@@ -4589,7 +5725,7 @@ export interface components {
             /** @description 真实的上游插件 key；无上游时为 null */
             plugin_key: string | null;
             /** @description 控制台能力：类型支持且绑定插件声明的能力；无上游绑定时为空（只读控制台） */
-            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages")[];
+            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages" | "network" | "security" | "monitoring")[];
             upstream: {
                 /** @description 上游主机 id；无上游绑定时为 0（控制台只读） */
                 host_id: number;
@@ -4623,6 +5759,67 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             suspended_at: string | null;
+        };
+        NatRule: {
+            id: number;
+            /** @enum {string} */
+            protocol: "tcp" | "udp";
+            /** @description 外网端口（上游 NAT 网关） */
+            external_port: number;
+            /** @description 主机内网端口 */
+            internal_port: number;
+        };
+        SecurityGroupSummary: {
+            id: number;
+            name: string;
+            description: string;
+            rule_count: number;
+            /** @description 已关联的服务编号 */
+            service_ids: number[];
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        SecurityGroup: {
+            id: number;
+            name: string;
+            description: string;
+            rules: components["schemas"]["SecurityGroupRule"][];
+            /** @description 已关联的服务编号 */
+            service_ids: number[];
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        SecurityGroupRule: {
+            id: number;
+            group_id: number;
+            /**
+             * @description in 入站，out 出站
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /** @enum {string} */
+            protocol: "tcp" | "udp" | "icmp" | "all";
+            /** @description 端口或范围，如 22、1000-2000；icmp/all 为 1-65535 */
+            port_range: string;
+            /** @description 来源（入站）或目标（出站）地址段，如 0.0.0.0/0 */
+            cidr: string;
+            /**
+             * @description allow 允许，deny 拒绝
+             * @enum {string}
+             */
+            action: "allow" | "deny";
+            description: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
         };
         RenewalPreview: {
             service_id: number;
@@ -4691,6 +5888,118 @@ export interface components {
              * @example 100.00
              */
             amount: string;
+            /** @enum {string} */
+            currency: "CNY";
+        };
+        UpgradeOptions: {
+            service_id: number;
+            billing_period: string;
+            /**
+             * @description 服务当前锁定的每周期价格
+             * @example 100.00
+             */
+            locked_price: string;
+            period: components["schemas"]["UpgradePeriod"];
+            options: {
+                field: string;
+                name: string;
+                /** @enum {string} */
+                kind: "choice" | "quantity";
+                unit: string;
+                min: number | null;
+                max: number | null;
+                current_value: number | null;
+                current_label: string;
+            }[];
+            /** @description 每个配置项的各个取值（按 field 归属；数量型配置项范围过大时不逐一列出，请用报价接口） */
+            choices: {
+                /** @description 所属配置项字段 */
+                field: string;
+                /** @description 子选项编号或数量 */
+                value: number;
+                label: string;
+                current: boolean;
+                /**
+                 * @description 变更后每周期价格（成为新的锁定价格）；当前值或不可选时为 null
+                 * @example 100.00
+                 */
+                new_price: string | null;
+                /**
+                 * @description 每周期价格差（新价格 − 锁定价格）
+                 * @example 100.00
+                 */
+                price_difference: string | null;
+                /**
+                 * @description 按剩余天数折算的差额：正数为需支付，负数为上游确认后退还至余额
+                 * @example 100.00
+                 */
+                prorated_amount: string | null;
+            }[];
+            /** @description 未支付的配置变更账单号（需先支付或取消才能再次变更） */
+            pending_invoice_no: string | null;
+        };
+        UpgradePeriod: {
+            /** @description 本周期开始日期（Asia/Shanghai，YYYY-MM-DD） */
+            period_start: string;
+            /** @description 到期日期（不因升降级改变） */
+            due_date: string;
+            today: string;
+            days_in_period: number;
+            /** @description 剩余天数：到期日 − 今天（今天算已使用） */
+            days_left: number;
+        };
+        UpgradeQuote: {
+            /** @enum {string} */
+            direction: "upgrade" | "downgrade";
+            changes: {
+                field: string;
+                name: string;
+                from: string;
+                to: string;
+            }[];
+            /** @description 变更后的完整配置 */
+            config: {
+                [key: string]: {
+                    value: number;
+                    label: string;
+                };
+            };
+            /**
+             * @description 当前锁定的每周期价格
+             * @example 100.00
+             */
+            old_price: string;
+            /**
+             * @description 变更后每周期价格（本周期剩余时间及以后续费的锁定价格）
+             * @example 100.00
+             */
+            new_price: string;
+            period: components["schemas"]["UpgradePeriod"];
+            /**
+             * @description 旧配置剩余天数的价值：锁定价格 × 剩余天数 / 周期天数（四舍五入到分）
+             * @example 100.00
+             */
+            credit: string;
+            /**
+             * @description 新配置剩余天数的价格：credit + difference
+             * @example 100.00
+             */
+            charge: string;
+            /**
+             * @description (新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（仅舍入一次）
+             * @example 100.00
+             */
+            difference: string;
+            /**
+             * @description 账单金额：difference 为正时等于 difference，否则 0.00
+             * @example 100.00
+             */
+            amount: string;
+            /**
+             * @description 降级时上游确认后退还至余额的金额，否则 0.00
+             * @example 100.00
+             */
+            credit_to_balance: string;
             /** @enum {string} */
             currency: "CNY";
         };
@@ -4778,7 +6087,7 @@ export interface components {
             invoice_id: number;
             invoice_no: string;
             /** @enum {string} */
-            kind: "renew" | "traffic_package";
+            kind: "renew" | "traffic_package" | "upgrade";
             kind_label: string;
             service_id: number;
             user_id: number;
@@ -4812,7 +6121,7 @@ export interface components {
             invoice_id: number;
             invoice_no: string;
             /** @enum {string} */
-            kind: "renew" | "traffic_package";
+            kind: "renew" | "traffic_package" | "upgrade";
             kind_label: string;
             service_id: number;
             user_id: number;
@@ -4904,6 +6213,236 @@ export interface components {
                 /** @description true：工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型 */
                 live: boolean;
             };
+        };
+        AdminTicketItem: components["schemas"]["TicketItem"] & {
+            user: {
+                id: number;
+                email: string | null;
+            };
+            assignee: {
+                id: number;
+                username: string;
+            } | null;
+        };
+        TicketItem: {
+            id: number;
+            subject: string;
+            /** @description 最新一条公开回复的前 100 个字符（纯文本） */
+            excerpt: string;
+            department: {
+                id: number;
+                name: string;
+            };
+            service_id: number | null;
+            /** @enum {string} */
+            priority: "low" | "normal" | "high" | "urgent";
+            priority_label: string;
+            /**
+             * @description open 待处理 → answered 已回复（等待客户）→ customer_reply 客户已回复 → … → closed 已关闭
+             * @enum {string}
+             */
+            status: "open" | "answered" | "customer_reply" | "closed";
+            status_label: string;
+            /** @enum {string} */
+            last_reply_by: "user" | "staff";
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            last_reply_at: string | null;
+            /**
+             * @description user 客户关闭；staff 客服关闭；auto 自动关闭
+             * @enum {string|null}
+             */
+            closed_by: "user" | "staff" | "auto" | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            closed_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        AdminTicketDetail: components["schemas"]["AdminTicketItem"] & {
+            replies: components["schemas"]["TicketReply"][];
+            /** @description 各回复的附件（reply_id 指向回复） */
+            attachments: components["schemas"]["TicketAttachment"][];
+        };
+        TicketReply: {
+            id: number;
+            /** @enum {string} */
+            author_type: "user" | "staff";
+            /** @description 客户回复为「我」或「客户」；客服回复为管理员用户名 */
+            author_name: string;
+            /** @description 纯文本，按原样显示（不得作为 HTML 渲染） */
+            body: string;
+            /** @description 内部备注（仅管理端可见） */
+            is_internal: boolean;
+            /** @description 本条回复的附件（见 attachments） */
+            attachment_ids: number[];
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        TicketAttachment: {
+            id: number;
+            reply_id: number;
+            asset_id: string;
+            name: string;
+            /** @enum {string} */
+            type: "image/png" | "image/jpeg" | "image/webp" | "image/gif" | "application/pdf" | "text/plain";
+            size: number;
+            /** @description 签名的短期访问链接（相对地址，GET /api/secure-assets/view）；私有文件的链接仅限签发对象使用，须带其登录令牌；已删除的附件为 null */
+            url: string | null;
+            deleted: boolean;
+        };
+        AdminTicketDepartment: components["schemas"]["TicketDepartment"] & {
+            /** @description 客户回复的通知邮箱（可空：不发送） */
+            notify_email: string | null;
+            is_visible: boolean;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
+        };
+        TicketDepartment: {
+            id: number;
+            name: string;
+            description: string;
+            sort_order: number;
+        };
+        UploadedFile: {
+            asset_id: string;
+            name: string;
+            /**
+             * @description 由文件内容判定的类型（不是文件名或声明的类型）
+             * @enum {string}
+             */
+            type: "image/png" | "image/jpeg" | "image/webp" | "image/gif" | "application/pdf" | "text/plain";
+            size: number;
+            sha256: string;
+            width: number | null;
+            height: number | null;
+            /** @description 签名的短期访问链接（相对地址，GET /api/secure-assets/view）；私有文件的链接仅限签发对象使用，须带其登录令牌 */
+            url: string;
+        };
+        MediaFile: components["schemas"]["UploadedFile"] & {
+            id: number;
+            /**
+             * @description content 内容图片（公开）；ticket 工单附件（私有）
+             * @enum {string}
+             */
+            purpose: "content" | "ticket";
+            /** @enum {string} */
+            visibility: "public" | "private";
+            owner_user_id: number | null;
+            uploaded_by_admin_id: number | null;
+            /** @description 被工单回复与首页横幅引用的次数；大于 0 时不能删除 */
+            references: number;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+        };
+        AdminArticleItem: components["schemas"]["ArticleItem"] & {
+            /** @enum {string} */
+            status: "draft" | "published";
+            sort_order: number;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
+        };
+        ArticleItem: {
+            id: number;
+            /**
+             * @description notice 公告；help 帮助文章
+             * @enum {string}
+             */
+            kind: "notice" | "help";
+            category: {
+                id: number;
+                name: string;
+            } | null;
+            title: string;
+            /** @description 正文前 120 个字符（纯文本） */
+            excerpt: string;
+            pinned: boolean;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            published_at: string | null;
+        };
+        AdminArticle: components["schemas"]["ArticleDetail"] & {
+            /** @enum {string} */
+            status: "draft" | "published";
+            sort_order: number;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
+        };
+        ArticleDetail: components["schemas"]["ArticleItem"] & {
+            /** @description 纯文本正文，保留换行，按原样显示（不得作为 HTML 渲染） */
+            body: string;
+        };
+        ContentCategory: {
+            id: number;
+            /** @enum {string} */
+            kind: "notice" | "help";
+            name: string;
+            sort_order: number;
+            article_count: number;
+        };
+        AdminHomeHero: components["schemas"]["HomeHero"] & {
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            updated_at: string | null;
+        };
+        TicketDetail: components["schemas"]["TicketItem"] & {
+            replies: components["schemas"]["TicketReply"][];
+            /** @description 各回复的附件（reply_id 指向回复） */
+            attachments: components["schemas"]["TicketAttachment"][];
+        };
+        ClientNoticeItem: components["schemas"]["ArticleItem"] & {
+            is_read: boolean;
+        };
+        ClientNoticeDetail: components["schemas"]["ArticleDetail"] & {
+            is_read: boolean;
+        };
+        ClientContentOverview: {
+            latest_notices: components["schemas"]["ClientNoticeItem"][];
+            unread_notice_count: number;
+            pinned_help_articles: components["schemas"]["ArticleItem"][];
+            /** @description 未关闭的工单数（待处理、已回复、客户已回复） */
+            open_ticket_count: number;
         };
     };
     responses: never;
@@ -7002,11 +8541,11 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "renewal_due" | "service_overdue" | "service_suspended" | "service_terminated" | "invoice_unpaid";
+                kind?: "renewal_due" | "service_overdue" | "service_suspended" | "service_terminated" | "invoice_unpaid" | "ticket_staff_reply" | "ticket_customer_reply" | "ticket_close_reminder" | "ticket_auto_closed";
                 channel?: "mail" | "sms";
                 status?: "sending" | "sent" | "failed" | "unknown";
                 user_id?: number;
-                entity_type?: "service" | "invoice";
+                entity_type?: "service" | "invoice" | "ticket";
                 entity_id?: number;
             };
             header?: never;
@@ -13366,7 +14905,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 /** @description 排序字段，前缀 - 表示倒序 */
                 sort?: "id" | "-id" | "created_at" | "-created_at" | "amount" | "-amount" | "paid_at" | "-paid_at";
@@ -14359,7 +15898,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
             };
             header?: never;
             path?: never;
@@ -14508,7 +16047,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 user_id?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -14662,7 +16201,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                type?: "purchase" | "renew" | "traffic_package" | "recharge" | "deduction" | "refund";
+                type?: "purchase" | "renew" | "traffic_package" | "upgrade" | "recharge" | "deduction" | "refund";
                 status?: "unpaid" | "paid" | "partially_refunded" | "refunded" | "cancelled";
                 invoice_no?: string;
                 payment_channel?: "balance" | "qrpay" | "mixed" | "admin" | "free";
@@ -14909,7 +16448,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 user_id?: number;
-                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund";
+                type?: "recharge" | "admin_recharge" | "admin_deduction" | "payment" | "payment_reversal" | "refund" | "upgrade_credit";
                 invoice_id?: number;
                 payment_id?: number;
                 refund_id?: number;
@@ -16812,6 +18351,1556 @@ export interface operations {
             };
         };
     };
+    clientServicesNatRulesList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rules: components["schemas"]["NatRule"][];
+                            limits: {
+                                max_rules: number | null;
+                                external_port_min: number | null;
+                                external_port_max: number | null;
+                            };
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesNatRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    protocol: "tcp" | "udp";
+                    internal_port: number;
+                    external_port?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rule: components["schemas"]["NatRule"];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限；40951 外网端口已被占用，请换一个端口 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesNatRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                rule: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            rule_id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            groups: components["schemas"]["SecurityGroupSummary"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    group_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            group_id: number;
+                            linked: boolean;
+                            rules_pushed: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试；40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesSecurityGroupsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                group: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            group_id: number;
+                            linked: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesMonitoringGet: {
+        parameters: {
+            query: {
+                metric: "cpu" | "memory" | "disk_read" | "disk_write" | "bandwidth_in" | "bandwidth_out";
+                from?: string;
+                to?: string;
+                /** @description 数据点数（业务参数，非分页） */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            /** @enum {string} */
+                            metric: "cpu" | "memory" | "disk_read" | "disk_write" | "bandwidth_in" | "bandwidth_out";
+                            metric_label: string;
+                            unit: string;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            from: string;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            to: string;
+                            limit: number;
+                            /**
+                             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                             * @example 2026-01-01 08:00:00
+                             */
+                            activated_at: string | null;
+                            points: {
+                                /**
+                                 * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                                 * @example 2026-01-01 08:00:00
+                                 */
+                                time: string;
+                                value: number;
+                            }[];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesConsoleGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            service_id: number;
+                            /** @enum {string} */
+                            product_type: "cloud_server" | "game_cloud" | "cloud_desktop" | "bare_metal" | "cdn" | "other" | "physical_machine" | "web_hosting";
+                            template: string | null;
+                            sections: {
+                                [key: string]: unknown;
+                            }[];
+                            actions: {
+                                [key: string]: unknown;
+                            }[];
+                            capabilities: ("runtime" | "power" | "vnc" | "reinstall" | "reset_password" | "traffic_packages" | "network" | "security" | "monitoring")[];
+                            capabilities_resolved: boolean;
+                            read_only: boolean;
+                            /** @enum {string} */
+                            status: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
+                            status_label: string;
+                            upstream_status: string;
+                            upstream_status_label: string | null;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SecurityGroupSummary"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    rules?: {
+                        /** @enum {string} */
+                        direction: "in" | "out";
+                        /** @enum {string} */
+                        protocol: "tcp" | "udp" | "icmp" | "all";
+                        port_range?: string;
+                        cidr: string;
+                        /** @enum {string} */
+                        action: "allow" | "deny";
+                        description?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroup"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroup"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40901 资源仍被业务数据引用 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    direction: "in" | "out";
+                    /** @enum {string} */
+                    protocol: "tcp" | "udp" | "icmp" | "all";
+                    port_range?: string;
+                    cidr: string;
+                    /** @enum {string} */
+                    action: "allow" | "deny";
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SecurityGroupRule"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作；40950 已达到数量上限 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientSecurityGroupsRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                rule: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            group_id: number;
+                            rule_id: number;
+                            deleted: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     clientServicesRenewGet: {
         parameters: {
             query?: never;
@@ -17360,6 +20449,421 @@ export interface operations {
             };
         };
     };
+    clientServicesUpgradeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UpgradeOptions"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgrade: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 要变更的配置项：字段 → 子选项编号或数量（未列出的保持不变）
+                     * @example {
+                     *       "cpu": 10103,
+                     *       "memory": 10203
+                     *     }
+                     */
+                    config: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["InvoiceDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40960 该服务已有待处理的配置变更，请先支付或取消；40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgradeQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 要变更的配置项：字段 → 子选项编号或数量（未列出的保持不变）
+                     * @example {
+                     *       "cpu": 10103,
+                     *       "memory": 10203
+                     *     }
+                     */
+                    config: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UpgradeQuote"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40961 该服务当前不能升降级配置 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientServicesUpgradeCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["InvoiceDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40912 账单当前状态不可支付；40913 账单有进行中的扫码支付，请完成或等待其关闭后再试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     clientVncTokensGet: {
         parameters: {
             query?: never;
@@ -17693,7 +21197,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "renew" | "traffic_package";
+                kind?: "renew" | "traffic_package" | "upgrade";
                 status?: "pending" | "processing" | "awaiting_admin" | "succeeded" | "cancelled";
                 service_id?: number;
                 user_id?: number;
@@ -18060,6 +21564,3658 @@ export interface operations {
             };
             /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                status?: "open" | "answered" | "customer_reply" | "closed";
+                department_id?: number;
+                priority?: "low" | "normal" | "high" | "urgent";
+                assignee_id?: number;
+                keyword?: string;
+                /** @description 排序字段，前缀 - 表示倒序 */
+                sort?: "id" | "-id" | "last_reply_at" | "-last_reply_at" | "created_at" | "-created_at" | "priority" | "-priority";
+                user_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AdminTicketItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminUsersTicketsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                status?: "open" | "answered" | "customer_reply" | "closed";
+                department_id?: number;
+                priority?: "low" | "normal" | "high" | "urgent";
+                assignee_id?: number;
+                keyword?: string;
+                /** @description 排序字段，前缀 - 表示倒序 */
+                sort?: "id" | "-id" | "last_reply_at" | "-last_reply_at" | "created_at" | "-created_at" | "priority" | "-priority";
+            };
+            header?: never;
+            path: {
+                user: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AdminTicketItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticket: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketsReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticket: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    /** @default false */
+                    internal?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40955 工单已关闭，如需继续咨询请提交新工单 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketsAssign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticket: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    admin_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketsStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticket: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "open" | "answered" | "customer_reply" | "closed";
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketDepartmentsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AdminTicketDepartment"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketDepartmentsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    /** Format: email */
+                    notify_email?: string | null;
+                    sort_order?: number;
+                    is_visible?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDepartment"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketDepartmentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                department: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /** Format: email */
+                    notify_email?: string | null;
+                    sort_order?: number;
+                    is_visible?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminTicketDepartment"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTicketDepartmentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                department: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40901 资源仍被业务数据引用 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentUploadImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description 要上传的文件
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UploadedFile"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminMediaFilesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                purpose?: "content" | "ticket";
+                type?: "image/png" | "image/jpeg" | "image/webp" | "image/gif" | "application/pdf" | "text/plain";
+                user_id?: number;
+                keyword?: string;
+                /** @description 布尔值：1/0、true/false、on/off、yes/no */
+                referenced?: "1" | "true" | "on" | "yes" | "0" | "false" | "off" | "no";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["MediaFile"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminMediaFilesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40901 资源仍被业务数据引用 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentArticlesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                kind?: "notice" | "help";
+                status?: "draft" | "published";
+                category_id?: number;
+                /** @description 布尔值：1/0、true/false、on/off、yes/no */
+                pinned?: "1" | "true" | "on" | "yes" | "0" | "false" | "off" | "no";
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AdminArticleItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentArticlesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "notice" | "help";
+                    category_id?: number;
+                    title: string;
+                    /** @description 纯文本正文（保留换行，不作为 HTML 渲染） */
+                    body: string;
+                    /** @enum {string} */
+                    status: "draft" | "published";
+                    /**
+                     * @description 发布时间（北京时间）；留空则发布时取当前时间，未来时间表示定时发布
+                     * @example 2026-01-01 08:00:00
+                     */
+                    published_at?: string;
+                    pinned?: boolean;
+                    sort_order?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminArticle"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentArticlesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                article: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminArticle"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentArticlesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                article: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    category_id?: number;
+                    title?: string;
+                    /** @description 纯文本正文（保留换行，不作为 HTML 渲染） */
+                    body?: string;
+                    /** @enum {string} */
+                    status?: "draft" | "published";
+                    /**
+                     * @description 发布时间（北京时间）；留空则发布时取当前时间，未来时间表示定时发布
+                     * @example 2026-01-01 08:00:00
+                     */
+                    published_at?: string;
+                    pinned?: boolean;
+                    sort_order?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminArticle"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentArticlesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                article: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentCategoriesList: {
+        parameters: {
+            query?: {
+                kind?: "notice" | "help";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ContentCategory"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentCategoriesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "notice" | "help";
+                    name: string;
+                    sort_order?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ContentCategory"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentCategoriesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    sort_order?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ContentCategory"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminContentCategoriesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                category: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40901 资源仍被业务数据引用 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSiteHomeHeroGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminHomeHero"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSiteHomeHero: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    /** @default  */
+                    subtitle?: string;
+                    /** @default null */
+                    image_asset_id?: string | null;
+                    /** @default  */
+                    cta_label?: string;
+                    /** @default  */
+                    cta_url?: string;
+                    visible: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminHomeHero"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketDepartmentsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["TicketDepartment"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsAttachmentsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description 要上传的文件
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["UploadedFile"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                status?: "open" | "answered" | "customer_reply" | "closed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["TicketItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 幂等键（可选，1 到 255 个可打印 ASCII 字符，按用户区分，保留 24 小时）：相同的键与相同的请求返回首次的结果（响应头 Idempotent-Replayed: true），不会重复执行；相同的键用于不同的请求答 42200；首次请求仍在处理中答 40920。服务器错误（5xx）与参数校验失败（42200）不保留，可用同一个键重试。 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    department_id: number;
+                    subject: string;
+                    body: string;
+                    /**
+                     * @default normal
+                     * @enum {string}
+                     */
+                    priority?: "low" | "normal" | "high" | "urgent";
+                    service_id?: number;
+                    attachments?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            id: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["TicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    attachments?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["TicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40955 工单已关闭，如需继续咨询请提交新工单 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientTicketsClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["TicketDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40955 工单已关闭，如需继续咨询请提交新工单 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientNoticesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                category_id?: number;
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ClientNoticeItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientNoticesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ClientNoticeDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientNoticesRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            id: number;
+                            /** @enum {boolean} */
+                            is_read: true;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientHelpArticlesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                category_id?: number;
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ArticleItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientHelpArticlesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ArticleDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientContentOverviewGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ClientContentOverview"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteNoticesCategoriesList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ContentCategory"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteNoticesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                category_id?: number;
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ArticleItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteNoticesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ArticleDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteHelpArticlesCategoriesList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ContentCategory"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteHelpArticlesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                category_id?: number;
+                keyword?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ArticleItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteHelpArticlesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ArticleDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    siteHomeHeroGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["HomeHero"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    secureAssetsViewGet: {
+        parameters: {
+            query: {
+                asset: string;
+                expires: string;
+                sig: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 文件内容 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41000 文件链接已过期，请刷新页面后重新获取 */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,8 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   idempotent?: boolean;
   /** Only where `operationIdFor(method, path)` would collide with another route's id. */
   operationId?: string;
+  /** Upload routes only (multipart bodies): the body size refused before it is read, instead of the JSON limit. */
+  bodyLimitBytes?: number;
 };
 
 function accessText(access: Access): string {
@@ -82,7 +84,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     // Size first (before anything reads the body), then who may call, then the strings every route
     // refuses, then a replayed answer for a repeated idempotency key.
     middleware: [
-      ...(spec.request?.body ? [limitBody(JSON_BODY_LIMIT_BYTES)] : []),
+      ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),

@@ -11,6 +11,7 @@ import { STOCK_STATUSES, stockStatus } from '../../domain/catalogue/stock.js';
 import { dateTimeString, moneyString } from '../schemas.js';
 import { productTypeSchema } from './catalogue.js';
 import { groupPath, optionChoiceSchema, optionItemSchema, pricingMapSchema } from './products.js';
+import { heroSchema } from './support.js';
 
 /** Whitelist resources of the public site: no internal fields (status, upstream ids, config templates). */
 export const siteMenuSchema = z
@@ -233,5 +234,6 @@ export const siteHomeSchema = z
     currency: z.literal('CNY'),
     menus: z.array(siteMenuSchema),
     featured_products: z.array(siteProductItemSchema),
+    hero: heroSchema.openapi({ description: '首页横幅（visible 为 false 时不显示），与 GET /api/v2/site/home-hero 相同' }),
   })
   .openapi('SiteHome');

@@ -13,7 +13,9 @@ import { migration0012LoginThrottle } from './0012-login-throttle.js';
 import { migration0013Outbox } from './0013-outbox.js';
 import { migration0014VncSessions } from './0014-vnc-sessions.js';
 import { migration0015Settings } from './0015-settings.js';
+import { migration0016ConsoleNetwork } from './0016-console-network.js';
 import { migration0017ServiceUpgrades } from './0017-service-upgrades.js';
+import { migration0019Support } from './0019-support.js';
 import { migration0020Marketing } from './0020-marketing.js';
 import { migration0022ActorTypes } from './0022-actor-types.js';
 import type { Migration } from './types.js';
@@ -35,7 +37,9 @@ export const migrations: Migration[] = [
   migration0013Outbox,
   migration0014VncSessions,
   migration0015Settings,
+  migration0016ConsoleNetwork,
   migration0017ServiceUpgrades,
+  migration0019Support,
   migration0020Marketing,
   migration0022ActorTypes,
 ];

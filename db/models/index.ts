@@ -8,6 +8,7 @@ import { defineNotificationLog } from './notification-log.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
+import { defineSecurityGroupModels } from './security-group.js';
 import { defineServiceModels } from './service.js';
 import { defineServiceUpstreamOrder } from './service-upstream-order.js';
 import { defineSupplier } from './supplier.js';
@@ -40,6 +41,7 @@ export function defineModels(sequelize: Sequelize) {
     NotificationLog: defineNotificationLog(sequelize),
     IdempotencyKey: defineIdempotencyKey(sequelize),
     VncSession: defineVncSession(sequelize),
+    ...defineSecurityGroupModels(sequelize),
   };
 }
 

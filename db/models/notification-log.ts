@@ -7,8 +7,21 @@ import {
   type Sequelize,
 } from 'sequelize';
 
-export const NOTIFICATION_KINDS = ['renewal_due', 'service_overdue', 'service_suspended', 'service_terminated', 'invoice_unpaid'] as const;
+export const NOTIFICATION_KINDS = [
+  'renewal_due',
+  'service_overdue',
+  'service_suspended',
+  'service_terminated',
+  'invoice_unpaid',
+  'ticket_staff_reply',
+  'ticket_customer_reply',
+  'ticket_close_reminder',
+  'ticket_auto_closed',
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+export const NOTIFICATION_ENTITY_TYPES = ['service', 'invoice', 'ticket'] as const;
+export type NotificationEntityType = (typeof NOTIFICATION_ENTITY_TYPES)[number];
 
 export const NOTIFICATION_CHANNELS = ['mail', 'sms'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
@@ -26,7 +39,7 @@ export interface NotificationLogRow extends Model<InferAttributes<NotificationLo
   id: CreationOptional<number>;
   kind: NotificationKind;
   channel: NotificationChannel;
-  entity_type: 'service' | 'invoice';
+  entity_type: NotificationEntityType;
   entity_id: number;
   /** What makes one notice distinct for its entity (a due date and threshold, a suspension time). */
   occasion: string;

@@ -31,6 +31,10 @@ export const PERMISSIONS = {
   'setting.view': '查看系统设置（敏感项只见掩码）',
   'setting.manage': '修改系统设置',
   'product.manage': '管理商品目录（菜单、分组、分类、商品的增删改与排序）',
+  'ticket.view': '查看工单',
+  'ticket.manage': '处理工单（回复、内部备注、分配、状态）与管理工单部门',
+  'content.view': '查看公告、帮助文章与媒体文件',
+  'content.manage': '管理公告、帮助文章、分类、媒体文件（上传、删除）与首页横幅',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

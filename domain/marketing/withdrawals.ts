@@ -32,7 +32,8 @@ export type WithdrawalRequest = {
  * available (40972).
  */
 export async function requestWithdrawal(deps: DomainDeps, input: WithdrawalRequest, audit: Audit): Promise<WithdrawalRecord> {
-  // Identity (real-name) check: when the identity helper lands, call it here, before anything is reserved:
+  // IDENTITY CALL SITE: once `domain/access/require-verified.ts` (identity work) is on main, call
+  // it here, before anything is reserved (40301 when the `access` settings require verification):
   // await requireVerified(deps, input.userId, 'withdrawal');
   const config = await readReferralConfig(deps);
   const amount = money(input.amount);

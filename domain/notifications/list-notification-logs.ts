@@ -9,7 +9,7 @@ export type NotificationLogQuery = {
   channel?: NotificationChannel | undefined;
   status?: NotificationStatus | undefined;
   user_id?: number | undefined;
-  entity_type?: 'service' | 'invoice' | undefined;
+  entity_type?: 'service' | 'invoice' | 'ticket' | undefined;
   entity_id?: number | undefined;
 };
 

@@ -1,4 +1,4 @@
-import type { NotificationKind } from '../../db/models/notification-log.js';
+import type { NotificationEntityType, NotificationKind } from '../../db/models/notification-log.js';
 
 /** Who gets a notice: the user's own e-mail and phone (either may be missing). */
 export type Recipient = { id: number; email: string | null; phone: string | null };
@@ -9,7 +9,7 @@ export type Recipient = { id: number; email: string | null; phone: string | null
  */
 export type Notice = {
   kind: NotificationKind;
-  entityType: 'service' | 'invoice';
+  entityType: NotificationEntityType;
   entityId: number;
   /** Distinguishes repeated notices of one entity: a due date and threshold, a suspension time. At most 64 characters. */
   occasion: string;

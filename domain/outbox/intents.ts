@@ -4,8 +4,8 @@ import type { DomainDeps } from '../deps.js';
 /** The LISTEN/NOTIFY channel that wakes the relay; the payload is the delay (ms) before the new row is due. */
 export const OUTBOX_CHANNEL = 'outbox';
 
-/** What a row promises (the CHECK of migration 0013 lists the same). */
-export const INTENT_KINDS = ['start_fulfilment', 'start_payment', 'start_refund', 'decide_provisioning', 'decide_service_order'] as const;
+/** What a row promises (the CHECK of migrations 0013 and 0019 lists the same). */
+export const INTENT_KINDS = ['start_fulfilment', 'start_payment', 'start_refund', 'decide_provisioning', 'decide_service_order', 'ticket_notice'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
 
 /**

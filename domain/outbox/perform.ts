@@ -7,6 +7,7 @@ import { resumeRefundWorkflow } from '../billing/refunds/start-refund-workflow.j
 import type { DomainDeps } from '../deps.js';
 import { deliverProvisioningDecision } from '../provisioning/admin.js';
 import { deliverServiceOrderDecision } from '../services/orders/admin-service-orders.js';
+import { sendTicketReplyNotice } from '../support/ticket-notices.js';
 import { type IntentKind, shortError } from './intents.js';
 
 export type ClaimedIntent = { id: string; kind: IntentKind; key: string; payload: Record<string, unknown>; attempts: number };
@@ -38,6 +39,8 @@ export async function performIntent(deps: DomainDeps, intent: ClaimedIntent): Pr
       return deliverProvisioningDecision(deps, Number(p['service_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
     case 'decide_service_order':
       return deliverServiceOrderDecision(deps, String(p['workflow_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
+    case 'ticket_notice':
+      return sendTicketReplyNotice(deps, Number(p['reply_id']));
     default: {
       const unknown: never = intent.kind;
       throw new Error(`unknown outbox intent kind ${String(unknown)}`);

@@ -5,9 +5,10 @@ import type { ProductType } from '../../db/models/catalogue.js';
  * What the service console can do, as the client sees it (spec: "Console buttons are shown only
  * for capabilities the backend returns"). Only capabilities a route of ours serves are listed:
  * `runtime` (live state: GET …/runtime), `power`, `vnc`, `reinstall`, `reset_password`,
- * `traffic_packages`. NAT rules and security groups (`network`, `security`) are not served yet.
+ * `traffic_packages`, `network` (NAT port forwarding: …/nat-rules), `security` (security groups
+ * linked to the service: …/security-groups) and `monitoring` (…/monitoring).
  */
-export const CONSOLE_CAPABILITIES = ['runtime', 'power', 'vnc', 'reinstall', 'reset_password', 'traffic_packages'] as const;
+export const CONSOLE_CAPABILITIES = ['runtime', 'power', 'vnc', 'reinstall', 'reset_password', 'traffic_packages', 'network', 'security', 'monitoring'] as const;
 export type ConsoleCapability = (typeof CONSOLE_CAPABILITIES)[number];
 
 const COMPUTE: readonly ConsoleCapability[] = CONSOLE_CAPABILITIES;
@@ -32,6 +33,11 @@ const NEEDS: Record<ConsoleCapability, readonly string[]> = {
   reinstall: ['host_action'],
   reset_password: ['host_action'],
   traffic_packages: ['traffic_packages', 'traffic_package_buy'],
+  // The module actions alone do not say which custom modules the upstream runs: the plugin
+  // declares the NAT and security group modules by name.
+  network: ['module_action', 'module_page', 'nat_rules'],
+  security: ['module_action', 'module_page', 'security_groups'],
+  monitoring: ['host_monitoring'],
 };
 
 export type ConsoleInput = {

@@ -9,6 +9,7 @@ import {
   unsuspendRenewedTask,
 } from '../lifecycle/lifecycle-tasks.js';
 import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
+import { ticketAutoCloseTask } from '../support/auto-close.js';
 import { logRetentionTask } from './builtin/log-retention.js';
 import { releaseCommissionsTask } from '../marketing/commissions.js';
 import { memberLevelsTask } from '../marketing/member-levels.js';
@@ -31,6 +32,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   dueRemindersTask,
   accountNoticesTask,
   cancelStaleInvoicesTask,
+  ticketAutoCloseTask,
   releaseCommissionsTask,
   memberLevelsTask,
 ];

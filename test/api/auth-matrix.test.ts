@@ -22,9 +22,17 @@ describe('auth matrix', () => {
     const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual([
       'GET /api/health',
+      'GET /api/secure-assets/view',
       'GET /api/v2/client/vnc-tokens/{token}',
       'GET /api/v2/site/config',
+      'GET /api/v2/site/help-articles',
+      'GET /api/v2/site/help-articles/categories',
+      'GET /api/v2/site/help-articles/{id}',
       'GET /api/v2/site/home',
+      'GET /api/v2/site/home-hero',
+      'GET /api/v2/site/notices',
+      'GET /api/v2/site/notices/categories',
+      'GET /api/v2/site/notices/{id}',
       'GET /api/v2/site/product-categories',
       'GET /api/v2/site/product-groups',
       'GET /api/v2/site/product-menus',

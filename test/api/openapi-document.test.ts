@@ -26,7 +26,7 @@ describe('operation ids', () => {
   it('gives every operation a unique id made by the rule', () => {
     expect(operations.length).toBeGreaterThan(100);
     const ids = operations.map((o) => o.op.operationId);
-    for (const { name, op } of operations) expect(op.operationId, name).toMatch(/^(admin|client|site|health)[A-Z]?[A-Za-z]*$/);
+    for (const { name, op } of operations) expect(op.operationId, name).toMatch(/^(admin|client|site|health|secureAssets)[A-Z]?[A-Za-z]*$/);
     expect(new Set(ids).size).toBe(ids.length);
     const byId = Object.fromEntries(operations.map((o) => [o.op.operationId, o.name]));
     expect(byId).toMatchObject({

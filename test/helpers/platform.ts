@@ -1,4 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -76,6 +79,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     TEMPORAL_SCHEDULE_PREFIX: `t-${id}-`,
     DATABASE_POOL_MAX: '5',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: join(tmpdir(), `platform-data-${id}`),
     ...options.env,
   };
   const config = loadConfig(env);
@@ -135,6 +139,7 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
       await nativeConnection?.close();
       await clientConnection.close();
       await served.stop();
+      await rm(env.DATA_DIR as string, { recursive: true, force: true });
       await closeAppDeps(deps);
       await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)} WITH (FORCE)`));
     },

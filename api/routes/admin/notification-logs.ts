@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, NOTIFICATION_STATUSES, type NotificationLogRow } from '../../../db/models/notification-log.js';
+import { NOTIFICATION_CHANNELS, NOTIFICATION_ENTITY_TYPES, NOTIFICATION_KINDS, NOTIFICATION_STATUSES, type NotificationLogRow } from '../../../db/models/notification-log.js';
 import { listNotificationLogs } from '../../../domain/notifications/list-notification-logs.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
@@ -12,6 +12,10 @@ const KIND_LABELS: Record<NotificationLogRow['kind'], string> = {
   service_suspended: '服务暂停通知',
   service_terminated: '服务终止通知',
   invoice_unpaid: '账单未支付提醒',
+  ticket_staff_reply: '工单回复通知',
+  ticket_customer_reply: '工单客户回复通知',
+  ticket_close_reminder: '工单即将自动关闭提醒',
+  ticket_auto_closed: '工单自动关闭通知',
 };
 
 const STATUS_LABELS: Record<NotificationLogRow['status'], string> = {
@@ -27,7 +31,7 @@ const notificationLogSchema = z
     kind: z.enum(NOTIFICATION_KINDS),
     kind_label: z.string(),
     channel: z.enum(NOTIFICATION_CHANNELS).openapi({ description: 'mail：邮件；sms：短信' }),
-    entity_type: z.enum(['service', 'invoice']),
+    entity_type: z.enum(NOTIFICATION_ENTITY_TYPES),
     entity_id: z.number().int(),
     occasion: z.string().openapi({ description: '同一对象的不同提醒（如到期时间与提前天数 `…:d7`）；(kind, channel, entity, occasion) 唯一，保证只发送一次' }),
     user_id: z.number().int(),
@@ -57,7 +61,7 @@ const notificationLogs = defineRoute({
       channel: z.enum(NOTIFICATION_CHANNELS).optional(),
       status: z.enum(NOTIFICATION_STATUSES).optional(),
       user_id: idQuery().optional(),
-      entity_type: z.enum(['service', 'invoice']).optional(),
+      entity_type: z.enum(NOTIFICATION_ENTITY_TYPES).optional(),
       entity_id: idQuery().optional(),
     }),
   },

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { SERVICE_STATUSES } from '../../../db/models/service.js';
 import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
+import { withResolvedConsole } from '../../../domain/services/console/resolve-capabilities.js';
 import { findServiceView } from '../../../domain/services/find-service.js';
 import { listServices, SERVICE_SORT_KEYS } from '../../../domain/services/list-services.js';
 import { PASSWORD_REVEALS_PER_HOUR, revealServicePassword } from '../../../domain/services/reveal-password.js';
@@ -38,7 +39,7 @@ const detail = defineRoute({
   summary: '服务详情',
   description: [
     '包含规范“服务实例”表的全部字段：下单时的类型快照（历史值归一到 8 种类型）、console_template、真实的 provider_key 与 plugin_key、capabilities、upstream.host_id（无上游绑定为 0，此时控制台只读、所有 actions 为 false）、actions.power、actions.module_status、has_password（密码只能通过单独的查看操作获取）。',
-    'capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages；为商品类型的控制台能力与绑定插件声明能力的交集。',
+    'capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages、network（NAT 端口转发）、security（安全组）、monitoring（监控）；为商品类型的控制台能力与绑定插件声明能力的交集；other 类型在详情中为插件通过 server.resolve_capability 实时给出的能力（列表中为插件声明的上限）。',
   ].join('\n\n'),
   access: { surface: 'client' },
   request: { params: idParam('id') },
@@ -77,7 +78,7 @@ export const clientServiceRoutes = createRouter()
   })
   .openapi(detail, async (c) => {
     const view = await findServiceView(c.var.deps, c.req.valid('param').id, c.var.client.id);
-    return ok(c, serviceDetailResource(view));
+    return ok(c, serviceDetailResource(await withResolvedConsole(c.var.deps, view, c.var.client.id)));
   })
   .openapi(autoRenew, async (c) => {
     const result = await setAutoRenew(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, enabled: c.req.valid('json').enabled });

@@ -2,6 +2,7 @@ import { BILLING_PERIODS, billingPeriodLabel, billingPeriodMonths } from '../../
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { productTypeOptions } from '../../../domain/catalogue/product-types.js';
 import { HOME_FEATURED_PRODUCTS, HOME_MENUS, listSiteCategories, listSiteGroups, listSiteMenus, listSiteProducts } from '../../../domain/catalogue/site-catalogue.js';
+import { getHomeHero } from '../../../domain/content/home-hero.js';
 import { siteSettings } from '../../../domain/settings/groups/site.js';
 import { readSettings } from '../../../domain/settings/settings.js';
 import { TIME_ZONE } from '../../../lib/time.js';
@@ -19,6 +20,7 @@ import {
   siteMenuSchema,
   siteProductItemResource,
 } from '../../resources/site-catalogue.js';
+import { heroResource } from '../../resources/support.js';
 import { idQuery, listQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas.js';
 
 const tags = ['站点：商品目录'];
@@ -69,7 +71,7 @@ const home = defineRoute({
   method: 'get',
   path: '/api/v2/site/home',
   tags,
-  summary: '首页首屏（菜单与推荐商品，小于 50 KB）',
+  summary: '首页首屏（菜单、推荐商品与首页横幅，小于 50 KB）',
   description: `menus 为显示中的前 ${HOME_MENUS} 个一级菜单；featured_products 为按店面顺序（sort_order、编号）的前 ${HOME_FEATURED_PRODUCTS} 个在售商品。`,
   access: open,
   data: siteHomeSchema,
@@ -123,9 +125,10 @@ export const siteCatalogueRoutes = createRouter()
   .openapi(home, async (c) => {
     const deps = c.var.deps;
     const data = await cachedData(deps, 'home', async () => {
-      const [menuPage, productPage] = await Promise.all([
+      const [menuPage, productPage, hero] = await Promise.all([
         listSiteMenus(deps, { page: 1, page_size: HOME_MENUS }),
         listSiteProducts(deps, { page: 1, page_size: HOME_FEATURED_PRODUCTS }),
+        getHomeHero(deps),
       ]);
       const site = await readSettings(deps, siteSettings);
       return {
@@ -133,6 +136,7 @@ export const siteCatalogueRoutes = createRouter()
         currency: 'CNY' as const,
         menus: menuPage.rows.map(siteMenuResource),
         featured_products: productPage.rows.map(siteProductItemResource),
+        hero: heroResource(deps, hero),
       };
     });
     return okCached(c, present(data));

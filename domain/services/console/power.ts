@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../../deps.js';
 import { findServiceView } from '../find-service.js';
 import { callConsole } from './console-call.js';
-import { requireConsole } from './require-console.js';
+import { requireConsoleAction } from './resolve-capabilities.js';
 
 /** Our power verbs → the upstream plugin's `host_action` actions. */
 export const POWER_ACTIONS = {
@@ -16,7 +16,7 @@ export const POWER_ACTION_NAMES = Object.keys(POWER_ACTIONS) as PowerAction[];
 
 export async function runPowerAction(deps: DomainDeps, input: { serviceId: number; userId: number; action: PowerAction }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
-  requireConsole(service, 'power');
+  await requireConsoleAction(deps, service, 'power', input.userId);
   const verb = POWER_ACTIONS[input.action];
   await callConsole(deps, {
     serviceId: service.id,

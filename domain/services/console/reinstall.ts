@@ -5,7 +5,7 @@ import { findServiceView } from '../find-service.js';
 import { recordServiceEvent } from '../../provisioning/service-events.js';
 import { callConsole } from './console-call.js';
 import { generateHostPassword, HOST_PASSWORD_PATTERN } from './generate-password.js';
-import { requireConsole } from './require-console.js';
+import { requireConsoleAction } from './resolve-capabilities.js';
 
 /** The OS choices of the service's product (`os` option): id → label. */
 async function osChoices(deps: DomainDeps, productId: number): Promise<Map<number, string>> {
@@ -22,7 +22,7 @@ async function osChoices(deps: DomainDeps, productId: number): Promise<Map<numbe
  */
 export async function reinstallService(deps: DomainDeps, input: { serviceId: number; userId: number; osId: number; password?: string | undefined }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
-  requireConsole(service, 'reinstall');
+  await requireConsoleAction(deps, service, 'reinstall', input.userId);
   const choices = await osChoices(deps, service.product_id);
   const label = choices.get(input.osId);
   if (label === undefined) throw validationError({ os_id: ['该操作系统不在此商品的可选系统中'] });

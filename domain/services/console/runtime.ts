@@ -3,7 +3,7 @@ import type { DomainDeps } from '../../deps.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { findServiceView } from '../find-service.js';
 import { invokeServiceUpstream } from '../service-upstream.js';
-import { requireConsole } from './require-console.js';
+import { requireConsoleAction } from './resolve-capabilities.js';
 
 type Bandwidth = { limit_gb?: unknown; used_gb?: unknown; extra_gb?: unknown };
 
@@ -13,7 +13,7 @@ type Bandwidth = { limit_gb?: unknown; used_gb?: unknown; extra_gb?: unknown };
  */
 export async function readServiceRuntime(deps: DomainDeps, input: { serviceId: number; userId: number }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
-  requireConsole(service, 'runtime');
+  await requireConsoleAction(deps, service, 'runtime', input.userId);
   const actor = userActor(input.userId);
   const [detail, power] = await Promise.all([
     invokeServiceUpstream(deps, service.id, { action: 'upstream.host_detail', actor }),

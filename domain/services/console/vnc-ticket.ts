@@ -7,7 +7,7 @@ import { isPublicAddress, type Resolver } from '../../suppliers/base-url-policy.
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { findServiceView } from '../find-service.js';
 import { invokeServiceUpstream } from '../service-upstream.js';
-import { requireConsole } from './require-console.js';
+import { requireConsoleAction } from './resolve-capabilities.js';
 
 /** What the relay needs to reach the upstream console: never stored, never logged, never sent to a browser. */
 export type UpstreamConsoleTicket = { websocketUrl: string; password: string; pluginLogId: number | null };
@@ -45,7 +45,7 @@ export async function checkConsoleWebsocketUrl(deps: DomainDeps, value: string, 
  */
 export async function fetchUpstreamConsoleTicket(deps: DomainDeps, input: { serviceId: number; userId: number }): Promise<UpstreamConsoleTicket> {
   const service = await findServiceView(deps, input.serviceId, input.userId);
-  requireConsole(service, 'vnc');
+  await requireConsoleAction(deps, service, 'vnc', input.userId);
   const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.console_ticket', actor: userActor(input.userId) });
   const data = requireSupplierData(result);
   const secret = data['console_secret'];

@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
 import { findServiceView } from '../find-service.js';
-import { requireConsole } from './require-console.js';
+import { requireConsoleAction } from './resolve-capabilities.js';
 import { consolePageUrl, hashVncToken, newVncToken, VNC_PUBLIC_TOKEN_TTL_SECONDS } from './vnc-tokens.js';
 
 /** Console tokens per service in a rolling hour; more is 42900 (a page reload takes one, a script would take thousands). */
@@ -17,7 +17,7 @@ export const VNC_TOKENS_PER_HOUR = 60;
  */
 export async function openVncConsole(deps: DomainDeps, input: { serviceId: number; userId: number; ip: string }) {
   const service = await findServiceView(deps, input.serviceId, input.userId);
-  requireConsole(service, 'vnc');
+  await requireConsoleAction(deps, service, 'vnc', input.userId);
   const [recent] = await deps.db.read<{ n: string }>(`SELECT count(*) AS n FROM vnc_sessions WHERE service_id = $1 AND created_at > now() - interval '1 hour'`, [service.id]);
   if (Number(recent?.n ?? 0) >= VNC_TOKENS_PER_HOUR) throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `打开控制台过于频繁，每小时最多 ${VNC_TOKENS_PER_HOUR} 次，请稍后再试`);
   const token = newVncToken();

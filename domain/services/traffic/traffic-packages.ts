@@ -4,7 +4,7 @@ import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import { applyPriceRule, NO_MARKUP, parsePriceRule, type PriceRule } from '../../suppliers/price-rule.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
-import { requireConsole } from '../console/require-console.js';
+import { requireConsoleAction } from '../console/resolve-capabilities.js';
 import { findServiceView } from '../find-service.js';
 import type { ServiceView } from '../service-view.js';
 import { invokeServiceUpstream } from '../service-upstream.js';
@@ -40,7 +40,7 @@ async function priceRuleOf(deps: DomainDeps, productId: number): Promise<PriceRu
  * price), rounded half-up to cents. Needs the `traffic_packages` console capability.
  */
 export async function trafficPackageOffers(deps: DomainDeps, service: ServiceView, userId: number): Promise<TrafficPackageOffer[]> {
-  requireConsole(service, 'traffic_packages');
+  await requireConsoleAction(deps, service, 'traffic_packages', userId);
   const result = await invokeServiceUpstream(deps, service.id, { action: 'upstream.traffic_packages', actor: userActor(userId) });
   const packages = (requireSupplierData(result)['packages'] ?? []) as UpstreamPackage[];
   const rule = await priceRuleOf(deps, service.product_id);

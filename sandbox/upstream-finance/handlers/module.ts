@@ -6,6 +6,10 @@ import { bump, findHost, type ModuleData, type ModuleRecord, type SandboxState }
 import type { SandboxAnswer } from '../types.js';
 
 const MAX_NAT_RULES = 10;
+/** The external ports the NAT gateway hands out (shared by every host of the sandbox). */
+const NAT_PORT_MIN = 20000;
+const NAT_PORT_MAX = 29999;
+const MAX_SECURITY_RULES = 50;
 const MAX_SNAPSHOTS = 3;
 
 function moduleData(state: SandboxState, hostId: number): ModuleData {
@@ -26,6 +30,29 @@ function port(value: string | undefined): number | null {
   return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : null;
 }
 
+function externalPortTaken(state: SandboxState, protocol: string, extPort: number): boolean {
+  for (const data of state.moduleData.values()) {
+    if (data.natRules.some((r) => r.protocol === protocol && r.ext_port === extPort)) return true;
+  }
+  return false;
+}
+
+function freeExternalPort(state: SandboxState, protocol: string): number | null {
+  for (let candidate = NAT_PORT_MIN; candidate <= NAT_PORT_MAX; candidate += 1) {
+    if (!externalPortTaken(state, protocol, candidate)) return candidate;
+  }
+  return null;
+}
+
+/** `80`, `1-1024`: ascending, within 1–65535. */
+function portRange(value: string): boolean {
+  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(value);
+  if (!m) return false;
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  return from >= 1 && to <= 65535 && from <= to;
+}
+
 function removeById(list: ModuleRecord[], id: string | undefined): boolean {
   const index = list.findIndex((r) => String(r.id) === id);
   if (index < 0) return false;
@@ -33,17 +60,23 @@ function removeById(list: ModuleRecord[], id: string | undefined): boolean {
   return true;
 }
 
-type ModuleFunction = (data: ModuleData, body: Record<string, FormValue>) => SandboxAnswer;
+type ModuleFunction = (data: ModuleData, body: Record<string, FormValue>, state: SandboxState) => SandboxAnswer;
 
 const FUNCTIONS: Record<string, ModuleFunction> = {
-  addNatRule(data, body) {
+  addNatRule(data, body, state) {
     const protocol = formString(body, 'protocol') ?? '';
     const internal = port(formString(body, 'int_port'));
-    if (!['tcp', 'udp'].includes(protocol) || internal === null) return refuse(SANDBOX_MESSAGES.badParam);
+    const askedRaw = formString(body, 'ext_port') ?? '';
+    const asked = askedRaw === '' ? null : port(askedRaw);
+    if (!['tcp', 'udp'].includes(protocol) || internal === null || (askedRaw !== '' && asked === null)) return refuse(SANDBOX_MESSAGES.badParam);
+    if (asked !== null && (asked < NAT_PORT_MIN || asked > NAT_PORT_MAX)) return refuse(`外网端口需在 ${NAT_PORT_MIN}-${NAT_PORT_MAX} 之间`);
     if (data.natRules.length >= MAX_NAT_RULES) return refuse('NAT 规则数量已达上限', 400);
+    if (asked !== null && externalPortTaken(state, protocol, asked)) return refuse('外网端口已被占用', 400);
+    const external = asked ?? freeExternalPort(state, protocol);
+    if (external === null) return refuse('外网端口已被占用', 400);
     const id = data.nextId++;
-    data.natRules.push({ id, protocol, int_port: internal, ext_port: 20000 + id });
-    return { status: 200, msg: '添加成功', data: { rule_id: id, ext_port: 20000 + id } };
+    data.natRules.push({ id, protocol, int_port: internal, ext_port: external });
+    return { status: 200, msg: '添加成功', data: { rule_id: id, ext_port: external } };
   },
   delNatRule(data, body) {
     return removeById(data.natRules, formString(body, 'rule_id')) ? { status: 200, msg: '删除成功', data: {} } : refuse(SANDBOX_MESSAGES.notFound);
@@ -53,11 +86,19 @@ const FUNCTIONS: Record<string, ModuleFunction> = {
     const protocol = formString(body, 'protocol') ?? '';
     const ports = formString(body, 'port') ?? '';
     const ip = formString(body, 'ip') ?? '0.0.0.0/0';
-    if (!['in', 'out'].includes(direction) || !['tcp', 'udp', 'icmp', 'all'].includes(protocol) || !/^\d{1,5}(-\d{1,5})?$/.test(ports) || !/^[\d.]+(\/\d{1,2})?$/.test(ip)) {
+    const action = formString(body, 'action') ?? 'accept';
+    if (
+      !['in', 'out'].includes(direction) ||
+      !['tcp', 'udp', 'icmp', 'all'].includes(protocol) ||
+      !portRange(ports) ||
+      !/^(?:[\d.]{7,15}|[0-9a-fA-F:]{2,39})(\/\d{1,3})?$/.test(ip) ||
+      !['accept', 'drop'].includes(action)
+    ) {
       return refuse(SANDBOX_MESSAGES.badParam);
     }
+    if (data.securityRules.length >= MAX_SECURITY_RULES) return refuse('安全组规则数量已达上限', 400);
     const id = data.nextId++;
-    data.securityRules.push({ id, direction, protocol, port: ports, ip });
+    data.securityRules.push({ id, direction, protocol, port: ports, ip, action });
     return { status: 200, msg: '添加成功', data: { rule_id: id } };
   },
   delSecurityRule(data, body) {
@@ -80,15 +121,57 @@ const FUNCTIONS: Record<string, ModuleFunction> = {
   },
 };
 
-const PAGES: Record<string, (data: ModuleData) => ModuleRecord[]> = {
-  nat_rules: (data) => data.natRules,
-  security_groups: (data) => data.securityRules,
-  snapshots: (data) => data.snapshots,
+type Page = { list: ModuleRecord[]; meta?: Record<string, number | string> };
+
+const METRICS: Record<string, { unit: string; base: number; spread: number }> = {
+  cpu: { unit: '%', base: 20, spread: 60 },
+  memory: { unit: '%', base: 35, spread: 40 },
+  disk_read: { unit: 'KB/s', base: 100, spread: 4000 },
+  disk_write: { unit: 'KB/s', base: 50, spread: 2000 },
+  net_in: { unit: 'Kbps', base: 200, spread: 8000 },
+  net_out: { unit: 'Kbps', base: 100, spread: 20000 },
+};
+const MONITORING_STEP = 300;
+const MONITORING_MAX_POINTS = 1000;
+
+/** A stable pseudo-random value in [0, 1) for one host, metric and time. */
+function noise(hostId: number, metric: string, time: number): number {
+  let h = 2166136261 ^ hostId;
+  for (const ch of `${metric}:${time}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+  return ((h >>> 0) % 10000) / 10000;
+}
+
+/**
+ * Monitoring points of a host (`metric`, `start`, `end` in unix seconds, `limit`): one point per
+ * step (5 minutes, or wider to fit `limit`), from `start` on, whatever happened to the host
+ * before (the upstream keeps the history of a reused host: filtering is the caller's job).
+ */
+function monitoringPage(hostId: number, query: Record<string, string>): Page | null {
+  const metric = METRICS[query['metric'] ?? ''];
+  const start = Number(query['start']);
+  const end = Number(query['end']);
+  const limit = Number(query['limit'] ?? '100');
+  if (!metric || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || !Number.isInteger(limit) || limit < 1 || limit > MONITORING_MAX_POINTS) return null;
+  const step = Math.max(MONITORING_STEP, Math.ceil((end - start) / limit / MONITORING_STEP) * MONITORING_STEP);
+  const list: ModuleRecord[] = [];
+  for (let t = Math.ceil(start / step) * step; t <= Math.min(end, nowSeconds()) && list.length < limit; t += step) {
+    const value = metric.base + metric.spread * noise(hostId, query['metric'] ?? '', t);
+    list.push({ id: t, time: t, value: Math.round(value * 100) / 100 });
+  }
+  return { list, meta: { metric: query['metric'] ?? '', unit: metric.unit, step } };
+}
+
+const PAGES: Record<string, (data: ModuleData, hostId: number, query: Record<string, string>) => Page | null> = {
+  nat_rules: (data) => ({ list: data.natRules, meta: { max_rules: MAX_NAT_RULES, port_min: NAT_PORT_MIN, port_max: NAT_PORT_MAX } }),
+  security_groups: (data) => ({ list: data.securityRules, meta: { max_rules: MAX_SECURITY_RULES } }),
+  snapshots: (data) => ({ list: data.snapshots }),
+  monitoring: (_data, hostId, query) => monitoringPage(hostId, query),
 };
 
 /**
  * `GET /provision/custom/content?id=<host id>&key=<page>&jwt=<jwt>` with `Authorization: JWT
- * <jwt>`: a custom module page (`nat_rules`, `security_groups`, `snapshots`). The query `jwt`
+ * <jwt>`: a custom module page (`nat_rules`, `security_groups`, `snapshots`, `monitoring`
+ * with `metric`, `start`, `end`, `limit`). Pages carry their limits beside `list`. The query `jwt`
  * must be the header's token.
  */
 export const modulePageRoute: SandboxRoute = {
@@ -106,8 +189,9 @@ export const modulePageRoute: SandboxRoute = {
     const page = Object.hasOwn(PAGES, query['key'] ?? '') ? PAGES[query['key'] ?? ''] : undefined;
     if (!page) return refuse(SANDBOX_MESSAGES.funcUnsupported);
     if (host.status !== 'Active') return refuse(SANDBOX_MESSAGES.hostStateInvalid, 400);
-    const list = page(moduleData(state, host.id));
-    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { key: query['key'], list, total: list.length } };
+    const answer = page(moduleData(state, host.id), host.id, query);
+    if (!answer) return refuse(SANDBOX_MESSAGES.badParam);
+    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { ...answer.meta, key: query['key'], list: answer.list, total: answer.list.length } };
   },
 };
 
@@ -123,7 +207,7 @@ export const moduleActionRoute: SandboxRoute = {
     const run = Object.hasOwn(FUNCTIONS, func) ? FUNCTIONS[func] : undefined;
     if (!run) return refuse(SANDBOX_MESSAGES.funcUnsupported);
     if (host.status !== 'Active') return refuse(SANDBOX_MESSAGES.hostStateInvalid, 400);
-    const answer = run(moduleData(state, host.id), body);
+    const answer = run(moduleData(state, host.id), body, state);
     if (answer.status === 200) bump(state.ledger.moduleActions, `${host.id}:${func}`);
     return answer;
   },

@@ -37,7 +37,7 @@ describe('client service list and detail', () => {
       console_template: 'compute',
       provider_key: 'upstream_finance_api',
       plugin_key: 'upstream_finance',
-      capabilities: ['runtime', 'power', 'vnc', 'reinstall', 'reset_password', 'traffic_packages'],
+      capabilities: ['runtime', 'power', 'vnc', 'reinstall', 'reset_password', 'traffic_packages', 'network', 'security', 'monitoring'],
       upstream: { host_id: hostId },
       actions: { power: true, module_status: true },
       has_password: true,

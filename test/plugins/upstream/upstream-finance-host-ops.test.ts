@@ -232,7 +232,14 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
     expect(snapshot['result']).toEqual({ snapshot_id: expect.any(Number) });
 
     const nat = await runOk(sandbox, 'upstream.module_page', { host_id: hostId, page: 'nat_rules' });
-    expect(nat).toEqual({ host_id: hostId, page: 'nat_rules', items: [{ id: expect.any(Number), protocol: 'tcp', int_port: 22, ext_port: expect.any(Number) }], total: 1, truncated: false });
+    expect(nat).toEqual({
+      host_id: hostId,
+      page: 'nat_rules',
+      items: [{ id: expect.any(Number), protocol: 'tcp', int_port: 22, ext_port: expect.any(Number) }],
+      total: 1,
+      truncated: false,
+      meta: { max_rules: 10, port_min: 20000, port_max: 29999 },
+    });
     const snapshots = await runOk(sandbox, 'upstream.module_page', { host_id: hostId, page: 'snapshots' });
     expect(snapshots['items']).toEqual([expect.objectContaining({ name: 'before-upgrade', status: 'created' })]);
 
@@ -244,6 +251,26 @@ describe('upstream finance host operations: renew, traffic packages, host and mo
       { method: 'GET', path: '/provision/custom/content', scheme: 'JWT', hostId, query: { id: String(hostId), key: 'snapshots', jwtMatchesHeader: true }, func: null },
     ]);
     expect(sandbox.control.ledger().moduleActions).toMatchObject({ [`${hostId}:addNatRule`]: 1, [`${hostId}:createSnapshot`]: 1 });
+  });
+
+  it('reads monitoring points through the module page and classifies NAT port and limit refusals', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cpu = await runOk(sandbox, 'upstream.host_monitoring', { host_id: hostId, metric: 'bandwidth_in', from: now - 3600, to: now, limit: 6 });
+    expect(cpu).toMatchObject({ host_id: hostId, metric: 'bandwidth_in', unit: 'Kbps' });
+    const points = cpu['points'] as Array<{ time: number; value: number }>;
+    expect(points.length).toBeGreaterThan(0);
+    expect(points.length).toBeLessThanOrEqual(6);
+    expect(points.every((p, i) => p.time >= now - 3600 && p.time <= now && (i === 0 || p.time > (points[i - 1]?.time ?? 0)))).toBe(true);
+    const calls = sandbox.control.ledger().moduleCalls;
+    expect(calls.at(-1)).toMatchObject({ method: 'GET', path: '/provision/custom/content', scheme: 'JWT', query: { id: String(hostId), key: 'monitoring', jwtMatchesHeader: true } });
+    const bad = await runFinance(sandbox, 'upstream.host_monitoring', { payload: { host_id: hostId, metric: 'gpu', from: 0, to: 1, limit: 1 } });
+    expect(bad.data).toMatchObject({ error_code: 'invalid_input' });
+
+    const added = await runOk(sandbox, 'upstream.module_action', { host_id: hostId, function: 'addNatRule', fields: { protocol: 'udp', int_port: 53, ext_port: 28001 } });
+    const taken = await runFinance(sandbox, 'upstream.module_action', { payload: { host_id: hostId, function: 'addNatRule', fields: { protocol: 'udp', int_port: 54, ext_port: 28001 } } });
+    expect(taken).toMatchObject({ success: false, message: '上游外网端口已被占用，请换一个端口', data: { error_kind: 'permanent', error_code: 'port_taken', upstream_status: 400 } });
+    const ruleId = (added['result'] as { rule_id: number }).rule_id;
+    await runOk(sandbox, 'upstream.module_action', { host_id: hostId, function: 'delNatRule', fields: { rule_id: ruleId } });
   });
 
   it('module actions re-login once on a 405 and refuse bad input before sending', async () => {

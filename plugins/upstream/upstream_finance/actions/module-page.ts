@@ -16,8 +16,10 @@ export const readModulePage: FinanceAction = async ({ input, session }) => {
   const data = asRecord(envelope.data) ?? {};
   const list = asArray(data['list']);
   const items = list.slice(0, MODULE_ITEMS_MAX).map(flattenModuleRecord);
+  // The page's own scalar fields beside the list (e.g. `max_rules`, `port_min`, `port_max`).
+  const { list: _list, total: _total, key: _key, ...rest } = data;
   return {
     message: '已获取上游模块数据',
-    data: { host_id: hostId, page, items, total: asInt(data['total']) ?? list.length, truncated: list.length > MODULE_ITEMS_MAX },
+    data: { host_id: hostId, page, items, total: asInt(data['total']) ?? list.length, truncated: list.length > MODULE_ITEMS_MAX, meta: flattenModuleRecord(rest) },
   };
 };

@@ -8,6 +8,7 @@ import { runHostAction } from './host-action.js';
 import { readHostCredentials } from './host-credentials.js';
 import { readHostDetail } from './host-detail.js';
 import { readHostList } from './host-list.js';
+import { readHostMonitoring } from './host-monitoring.js';
 import { renewHost } from './host-renew.js';
 import { upgradeHost } from './host-upgrade.js';
 import { payInvoice } from './invoice-pay.js';
@@ -45,6 +46,7 @@ export const FINANCE_ACTIONS: Record<string, FinanceAction> = {
   'upstream.console_ticket': readConsoleTicket,
   'upstream.module_action': runModuleAction,
   'upstream.module_page': readModulePage,
+  'upstream.host_monitoring': readHostMonitoring,
   health_check: healthCheck,
 };
 

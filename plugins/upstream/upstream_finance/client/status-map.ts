@@ -23,6 +23,8 @@ const MESSAGE_RULES: Array<{ status: number; pattern: RegExp; failure: Failure }
   { status: 400, pattern: /余额不足|余额不够|insufficient (balance|credit)/i, failure: { kind: 'permanent', reason: 'supplier_balance_insufficient', message: '上游供应商账户余额不足，请充值后重试' } },
   { status: 400, pattern: /库存不足|售罄|缺货|无库存|out of stock/i, failure: { kind: 'permanent', reason: 'out_of_stock', message: '上游商品库存不足' } },
   { status: 400, pattern: /(商品|产品).*(不存在|下架)/, failure: { kind: 'permanent', reason: 'product_gone', message: '上游商品不存在或已下架' } },
+  { status: 400, pattern: /端口.*(占用|已被使用)/, failure: { kind: 'permanent', reason: 'port_taken', message: '上游外网端口已被占用，请换一个端口' } },
+  { status: 400, pattern: /数量.*上限|超出.*上限/, failure: { kind: 'permanent', reason: 'limit_reached', message: '已达到上游允许的数量上限' } },
   { status: 400, pattern: /购物车为空/, failure: { kind: 'permanent', reason: 'cart_empty', message: '上游购物车为空，请重新加入购物车后再下单' } },
   { status: 406, pattern: /(商品|产品).*(不存在|下架)/, failure: { kind: 'permanent', reason: 'product_gone', message: '上游商品不存在或已下架' } },
   { status: 406, pattern: /不存在|not\s*found/i, failure: { kind: 'permanent', reason: 'not_found', message: '上游数据不存在' } },

@@ -24,6 +24,8 @@ export type UpstreamFailureReason =
   | 'realname_required'
   | 'phone_binding_required'
   | 'business_error'
+  | 'port_taken'
+  | 'limit_reached'
   | 'unknown_status'
   | 'upstream_http_error'
   | 'unexpected_response'
