@@ -11,7 +11,7 @@ import type { AppliedCoupon } from './discounts.js';
  *   left (still active and in its window), or nothing: of 50 buyers racing for the last use,
  *   exactly one gets a row back;
  * - the user's own count is an upsert that only increments below `per_user_limit`.
- * Either refusal throws 40970 and the whole transaction, invoice included, rolls back.
+ * Either refusal throws 40980 and the whole transaction, invoice included, rolls back.
  */
 export async function reserveCouponUse(
   deps: DomainDeps,

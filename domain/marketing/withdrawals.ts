@@ -29,7 +29,7 @@ export type WithdrawalRequest = {
  * the minimum and maximum per request and the daily total (requests of the day, Asia/Shanghai,
  * not rejected). Under the referral account's row lock, the amount is reserved by one guarded
  * UPDATE (`available_amount >= amount`): nothing is ever withdrawn twice or beyond what is
- * available (40972).
+ * available (40982).
  */
 export async function requestWithdrawal(deps: DomainDeps, input: WithdrawalRequest, audit: Audit): Promise<WithdrawalRecord> {
   // IDENTITY CALL SITE: once `domain/access/require-verified.ts` (identity work) is on main, call
@@ -96,7 +96,7 @@ async function moveFrozenToWithdrawn(deps: DomainDeps, w: WithdrawalRecord, tx: 
 
 /**
  * Admin approval, one guarded statement (`WHERE status = 'pending'`): of any number of racing
- * approvals exactly one changes the row, the others answer 40971. A withdrawal to the balance
+ * approvals exactly one changes the row, the others answer 40981. A withdrawal to the balance
  * is paid at once in the same transaction (a `commission_withdrawal` account transaction keyed
  * `withdrawal:<no>`, UNIQUE); an external one waits for `markWithdrawalPaid`.
  */

@@ -108,7 +108,7 @@ const withdrawalDetail = defineRoute({
   data: withdrawalSchema,
 });
 
-const STATE = '每个状态变更是一条带预期状态的条件更新（同一语句），并发操作只有一个生效，其余 40971。';
+const STATE = '每个状态变更是一条带预期状态的条件更新（同一语句），并发操作只有一个生效，其余 40981。';
 
 const approve = defineRoute({
   method: 'post',

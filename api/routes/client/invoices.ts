@@ -28,7 +28,7 @@ const create = defineRoute({
       billing_period: z.string({ error: '请选择计费周期' }).min(1).max(32),
       config: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
       quantity: z.number().int().optional(),
-      coupon_code: z.string().max(32).optional().openapi({ description: '优惠码（可选）。与报价同一计价函数：会员折扣与优惠券各为一行负数明细；优惠券使用随账单预占（已领完或达个人上限 40970），支付后生效，取消或过期释放' }),
+      coupon_code: z.string().max(32).optional().openapi({ description: '优惠码（可选）。与报价同一计价函数：会员折扣与优惠券各为一行负数明细；优惠券使用随账单预占（已领完或达个人上限 40980），支付后生效，取消或过期释放' }),
     }),
   ),
   data: invoiceDetailSchema,

@@ -77,7 +77,7 @@ const withdraw = defineRoute({
   path: '/api/v2/client/referral-withdrawals',
   tags,
   summary: '申请提现佣金',
-  description: `method=balance 提现到账户余额（审核通过即到账）；external 提现到外部账户（需 account_name、account_no，审核通过后线下打款）。单次最低、最高金额与每日合计上限见系统设置 referral.*（默认 ${REFERRAL_DEFAULTS.withdrawalMin} 到 ${REFERRAL_DEFAULTS.withdrawalMax} 元，每日 ${REFERRAL_DEFAULTS.withdrawalDailyLimit} 元），超出 42200。金额由一条条件更新从可提现佣金中冻结，绝不超提（不足 40972）。`,
+  description: `method=balance 提现到账户余额（审核通过即到账）；external 提现到外部账户（需 account_name、account_no，审核通过后线下打款）。单次最低、最高金额与每日合计上限见系统设置 referral.*（默认 ${REFERRAL_DEFAULTS.withdrawalMin} 到 ${REFERRAL_DEFAULTS.withdrawalMax} 元，每日 ${REFERRAL_DEFAULTS.withdrawalDailyLimit} 元），超出 42200。金额由一条条件更新从可提现佣金中冻结，绝不超提（不足 40982）。`,
   access: { surface: 'client' },
   request: jsonBody(
     z.object({

@@ -131,7 +131,7 @@ describe('coupons on the one pricing function', () => {
     const answers = await Promise.all(clients.map((c) => buy(c, product.id, { coupon_code: coupon.code })));
     const codes = answers.map((a) => a.body.code);
     expect(codes.filter((c) => c === 0)).toHaveLength(1);
-    expect(codes.every((c) => c === 0 || c === 40970 || c === 42200)).toBe(true);
+    expect(codes.every((c) => c === 0 || c === 40980 || c === 42200)).toBe(true);
     expect((await admin('get', `/api/v2/admin/coupons/${coupon.id}`)).used).toBe(3);
     const invoices = await platform.deps.db.models.Invoice.count({ where: { user_id: clients.map((c) => c.id) } });
     expect(invoices).toBe(1);
@@ -218,18 +218,18 @@ describe('referral commissions and withdrawals', () => {
     expect(await referralOf(referrer)).toMatchObject({ pending_amount: '0.00', available_amount: '20.00' });
 
     const tooMuch = await platform.api.post('/api/v2/client/referral-withdrawals', { token: referrer.token, body: { amount: '25.00', method: 'balance' } });
-    expectError(tooMuch, 40972, 409);
+    expectError(tooMuch, 40982, 409);
     const w = await platform.api.post('/api/v2/client/referral-withdrawals', { token: referrer.token, body: { amount: '15.00', method: 'balance' } });
     expect(w.body.code, w.body.message).toBe(0);
     expect(await referralOf(referrer)).toMatchObject({ available_amount: '5.00', frozen_amount: '15.00' });
 
     const approvals = await Promise.all(Array.from({ length: 20 }, () => platform.api.post(`/api/v2/admin/referral-withdrawals/${w.body.data.id}/approve`, { token: root })));
     expect(approvals.filter((a) => a.body.code === 0)).toHaveLength(1);
-    expect(approvals.filter((a) => a.body.code === 40971)).toHaveLength(19);
+    expect(approvals.filter((a) => a.body.code === 40981)).toHaveLength(19);
     expect(await balanceOf(platform, referrer)).toBe('15.00');
     expect(await platform.deps.db.models.AccountTransaction.count({ where: { user_id: referrer.id, type: 'commission_withdrawal' } })).toBe(1);
     expect(await referralOf(referrer)).toMatchObject({ available_amount: '5.00', frozen_amount: '0.00', withdrawn_amount: '15.00' });
-    expectError(await platform.api.post(`/api/v2/admin/referral-withdrawals/${w.body.data.id}/reject`, { token: root, body: { reason: '晚了' } }), 40971, 409);
+    expectError(await platform.api.post(`/api/v2/admin/referral-withdrawals/${w.body.data.id}/reject`, { token: root, body: { reason: '晚了' } }), 40981, 409);
 
     // A full refund after the commission was released and withdrawn claws all of it back (a debt).
     const refund = await platform.api.post(`/api/v2/admin/users/${invitee.id}/invoices/${invoice.body.data.id}/refunds`, { token: root, body: { refund_method: 'balance', reason: '退款' } });
@@ -265,7 +265,7 @@ describe('referral commissions and withdrawals', () => {
     await referralOf(referrer);
     const badInputs = [{ amount: 'abc', method: 'balance' }, { amount: '20', method: 'card' }, { amount: '20', method: 'external' }, { amount: '1.00', method: 'balance' }, { amount: '999999', method: 'balance' }];
     for (const body of badInputs) expectError(await platform.api.post('/api/v2/client/referral-withdrawals', { token: referrer.token, body }), 42200, 422);
-    expectError(await platform.api.post('/api/v2/client/referral-withdrawals', { token: referrer.token, body: { amount: '20', method: 'balance' } }), 40972, 409);
+    expectError(await platform.api.post('/api/v2/client/referral-withdrawals', { token: referrer.token, body: { amount: '20', method: 'balance' } }), 40982, 409);
 
     // Fund the referrer through a real commission.
     const product = await createProduct(platform, '1000.00');
@@ -279,7 +279,7 @@ describe('referral commissions and withdrawals', () => {
     expect(ext.body.code, ext.body.message).toBe(0);
     expect(ext.body.data.account_no_masked).not.toContain('6222020000001234');
     expectError(await platform.api.get(`/api/v2/client/referral-withdrawals/${ext.body.data.id}`, { token: stranger.token }), 40400, 404);
-    expectError(await platform.api.post(`/api/v2/admin/referral-withdrawals/${ext.body.data.id}/mark-paid`, { token: root }), 40971, 409);
+    expectError(await platform.api.post(`/api/v2/admin/referral-withdrawals/${ext.body.data.id}/mark-paid`, { token: root }), 40981, 409);
     expect((await admin('post', `/api/v2/admin/referral-withdrawals/${ext.body.data.id}/approve`)).status).toBe('approved');
     const paid = await Promise.all(Array.from({ length: 5 }, () => platform.api.post(`/api/v2/admin/referral-withdrawals/${ext.body.data.id}/mark-paid`, { token: root })));
     expect(paid.filter((p) => p.body.code === 0)).toHaveLength(1);
