@@ -73,6 +73,11 @@ import { clientTicketRoutes } from './routes/client/tickets.js';
 import { clientContentRoutes } from './routes/client/content.js';
 import { siteContentRoutes } from './routes/site/content.js';
 import { secureAssetRoutes } from './routes/secure-assets.js';
+import { adminCouponRoutes } from './routes/admin/coupons.js';
+import { adminMemberLevelRoutes } from './routes/admin/member-levels.js';
+import { adminReferralRoutes } from './routes/admin/referrals.js';
+import { clientCouponRoutes } from './routes/client/coupons.js';
+import { clientReferralRoutes } from './routes/client/referrals.js';
 
 export const API_TITLE = '主机转售平台 API';
 
@@ -154,6 +159,11 @@ export function createApiRoutes() {
   api.route('/', clientContentRoutes);
   api.route('/', siteContentRoutes);
   api.route('/', secureAssetRoutes);
+  api.route('/', adminCouponRoutes);
+  api.route('/', adminMemberLevelRoutes);
+  api.route('/', adminReferralRoutes);
+  api.route('/', clientCouponRoutes);
+  api.route('/', clientReferralRoutes);
 
   api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   assertOperations(api.openAPIRegistry.definitions);

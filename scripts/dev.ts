@@ -9,6 +9,7 @@ import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './s
 import { seedOperationsDemo } from './seeders/operations.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
 import { seedDemoCatalogue } from './seeders/catalogue.js';
+import { DEMO_INVITEE, seedDemoMarketing } from './seeders/marketing.js';
 import { seedDemoSupplier } from './seeders/supplier.js';
 import { seedDemoUpgradableService } from './seeders/upgrades.js';
 import { seedDemoConsole } from './seeders/console.js';
@@ -143,6 +144,8 @@ async function main() {
   if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
   const support = await seedDemoSupport(deps);
   if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
+  const marketing = await seedDemoMarketing(deps);
+  if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
@@ -169,6 +172,7 @@ async function main() {
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
     `  实名演示 / verification demo  ${DEMO_VERIFIED_CLIENT.email} (已实名)  ${DEMO_PENDING_CLIENT.email} (认证中)  ${DEMO_VERIFIED_CLIENT.password}`,
+    `  被邀请的演示客户 / demo invitee  ${DEMO_INVITEE.email}  ${DEMO_INVITEE.password}  (优惠码 / coupons: WELCOME10, OPEN2026)`,
     '  沙箱 / sandboxes',
     `    QR 支付网关 / QR gateway   ${sandboxes.qrpay.baseUrl}  (扫码页 / pay page: /scan/<单号>)`,
     `    实名认证 / certify         ${sandboxes.certify.baseUrl}`,

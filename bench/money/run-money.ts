@@ -139,6 +139,43 @@ export async function runMoneyBenches(ctx: {
       exactlyOnce: { expected: seed.notifyOurs.length + seed.notifyBare.length, found: settled },
       goal: { label: 'notifications ≥ 500/s', minPerSecond: 500, pass: oursNotify.failures === 0 && notifyViolations === 0 && oursNotify.perSecond >= 500 },
     });
+
+    // Invoice creation with a coupon (priced, checked and its use reserved by guarded updates
+    // in the invoice's transaction) against the same creation without one, in the same run.
+    const inv = seed.invoices;
+    const create = (withCoupon: boolean) =>
+      Array.from({ length: inv.count }, (_, i) => ({
+        url: `${ctx.api}/api/v2/client/invoices`,
+        init: {
+          method: 'POST',
+          headers: { authorization: `Bearer ${inv.tokens[i % inv.tokens.length] ?? ''}`, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ product_id: inv.productId, billing_period: 'monthly', ...(withCoupon ? { coupon_code: inv.couponCode } : {}) }),
+        },
+        check: envelopeOk,
+      }));
+    ctx.log(`invoice creation: ${inv.count} with a coupon, ${inv.count} without, ${concurrency} in flight…`);
+    const couponUses = async () =>
+      Number((await db.read<{ n: string }>('SELECT count(*) AS n FROM coupon_uses u JOIN coupons c ON c.id = u.coupon_id WHERE c.code = $1 AND c.used = (SELECT count(*) FROM coupon_uses x WHERE x.coupon_id = c.id)', [inv.couponCode]))[0]?.n ?? 0);
+    const usesBefore = await couponUses();
+    const withCoupon = await driveCounted('api  POST /api/v2/client/invoices (coupon_code)', create(true), concurrency, signal);
+    const without = await driveCounted('api  POST /api/v2/client/invoices (no coupon)', create(false), concurrency, signal);
+    // One reserved use per coupon invoice, and the coupon's counter equal to its uses.
+    const usesAfter = await couponUses();
+    const couponViolations = (await checkLedgerIntegrity(deps)).length;
+    const couponRatio = withCoupon.perSecond / without.perSecond;
+    results.push({
+      name: 'invoice creation with a coupon vs without',
+      ours: withCoupon,
+      bare: without,
+      ratio: couponRatio,
+      integrityViolations: couponViolations,
+      exactlyOnce: { expected: inv.count, found: usesAfter - usesBefore },
+      goal: {
+        label: 'with a coupon ≥ 60% of the rate without',
+        minPerSecond: 0,
+        pass: withCoupon.failures === 0 && without.failures === 0 && couponViolations === 0 && couponRatio >= 0.6,
+      },
+    });
     return results;
   } finally {
     await db.close();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createDatabase } from '../../db/sequelize.js';
 import { adminAudit, userAudit } from '../../domain/billing/audit.js';
 import { createPurchaseInvoice } from '../../domain/billing/invoices/create-purchase-invoice.js';
+import { createCoupon } from '../../domain/marketing/coupons.js';
 import { startQrPayment } from '../../domain/billing/payments/start-qr-payment.js';
 import { adjustBalance } from '../../domain/billing/recharge/adjust-balance.js';
 import { issueSession } from '../../domain/auth/sessions.js';
@@ -27,6 +28,8 @@ export type MoneySeed = {
   notifyOurs: Array<Record<string, string>>;
   /** Notification fields of the baseline's pending payments (it checks no signature). */
   notifyBare: Array<Record<string, string>>;
+  /** Invoice creation with a coupon against without: a product, the client tokens, and a coupon of unlimited uses. */
+  invoices: { productId: number; tokens: string[]; couponCode: string; count: number };
   stop(): Promise<void>;
 };
 
@@ -132,7 +135,27 @@ export async function seedMoney(options: { databaseUrl: string; temporalAddress:
       return fields;
     });
     const notifyBare = qr.slice(options.notifications).map((p, i) => ({ out_trade_no: p.payment_no, trade_no: `BARE${Date.now()}${i}`, total_amount: p.amount, trade_status: 'TRADE_SUCCESS' }));
+    const couponCode = `BENCH${randomBytes(4).toString('hex').toUpperCase()}`;
+    await createCoupon(deps, {
+      code: couponCode,
+      name: '压测优惠券',
+      kind: 'percent',
+      value: '10',
+      min_amount: '0',
+      product_ids: [product.id],
+      menu_ids: [],
+      new_customers_only: false,
+      scenes: ['purchase'],
+      starts_at: null,
+      ends_at: null,
+      total_uses: null,
+      per_user_limit: null,
+      status: 'active',
+      is_public: false,
+      owner_user_id: null,
+    });
     return {
+      invoices: { productId: product.id, tokens, couponCode, count: options.payments },
       balanceOurs: balance.slice(0, options.payments).map(({ invoice, userIndex }) => ({ invoiceId: invoice.id, token: tokens[userIndex] as string })),
       balanceBare: balance.slice(options.payments).map(({ invoice }) => invoice.id),
       notifyOurs,

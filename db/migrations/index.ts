@@ -17,6 +17,7 @@ import { migration0016ConsoleNetwork } from './0016-console-network.js';
 import { migration0017ServiceUpgrades } from './0017-service-upgrades.js';
 import { migration0018Identity } from './0018-identity.js';
 import { migration0019Support } from './0019-support.js';
+import { migration0020Marketing } from './0020-marketing.js';
 import { migration0021Operations } from './0021-operations.js';
 import { migration0022ActorTypes } from './0022-actor-types.js';
 import type { Migration } from './types.js';
@@ -42,6 +43,7 @@ export const migrations: Migration[] = [
   migration0017ServiceUpgrades,
   migration0018Identity,
   migration0019Support,
+  migration0020Marketing,
   migration0021Operations,
   migration0022ActorTypes,
 ];

@@ -41,7 +41,8 @@ export type PaymentSettlement = (typeof PAYMENT_SETTLEMENTS)[number];
 export const PAID_SOURCES = ['notify', 'poll', 'close'] as const;
 export type PaidSource = (typeof PAID_SOURCES)[number];
 
-export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund', 'upgrade_credit'] as const;
+/** `upgrade_credit`: migration 0017; `commission_withdrawal`: referral commission withdrawn to the balance (migration 0020). */
+export const TRANSACTION_TYPES = ['recharge', 'admin_recharge', 'admin_deduction', 'payment', 'payment_reversal', 'refund', 'upgrade_credit', 'commission_withdrawal'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 export const RECHARGE_SCENES = ['new_purchase', 'renewal', 'user_recharge', 'admin_recharge', 'refund'] as const;

@@ -2,6 +2,7 @@ import { UniqueConstraintError } from 'sequelize';
 import { constantTimeEqual } from '../../lib/crypto.js';
 import { conflict, forbidden } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
+import { openReferralAccountAtRegistration } from '../marketing/referral-accounts.js';
 import { registrationSettings } from '../settings/groups/registration.js';
 import { readSettings } from '../settings/settings.js';
 import { hashPassword } from './passwords.js';
@@ -18,10 +19,13 @@ async function assertRegistrationOpen(deps: DomainDeps, inviteCode: string | und
   throw forbidden('本站暂停开放注册');
 }
 
-/** Registers a client by e-mail and signs them in; the e-mail stays unverified until confirmed. */
+/**
+ * Registers a client by e-mail and signs them in; the e-mail stays unverified until confirmed.
+ * A referral code binds the new user to its owner, once (marketing's referral account).
+ */
 export async function registerClient(
   deps: DomainDeps,
-  input: { email: string; password: string; nickname?: string | undefined; invite_code?: string | undefined },
+  input: { email: string; password: string; nickname?: string | undefined; invite_code?: string | undefined; referralCode?: string | undefined },
   meta: RequestMeta,
 ) {
   await assertRegistrationOpen(deps, input.invite_code);
@@ -33,6 +37,7 @@ export async function registerClient(
         { email, phone: null, nickname: input.nickname?.trim() || email.split('@')[0] || '', password_hash: passwordHash, status: 'active' },
         { transaction },
       );
+      await openReferralAccountAtRegistration(deps, user.id, input.referralCode ?? null, transaction);
       const token = await issueSession(deps, 'client', user.id, meta, transaction);
       return { user, token };
     });

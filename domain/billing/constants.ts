@@ -44,6 +44,7 @@ export const TRANSACTION_TYPE_LABELS: Record<TransactionType, string> = {
   payment_reversal: '余额支付退回',
   refund: '退款',
   upgrade_credit: '降级退差价',
+  commission_withdrawal: '佣金提现到余额',
 };
 
 export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {

@@ -1,5 +1,6 @@
 import type { SettingGroup } from './define.js';
 import { consoleSettings } from './groups/console.js';
+import { referralSettings } from './groups/referral.js';
 import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
 import { ticketSettings } from './groups/ticket.js';
@@ -19,4 +20,5 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   consoleSettings,
   ticketSettings,
   uploadSettings,
+  referralSettings,
 ];

@@ -11,6 +11,8 @@ import {
 import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
 import { ticketAutoCloseTask } from '../support/auto-close.js';
 import { logRetentionTask } from './builtin/log-retention.js';
+import { releaseCommissionsTask } from '../marketing/commissions.js';
+import { memberLevelsTask } from '../marketing/member-levels.js';
 import type { BuiltinTask } from './types.js';
 
 /**
@@ -31,6 +33,8 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   accountNoticesTask,
   cancelStaleInvoicesTask,
   ticketAutoCloseTask,
+  releaseCommissionsTask,
+  memberLevelsTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

@@ -21,7 +21,13 @@ const register = defineRoute({
   description: '管理员关闭开放注册（系统设置 registration.enabled）后返回 40300，除非带上配置的邀请码 invite_code。',
   access: { surface: 'public' },
   request: json(
-    z.object({ email: z.email().max(191), password, nickname: z.string().max(64).optional(), invite_code: z.string().min(1).max(64).optional() }),
+    z.object({
+      email: z.email().max(191),
+      password,
+      nickname: z.string().max(64).optional(),
+      invite_code: z.string().min(1).max(64).optional(),
+      referral_code: z.string().max(16).optional().openapi({ description: '推广邀请码（可选）：绑定邀请人，仅注册时一次，之后不可更改' }),
+    }),
   ),
   data: z.object({ ...tokenSchema, user: userSchema }),
   errors: [ErrorCode.CONFLICT, ErrorCode.FORBIDDEN],
@@ -77,7 +83,8 @@ const changePassword = defineRoute({
 
 export const clientAuthRoutes = createRouter()
   .openapi(register, async (c) => {
-    const { user, token } = await registerClient(c.var.deps, c.req.valid('json'), requestMeta(c));
+    const body = c.req.valid('json');
+    const { user, token } = await registerClient(c.var.deps, { email: body.email, password: body.password, nickname: body.nickname, invite_code: body.invite_code, referralCode: body.referral_code }, requestMeta(c));
     return ok(c, { ...token, user: userResource(user) }, '注册成功');
   })
   .openapi(login, async (c) => {

@@ -28,10 +28,11 @@ const create = defineRoute({
       billing_period: z.string({ error: '请选择计费周期' }).min(1).max(32),
       config: z.record(z.string(), z.union([z.number(), z.string()])).optional(),
       quantity: z.number().int().optional(),
+      coupon_code: z.string().max(32).optional().openapi({ description: '优惠码（可选）。与报价同一计价函数：会员折扣与优惠券各为一行负数明细；优惠券使用随账单预占（已领完或达个人上限 40980），支付后生效，取消或过期释放' }),
     }),
   ),
   data: invoiceDetailSchema,
-  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
+  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE, ErrorCode.COUPON_UNAVAILABLE],
   idempotent: true,
 });
 
@@ -77,7 +78,7 @@ export const clientInvoiceRoutes = createRouter()
     const userId = c.var.client.id;
     const { invoice } = await createPurchaseInvoice(
       c.var.deps,
-      { userId, productId: body.product_id, billingPeriod: body.billing_period, config: body.config ?? {}, quantity: body.quantity ?? 1 },
+      { userId, productId: body.product_id, billingPeriod: body.billing_period, config: body.config ?? {}, quantity: body.quantity ?? 1, couponCode: body.coupon_code ?? null },
       userAudit(userId, c.var.requestId),
     );
     const found = await getInvoiceDetail(c.var.deps, invoice.id, userId);

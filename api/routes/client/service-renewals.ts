@@ -38,9 +38,17 @@ const create = defineRoute({
     '每个服务最多一张未支付的续费账单：相同周期返回已有账单（message 说明），其他周期 40940（请先支付或取消）；上一笔续费仍在处理中 40941；服务不可续费（非运行中或已暂停、一次性付费）40942；周期不可选 42200。',
   ].join('\n\n'),
   access: { surface: 'client' },
-  request: { params: idParam('id'), ...jsonBody(z.object({ billing_period: z.string({ error: '请选择续费周期' }).min(1).max(32) })) },
+  request: {
+    params: idParam('id'),
+    ...jsonBody(
+      z.object({
+        billing_period: z.string({ error: '请选择续费周期' }).min(1).max(32),
+        coupon_code: z.string().max(32).optional().openapi({ description: '优惠码（可选，须可用于续费）；会员折扣自动计入' }),
+      }),
+    ),
+  },
   data: invoiceDetailSchema,
-  errors: [ErrorCode.RENEWAL_INVOICE_EXISTS, ErrorCode.SERVICE_ORDER_IN_PROGRESS, ErrorCode.SERVICE_NOT_RENEWABLE],
+  errors: [ErrorCode.RENEWAL_INVOICE_EXISTS, ErrorCode.SERVICE_ORDER_IN_PROGRESS, ErrorCode.SERVICE_NOT_RENEWABLE, ErrorCode.COUPON_UNAVAILABLE],
   idempotent: true,
 });
 
@@ -53,7 +61,7 @@ export const clientServiceRenewalRoutes = createRouter()
     const service = await findServiceView(c.var.deps, c.req.valid('param').id, userId);
     const { invoice, created } = await createRenewalInvoice(
       c.var.deps,
-      { serviceId: service.id, billingPeriod: c.req.valid('json').billing_period, source: 'client' },
+      { serviceId: service.id, billingPeriod: c.req.valid('json').billing_period, source: 'client', couponCode: c.req.valid('json').coupon_code ?? null },
       userAudit(userId, c.var.requestId),
     );
     const found = await getInvoiceDetail(c.var.deps, invoice.id, userId);

@@ -1,5 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { BILLING_PERIODS } from '../../../domain/catalogue/billing-periods.js';
+import { quoteForUser, undiscountedQuote } from '../../../domain/marketing/quote.js';
+import { authenticateClient } from '../../../domain/auth/sessions.js';
+import { bearerToken } from '../../middleware/auth.js';
+import { discountedQuoteSchema } from '../../resources/quote.js';
 import { MAX_QUOTE_QUANTITY } from '../../../domain/catalogue/pricing.js';
 import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
@@ -10,7 +14,7 @@ import { cachedComputedData, cachedData, okCached, present } from '../../cached-
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { siteProductDetailResource, siteProductDetailSchema, siteProductItemResource, siteProductItemSchema } from '../../resources/site-catalogue.js';
-import { idParam, idQuery, jsonBody, listQuery, moneyString, sortQuery } from '../../schemas.js';
+import { idParam, idQuery, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['站点：商品'];
 const open = { surface: 'public' } as const;
@@ -48,34 +52,12 @@ const detail = defineRoute({
   data: siteProductDetailSchema,
 });
 
-const quoteSchema = z
-  .object({
-    product_id: z.number().int(),
-    product_name: z.string(),
-    product_type: z.enum(PRODUCT_TYPES),
-    billing_period: z.enum(BILLING_PERIODS),
-    quantity: z.number().int(),
-    config: z.record(z.string(), z.object({ value: z.number().int(), label: z.string() })).openapi({ description: '每个配置项最终使用的值（含默认值与隐藏项）' }),
-    lines: z.array(
-      z.object({
-        key: z.string().openapi({ description: 'base 或 config.<field>' }),
-        label: z.string(),
-        unit_amount: moneyString.openapi({ description: '单个实例的金额' }),
-        quantity: z.number().int(),
-        amount: moneyString,
-      }),
-    ),
-    total_amount: moneyString,
-    currency: z.literal('CNY'),
-  })
-  .openapi('ProductQuote');
-
 const quote = defineRoute({
   method: 'post',
   path: '/api/v2/site/products/{productId}/quote',
   tags,
   summary: '商品报价',
-  description: `total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 ${MAX_QUOTE_QUANTITY}（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902。开账单使用同一个计价函数，报价与账单一致。`,
+  description: `total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 ${MAX_QUOTE_QUANTITY}（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902。开账单使用同一个计价函数，报价与账单一致。带客户端令牌时计入该用户的会员折扣；coupon_code 需要登录（否则 42200），不可用时 42200（data.errors.coupon_code）。折扣为负数明细行，subtotal_amount 为折扣前合计。带令牌的报价不缓存。`,
   access: open,
   request: {
     params: idParam('productId'),
@@ -84,10 +66,11 @@ const quote = defineRoute({
         billing_period: z.unknown().openapi({ type: 'string', enum: [...BILLING_PERIODS], description: '计费周期' }),
         config: z.unknown().optional().openapi({ type: 'object', description: '字段 → 子选项编号或数量', example: { cpu: 2, os: 11, ip_num: 2 } }),
         quantity: z.unknown().optional().openapi({ type: 'integer', minimum: 1, maximum: MAX_QUOTE_QUANTITY, default: 1 }),
+        coupon_code: z.string().max(32).optional().openapi({ description: '优惠码（需登录）' }),
       }),
     ),
   },
-  data: quoteSchema,
+  data: discountedQuoteSchema,
   errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
 });
 
@@ -112,10 +95,16 @@ export const siteProductRoutes = createRouter()
   .openapi(quote, async (c) => {
     const productId = c.req.valid('param').productId;
     const body = c.req.valid('json');
+    const userId = await optionalClientId(c.var.deps, c.req.header('authorization'));
+    if (userId !== null || body.coupon_code) {
+      // The user's own discounts (member level, coupon): the invoice's pricing, never cached.
+      const quote = await quoteForUser(c.var.deps, { userId, productId, billingPeriod: body.billing_period, config: body.config, quantity: body.quantity, couponCode: body.coupon_code ?? null });
+      return ok(c, quote, '报价成功');
+    }
     const compute = async () => {
       const product = await loadListedProduct(c.var.deps, productId);
       if (!product) throw notFound(UNLISTED);
-      return quoteListedProduct(product, { billingPeriod: body.billing_period, config: body.config, quantity: body.quantity });
+      return undiscountedQuote(quoteListedProduct(product, { billingPeriod: body.billing_period, config: body.config, quantity: body.quantity }));
     };
     // A quote is a pure function of the catalogue (prices, options, stock): the same selection is
     // answered from memory until the next catalogue change (a write, or stock sold at payment).
@@ -123,6 +112,17 @@ export const siteProductRoutes = createRouter()
     if (key === null) return ok(c, await compute(), '报价成功');
     return okCached(c, await cachedComputedData(c.var.deps, key, compute), '报价成功');
   });
+
+/** The signed-in client of an optional bearer token; anyone else (no token, a bad or admin token) quotes anonymously. */
+async function optionalClientId(deps: Parameters<typeof authenticateClient>[0], header: string | undefined): Promise<number | null> {
+  const token = bearerToken(header);
+  if (!token) return null;
+  try {
+    return (await authenticateClient(deps, token)).id;
+  } catch {
+    return null;
+  }
+}
 
 /** The memo key of a quote request (config keys in a fixed order), or null when too long to keep. */
 function quoteKey(productId: number, body: { billing_period: unknown; config?: unknown; quantity?: unknown }): string | null {

@@ -1,5 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import { sqlRows } from '../../../db/sql.js';
+import { MARKETING_INTEGRITY_RULES } from '../../marketing/integrity-rules.js';
 
 export type IntegrityViolation = { rule: string; message: string; subject_type: string; subject_id: number; detail: string };
 
@@ -132,6 +133,8 @@ const RULES: Rule[] = [
            WHERE i.type = 'purchase' AND i.paid_at IS NOT NULL AND ($1::int IS NULL OR i.user_id = $1)
            GROUP BY i.id HAVING count(s.id) <> (i.payload->>'quantity')::int`,
   },
+  // Coupons, commissions and withdrawals (issue 17).
+  ...MARKETING_INTEGRITY_RULES,
 ];
 
 /** Every violation of the money invariants (for one user, or all); an empty list means the books hold. */

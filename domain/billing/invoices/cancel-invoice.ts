@@ -3,6 +3,7 @@ import type { DomainDeps } from '../../deps.js';
 import { INVOICE_STATUS_LABELS } from '../constants.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { lockInvoice } from './lock-invoice.js';
+import { releaseCouponUse } from '../../marketing/coupon-uses.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
 
 /**
@@ -26,6 +27,8 @@ export async function cancelInvoice(deps: DomainDeps, input: { userId: number; i
       transaction,
     );
     if (!cancelled) throw new Error('invoice not cancelled');
+    // A coupon use reserved with the invoice goes back (stale invoices are cancelled here too).
+    await releaseCouponUse(deps, invoice.id, transaction);
     return cancelled;
   });
 }

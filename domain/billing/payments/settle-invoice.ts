@@ -11,6 +11,8 @@ import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
+import { finalizeCouponUse } from '../../marketing/coupon-uses.js';
+import { settleCommission } from '../../marketing/commissions.js';
 
 export type SettlementParts = {
   balance: Decimal;
@@ -93,6 +95,11 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
     orderId = order?.id ?? null;
     if (invoice.type === 'purchase' && order) await createPurchasedServices(deps, invoice, order.id, transaction);
   }
+
+  // Marketing follows the payment in the same transaction: the coupon use becomes final, and the
+  // referrer's commission (`commission:<invoice_no>`, UNIQUE) is booked pending.
+  await finalizeCouponUse(deps, invoice.id, transaction);
+  await settleCommission(deps, invoice, transaction);
 
   let rechargeRecordId: number | null = null;
   const scene = RECHARGE_SCENE_BY_INVOICE[invoice.type];

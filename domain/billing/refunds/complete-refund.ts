@@ -7,6 +7,7 @@ import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/money.js';
 import { label, refundsRecorded } from '../../../lib/metrics.js';
+import { clawBackCommissions } from '../../marketing/commissions.js';
 
 export type RefundDocuments = { refund: RefundRecord; refundInvoiceId: number; accountTransactionId: number | null; rechargeRecordId: number | null };
 
@@ -138,5 +139,7 @@ export async function completeRefund(deps: DomainDeps, refund: RefundRecord, aud
     transaction,
   );
   if (!done) throw new Error('refund not completed');
+  // The referrer's commission on this invoice shrinks with it (`clawback:<refund_no>`, UNIQUE).
+  await clawBackCommissions(deps, invoice.id, transaction);
   return { refund: done, refundInvoiceId: redEntry.id, accountTransactionId, rechargeRecordId };
 }

@@ -10,10 +10,12 @@ import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { renewalOptions } from './renewal-options.js';
 import { RENEWABLE_STATUSES } from './renewal-rules.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { reserveCouponUse } from '../../marketing/coupon-uses.js';
+import { priceDiscounts } from '../../marketing/discounts.js';
 
 export type RenewalSource = 'client' | 'scheduler';
 
-export type RenewalRequest = { serviceId: number; billingPeriod: string; source: RenewalSource };
+export type RenewalRequest = { serviceId: number; billingPeriod: string; source: RenewalSource; couponCode?: string | null };
 
 export type RenewalInvoice = { invoice: InvoiceRecord; created: boolean };
 
@@ -93,6 +95,18 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
 
     const label = billingPeriodLabel(period);
     const name = service.product_name || '服务';
+    // Member discount (and the client's coupon) through marketing's entry of the one pricing function.
+    const priced = await priceDiscounts(
+      deps,
+      {
+        userId: service.user_id,
+        scene: 'renewal',
+        productId: service.product_id,
+        lines: [{ key: 'renew', label: `${name}（${label}）续费 ${option.months} 个月`, unit_amount: option.amount, quantity: 1, amount: option.amount }],
+        couponCode: request.source === 'client' ? (request.couponCode ?? null) : null,
+      },
+      tx,
+    );
     const { invoice } = await insertInvoice(
       deps,
       {
@@ -100,7 +114,7 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
         type: 'renew',
         status: 'unpaid',
         subject: `${name} 续费（${label}）`,
-        amount: option.amount,
+        amount: priced.total_amount,
         serviceId: service.id,
         dueAt: service.next_due_at,
         payload: {
@@ -110,13 +124,15 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
           renews_from: service.next_due_at ? service.next_due_at.toISOString() : null,
           source: request.source,
           ...(scheduleKey ? { schedule_key: scheduleKey } : {}),
+          ...(priced.coupon ? { coupon_code: priced.coupon.code } : {}),
         },
-        items: [{ key: 'renew', description: `${name}（${label}）续费 ${option.months} 个月`, unitAmount: option.amount, quantity: 1, amount: option.amount }],
+        items: priced.lines.map((l) => ({ key: l.key, description: l.label, unitAmount: l.unit_amount, quantity: l.quantity, amount: l.amount })),
         order: { type: 'renewal', productId: service.product_id, serviceId: service.id, billingPeriod: period, quantity: 1, config: service.config },
         audit,
       },
       tx,
     );
+    if (priced.coupon) await reserveCouponUse(deps, { coupon: priced.coupon, userId: service.user_id, invoiceId: invoice.id, scene: 'renewal' }, tx);
     return { invoice, created: true };
   });
 }
