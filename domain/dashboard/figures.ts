@@ -47,6 +47,7 @@ export type DashboardExtra = { key: string; label: string; table: string; sql: s
 
 export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   { key: 'open_tickets', label: '待处理工单', table: 'tickets', sql: "SELECT count(*)::int AS n FROM tickets WHERE status IN ('open', 'customer_reply')" },
+  { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
 ];
 
 const SALES_TYPES = "('purchase', 'renew', 'traffic_package', 'upgrade', 'verification')";
