@@ -20,9 +20,14 @@ export function extendCheck(table: string, column: string, values: string[]): st
       IF c.conname IS NULL THEN
         RAISE EXCEPTION 'no vocabulary CHECK on %.%', '${table}', '${column}';
       END IF;
-      SELECT array_agg(m[1]) INTO existing FROM regexp_matches(c.def, '''([^'']+)''', 'g') AS m;
+      -- Each quoted literal of the definition is a value; an array literal ('{a,b}') holds several.
+      SELECT array_agg(v) INTO existing FROM (
+        SELECT unnest(CASE WHEN m[1] ~ '^[{].*[}]$' THEN string_to_array(btrim(m[1], '{}'), ',') ELSE ARRAY[m[1]] END) AS v
+          FROM regexp_matches(c.def, '''([^'']+)''', 'g') AS m) vals;
       existing := ARRAY(SELECT DISTINCT unnest(existing || ARRAY[${list}]::text[]) ORDER BY 1);
       EXECUTE format('ALTER TABLE ${table} DROP CONSTRAINT %I', c.conname);
-      EXECUTE format('ALTER TABLE ${table} ADD CONSTRAINT %I CHECK (${column}::text = ANY (%L::text[]))', c.conname, existing);
+      -- Written as an IN list, so the next extension reads one literal per value again.
+      EXECUTE format('ALTER TABLE ${table} ADD CONSTRAINT %I CHECK (${column}::text IN (%s))', c.conname,
+        (SELECT string_agg(quote_literal(x), ', ') FROM unnest(existing) AS x));
     END $$;`;
 }
