@@ -78,7 +78,8 @@ export const upgradeQuoteSchema = z
     credit: moneyString.openapi({ description: '旧配置剩余天数的价值：锁定价格 × 剩余天数 / 周期天数（四舍五入到分）' }),
     charge: moneyString.openapi({ description: '新配置剩余天数的价格：credit + difference' }),
     difference: moneyString.openapi({ description: '(新价格 − 锁定价格) × 剩余天数 / 周期天数，精确计算后四舍五入到分（仅舍入一次）' }),
-    amount: moneyString.openapi({ description: '账单金额：difference 为正时等于 difference，否则 0.00' }),
+    discount_amount: moneyString.openapi({ description: '会员折扣与优惠券在升级差额上的优惠（降级为 0.00）' }),
+    amount: moneyString.openapi({ description: '账单金额：difference 为正时为 difference 减去 discount_amount（不低于 0.00），否则 0.00' }),
     credit_to_balance: moneyString.openapi({ description: '降级时上游确认后退还至余额的金额，否则 0.00' }),
     currency: z.literal('CNY'),
   })
@@ -96,6 +97,7 @@ export function upgradeQuoteResource(q: UpgradeQuote) {
     credit: p.credit,
     charge: p.charge,
     difference: p.difference,
+    discount_amount: q.discount_amount,
     amount: q.amount,
     credit_to_balance: q.credit_to_balance,
     currency: 'CNY' as const,

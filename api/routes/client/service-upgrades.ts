@@ -29,6 +29,7 @@ const changeBody = jsonBody(
       )
       .refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= MAX_CHANGES, { error: `请选择 1 到 ${MAX_CHANGES} 个要变更的配置项` })
       .openapi({ type: 'object', description: '要变更的配置项：字段 → 子选项编号或数量（未列出的保持不变）', example: { cpu: 10103, memory: 10203 } }),
+    coupon_code: z.string().trim().min(1).max(64).optional().openapi({ description: '优惠码（可用于升级的优惠券；会员折扣自动计入）' }),
   }),
 );
 
@@ -92,14 +93,15 @@ export const clientServiceUpgradeRoutes = createRouter()
     return ok(c, upgradeOptionsResource(found));
   })
   .openapi(quote, async (c) => {
-    const priced = await quoteUpgrade(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, config: c.req.valid('json').config });
+    const body = c.req.valid('json');
+    const priced = await quoteUpgrade(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, config: body.config, couponCode: body.coupon_code });
     return ok(c, upgradeQuoteResource(priced));
   })
   .openapi(create, async (c) => {
     const userId = c.var.client.id;
     const { invoice, quote: priced } = await createUpgradeInvoice(
       c.var.deps,
-      { serviceId: c.req.valid('param').id, userId, config: c.req.valid('json').config },
+      { serviceId: c.req.valid('param').id, userId, config: c.req.valid('json').config, couponCode: c.req.valid('json').coupon_code },
       userAudit(userId, c.var.requestId),
     );
     const found = await getInvoiceDetail(c.var.deps, invoice.id, userId);

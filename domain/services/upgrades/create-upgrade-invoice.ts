@@ -1,4 +1,6 @@
-import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
+import { AppError, ErrorCode, notFound, validationError } from '../../../lib/errors.js';
+import { reserveCouponUse } from '../../marketing/coupon-uses.js';
+import { type AppliedCoupon, type PricedLine, priceDiscounts } from '../../marketing/discounts.js';
 import { money } from '../../../lib/money.js';
 import type { Audit } from '../../billing/audit.js';
 import { dispatchAfterCommit } from '../../billing/fulfilment/dispatch-fulfilment.js';
@@ -9,20 +11,60 @@ import { inTransaction, sqlOne, type Tx } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
 import { downgradeCredit, invoicedAmount, shanghaiDate } from './proration.js';
-import { loadUpgradeContext, type PricedChange, priceChange } from './upgrade-pricing.js';
+import { loadUpgradeContext, type PricedChange, priceChange, type UpgradeContext } from './upgrade-pricing.js';
 import type { InvoiceRecord } from '../../../db/models/money.js';
 
-export type UpgradeQuote = PricedChange & { amount: string; credit_to_balance: string; direction: 'upgrade' | 'downgrade' };
+export type UpgradeQuote = PricedChange & {
+  /** What the invoice asks: the prorated difference (never below 0.00) after the member and coupon discounts. */
+  amount: string;
+  /** The member level's and the coupon's discount on the charge (0.00 for a downgrade). */
+  discount_amount: string;
+  credit_to_balance: string;
+  direction: 'upgrade' | 'downgrade';
+  /** The invoice's lines: the change, then the discount lines. */
+  lines: PricedLine[];
+  coupon: AppliedCoupon | null;
+};
 
-function quoteOf(priced: PricedChange): UpgradeQuote {
+type ChangeInput = { serviceId: number; userId: number; config: Record<string, unknown>; couponCode?: string | null | undefined };
+
+/**
+ * The priced change with the discounts of the one pricing entry (`priceDiscounts`, scene
+ * `upgrade`): the member level's percent, then the coupon, on what the upgrade charges. A
+ * downgrade charges nothing, so it takes no discount (a coupon on it is refused like any coupon
+ * below its minimum); its credit to the balance is the undiscounted difference.
+ */
+async function quoteOf(deps: DomainDeps, ctx: UpgradeContext, priced: PricedChange, input: ChangeInput, tx?: Tx): Promise<UpgradeQuote> {
   const direction = money(priced.proration.difference).isNegative() ? 'downgrade' : 'upgrade';
-  return { ...priced, amount: invoicedAmount(priced.proration), credit_to_balance: downgradeCredit(priced.proration), direction };
+  const charged = invoicedAmount(priced.proration);
+  const what = priced.changes.map((c) => `${c.name}：${c.from} → ${c.to}`).join('；');
+  const line: PricedLine = {
+    key: 'upgrade',
+    label: `${what}（剩余 ${priced.proration.days_left}/${priced.proration.days_in_period} 天）`.slice(0, 255),
+    unit_amount: charged,
+    quantity: 1,
+    amount: charged,
+  };
+  const discounted =
+    direction === 'upgrade'
+      ? await priceDiscounts(deps, { userId: input.userId, scene: 'upgrade', productId: ctx.product.id, lines: [line], couponCode: input.couponCode ?? null }, tx)
+      : null;
+  if (direction === 'downgrade' && input.couponCode?.trim()) throw validationError({ coupon_code: ['降级不产生费用，不能使用优惠券'] });
+  return {
+    ...priced,
+    amount: discounted ? discounted.total_amount : charged,
+    discount_amount: discounted ? discounted.discount_amount : '0.00',
+    credit_to_balance: downgradeCredit(priced.proration),
+    direction,
+    lines: discounted ? discounted.lines : [line],
+    coupon: discounted ? discounted.coupon : null,
+  };
 }
 
 /** `POST …/upgrade/quote`: the priced change, nothing written. */
-export async function quoteUpgrade(deps: DomainDeps, input: { serviceId: number; userId: number; config: Record<string, unknown> }, now: Date = new Date()): Promise<UpgradeQuote> {
+export async function quoteUpgrade(deps: DomainDeps, input: ChangeInput, now: Date = new Date()): Promise<UpgradeQuote> {
   const ctx = await loadUpgradeContext(deps, input.serviceId, input.userId);
-  return quoteOf(priceChange(ctx, input.config, now));
+  return quoteOf(deps, ctx, priceChange(ctx, input.config, now), input);
 }
 
 /** Refuses a change while another change, or a renewal (priced at the old locked price), is pending or running. */
@@ -47,16 +89,15 @@ async function assertNothingPending(deps: DomainDeps, serviceId: number, tx: Tx)
  */
 export async function createUpgradeInvoice(
   deps: DomainDeps,
-  input: { serviceId: number; userId: number; config: Record<string, unknown> },
+  input: ChangeInput,
   audit: Audit,
   now: Date = new Date(),
 ): Promise<{ invoice: InvoiceRecord; quote: UpgradeQuote }> {
   const result = await inTransaction(deps, async (tx) => {
     const ctx = await loadUpgradeContext(deps, input.serviceId, input.userId, tx);
     await assertNothingPending(deps, ctx.service.id, tx);
-    const quote = quoteOf(priceChange(ctx, input.config, now));
+    const quote = await quoteOf(deps, ctx, priceChange(ctx, input.config, now), input, tx);
     const name = ctx.service.product_name || ctx.product.name;
-    const what = quote.changes.map((c) => `${c.name}：${c.from} → ${c.to}`).join('；');
     const label = quote.direction === 'upgrade' ? '升级' : '降级';
     const { invoice } = await insertInvoice(
       deps,
@@ -76,21 +117,15 @@ export async function createUpgradeInvoice(
           proration: quote.proration,
           credit_to_balance: quote.credit_to_balance,
           quoted_on: shanghaiDate(now),
+          ...(quote.coupon ? { coupon_code: quote.coupon.code } : {}),
         },
-        items: [
-          {
-            key: 'upgrade',
-            description: `${what}（剩余 ${quote.proration.days_left}/${quote.proration.days_in_period} 天）`.slice(0, 255),
-            unitAmount: quote.amount,
-            quantity: 1,
-            amount: quote.amount,
-          },
-        ],
+        items: quote.lines.map((l) => ({ key: l.key, description: l.label, unitAmount: l.unit_amount, quantity: l.quantity, amount: l.amount })),
         order: { type: 'upgrade', productId: ctx.product.id, serviceId: ctx.service.id, billingPeriod: ctx.period, quantity: 1, config: quote.config },
         audit,
       },
       tx,
     );
+    if (quote.coupon) await reserveCouponUse(deps, { coupon: quote.coupon, userId: ctx.service.user_id, invoiceId: invoice.id, scene: 'upgrade' }, tx);
     if (money(quote.amount).isZero()) {
       const settled = await settleInvoice(deps, invoice, { balance: money(0), thirdParty: money(0), channel: 'free', paymentId: null }, audit, tx);
       return { invoice: settled.invoice, quote };

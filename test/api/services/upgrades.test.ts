@@ -325,6 +325,44 @@ describe('upgrades on the upstream', () => {
   });
 });
 
+describe('discounts on an upgrade', () => {
+  it('takes an upgrade coupon through the one pricing entry: quote and invoice agree, the use is reserved, then final once paid', async () => {
+    const token = await platform.rootToken();
+    const couponCode = `UPG${Date.now().toString(36).toUpperCase()}`;
+    const made = await platform.api.post('/api/v2/admin/coupons', { token, body: { code: couponCode, name: '升级立减', kind: 'fixed', value: '5.00', scenes: ['upgrade'], total_uses: 1 } });
+    expect(made.body.code, made.body.message).toBe(0);
+    const purchaseOnly = `PUR${Date.now().toString(36).toUpperCase()}`;
+    expect((await platform.api.post('/api/v2/admin/coupons', { token, body: { code: purchaseOnly, name: '新购券', kind: 'fixed', value: '5.00' } })).body.code).toBe(0);
+
+    const id = await serviceWith(0, DEFAULT_PRICE, { hostId: takeHost(platform) });
+    const config = { cpu: sub('cpu', 2).sub.id };
+    // A coupon not usable on upgrades is refused, naming the field; nothing is written.
+    expectError(await platform.api.post(`${base}/${id}/upgrade/quote`, { token: client.token, body: { config, coupon_code: purchaseOnly } }), 42200, 422);
+    const quoted = await platform.api.post(`${base}/${id}/upgrade/quote`, { token: client.token, body: { config, coupon_code: couponCode } });
+    expect(quoted.body.code, quoted.body.message).toBe(0);
+    const q = quoted.body.data as Quote;
+    expect(q['discount_amount']).toBe('5.00');
+    expect(q['amount']).toBe(formatMoney(money(q['difference']).minus('5.00')));
+
+    const res = await platform.api.post(`${base}/${id}/upgrade`, { token: client.token, body: { config, coupon_code: couponCode } });
+    expect(res.body.code, res.body.message).toBe(0);
+    const invoice = res.body.data as { id: number; amount: string; items: { amount: string }[] };
+    expect(invoice.amount).toBe(q['amount']);
+    expect(invoice.items.map((i) => i.amount)).toEqual([q['difference'], '-5.00']);
+    const [use] = await platform.deps.db.read<{ status: string }>('SELECT status FROM coupon_uses WHERE invoice_id = $1', [invoice.id]);
+    expect(use?.status).toBe('reserved');
+    // Its only use is taken: another service's upgrade cannot have it.
+    const second = await serviceWith(0, DEFAULT_PRICE, { hostId: takeHost(platform) });
+    expect((await platform.api.post(`${base}/${second}/upgrade`, { token: client.token, body: { config, coupon_code: couponCode } })).body.code).not.toBe(0);
+
+    await payByBalance(invoice.id);
+    const [final] = await platform.deps.db.read<{ status: string }>('SELECT status FROM coupon_uses WHERE invoice_id = $1', [invoice.id]);
+    expect(final?.status).toBe('final');
+    await orderReaches(invoice.id, ['succeeded']);
+    await expectBooksBalanced(platform);
+  });
+});
+
 describe('one pending change per service', () => {
   it('lets one of concurrent requests win; the user can cancel the unpaid one, which releases the service', async () => {
     const id = await serviceWith(0, DEFAULT_PRICE, { hostId: takeHost(platform) });
