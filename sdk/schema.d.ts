@@ -7500,7 +7500,12 @@ export interface components {
              */
             difference: string;
             /**
-             * @description 账单金额：difference 为正时等于 difference，否则 0.00
+             * @description 会员折扣与优惠券在升级差额上的优惠（降级为 0.00）
+             * @example 100.00
+             */
+            discount_amount: string;
+            /**
+             * @description 账单金额：difference 为正时为 difference 减去 discount_amount（不低于 0.00），否则 0.00
              * @example 100.00
              */
             amount: string;
@@ -24071,6 +24076,8 @@ export interface operations {
                      *     }
                      */
                     config: Record<string, unknown>;
+                    /** @description 优惠码（可用于升级的优惠券；会员折扣自动计入） */
+                    coupon_code?: string;
                 };
             };
         };
@@ -24194,6 +24201,8 @@ export interface operations {
                      *     }
                      */
                     config: Record<string, unknown>;
+                    /** @description 优惠码（可用于升级的优惠券；会员折扣自动计入） */
+                    coupon_code?: string;
                 };
             };
         };

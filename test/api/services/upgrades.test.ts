@@ -342,7 +342,7 @@ describe('discounts on an upgrade', () => {
     expect(quoted.body.code, quoted.body.message).toBe(0);
     const q = quoted.body.data as Quote;
     expect(q['discount_amount']).toBe('5.00');
-    expect(q['amount']).toBe(formatMoney(money(q['difference']).minus('5.00')));
+    expect(q['amount']).toBe(formatMoney(money(q['difference'] ?? '').minus('5.00')));
 
     const res = await platform.api.post(`${base}/${id}/upgrade`, { token: client.token, body: { config, coupon_code: couponCode } });
     expect(res.body.code, res.body.message).toBe(0);
