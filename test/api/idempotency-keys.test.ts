@@ -247,12 +247,16 @@ describe('Idempotency-Key on creating POSTs', () => {
         }),
     );
     expect(declared.sort()).toEqual([
+      'POST /api/v2/admin/users',
       'POST /api/v2/client/invoices',
       'POST /api/v2/client/invoices/{id}/pay/balance',
       'POST /api/v2/client/invoices/{id}/pay/qrpay',
       'POST /api/v2/client/recharge',
+      'POST /api/v2/client/referral-withdrawals',
       'POST /api/v2/client/services/{id}/renew',
       'POST /api/v2/client/services/{id}/traffic-packages/order',
+      'POST /api/v2/client/services/{id}/upgrade',
+      'POST /api/v2/client/tickets',
     ]);
   });
 });
