@@ -2,7 +2,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
 import { createTaskActivities } from './tasks.js';
 import { createServiceActivities } from './services.js';
-import { createMoneyActivities } from './money.js';
+import { createBillingActivities } from './billing.js';
 import { createProvisioningActivities } from './provisioning.js';
 import { createVerificationActivities } from './verification.js';
 
@@ -16,7 +16,7 @@ export function createActivities(deps: DomainDeps) {
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
     ...createServiceActivities(deps),
-    ...createMoneyActivities(deps),
+    ...createBillingActivities(deps),
     ...createProvisioningActivities(deps),
     ...createVerificationActivities(deps),
   };

@@ -3,7 +3,7 @@ import { defineAdminRole, defineAdmin } from './admin.js';
 import { defineAuthSession, defineLoginLog } from './auth-session.js';
 import { defineCatalogueModels } from './catalogue.js';
 import { defineIdempotencyKey } from './idempotency-key.js';
-import { defineMoneyModels } from './money.js';
+import { defineBillingModels } from './billing.js';
 import { defineNotificationLog } from './notification-log.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
@@ -35,7 +35,7 @@ export function defineModels(sequelize: Sequelize) {
     PluginRuntimeLog: definePluginRuntimeLog(sequelize),
     ...defineCatalogueModels(sequelize),
     Supplier: defineSupplier(sequelize),
-    ...defineMoneyModels(sequelize),
+    ...defineBillingModels(sequelize),
     ...defineServiceModels(sequelize),
     ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
     NotificationLog: defineNotificationLog(sequelize),

@@ -1,9 +1,9 @@
 /**
  * Rules and labels of the money documents (decided here where the spec says "not shown"; README
  * "Money" lists them). The stored values themselves (types, statuses, channels, ...) live beside
- * the schema in `db/models/money.ts`, next to the database CHECKs of migration 0004.
+ * the schema in `db/models/billing.ts`, next to the database CHECKs of migration 0004.
  */
-import type { InvoiceStatus, InvoiceType, OrderType, PaymentStatus, RechargeScene, RefundStatus, TransactionType } from '../../db/models/money.js';
+import type { InvoiceStatus, InvoiceType, OrderType, PaymentStatus, RechargeScene, RefundStatus, TransactionType } from '../../db/models/billing.js';
 
 /** Which parts of a paid invoice a refund request covers (a request parameter; stored as a plain array). */
 export const REFUND_SCOPES = ['order', 'payment'] as const;

@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { formatMoney, money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { inTransaction, sqlOne, sqlRows, type Tx } from '../../db/sql.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/billing.js';
 import type { BuiltinTask } from '../tasks/types.js';
 import { readReferralConfig } from './referral-config.js';
 

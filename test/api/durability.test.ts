@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess } from '../helpers/api-process.js';
 import { createApiClient } from '../helpers/http.js';
-import { adjustBalance, buyerPays, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform, type TestClient } from '../helpers/money.js';
+import { adjustBalance, buyerPays, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform, type TestClient } from '../helpers/billing.js';
 import { PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
 import { createService, type ServicesPlatform, takeHost } from '../helpers/services.js';
 import { eventually } from '../helpers/wait.js';
@@ -14,13 +14,13 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
  * decide. In every case the provisioning starts without the hourly backstop (which never runs
  * here: no schedules), the upstream sandbox counts one purchase, and the books balance.
  */
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let upstream: UpstreamCatalogue;
 let token: string;
 let worker: WorkerProcess | null = null;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform(PROVISION_TEST_ENV);
+  platform = await startBillingPlatform(PROVISION_TEST_ENV);
   upstream = await setUpUpstreamProduct(platform);
   upstream.sandbox.control.seedHosts(150);
   token = await platform.rootToken();

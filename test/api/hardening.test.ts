@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.js';
 import { RESPONSE_LIMIT_NORMAL } from '../helpers/limits.js';
-import { registerClient, type TestClient } from '../helpers/money.js';
+import { registerClient, type TestClient } from '../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
 
 /** Defects found from the outside (issue: hardening), each refused in the envelope, nothing changed. */

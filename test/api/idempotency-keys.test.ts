@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type ApiResponse } from '../helpers/http.js';
-import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform, type TestClient } from '../helpers/money.js';
+import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform, type TestClient } from '../helpers/billing.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let productId: number;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
   productId = (await createProduct(platform, '19.90')).id;
 });
 afterAll(() => platform?.close());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVOICE_TYPES, ORDER_TYPES } from '../../db/models/money.js';
+import { INVOICE_TYPES, ORDER_TYPES } from '../../db/models/billing.js';
 import { NOTIFICATION_ENTITY_TYPES, NOTIFICATION_KINDS } from '../../db/models/notification-log.js';
 import { INTENT_KINDS } from '../../domain/outbox/intents.js';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';

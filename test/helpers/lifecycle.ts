@@ -11,7 +11,7 @@ import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 import { type MailSandbox, startMailSandbox } from '../../sandbox/mail/server.js';
 import { type SmsSandbox, startSmsSandbox } from '../../sandbox/sms/server.js';
 import { registerKnownSecret } from './known-secrets.js';
-import { createProduct } from './money.js';
+import { createProduct } from './billing.js';
 import type { TestPlatform } from './platform.js';
 
 const DAY_MS = 86_400_000;

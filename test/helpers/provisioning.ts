@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
-import { adjustBalance, purchase, registerClient, type TestClient } from './money.js';
+import { adjustBalance, purchase, registerClient, type TestClient } from './billing.js';
 import type { TestPlatform } from './platform.js';
 import { createCategory, startUpstreamForPlatform, type UpstreamSandbox } from './upstream-supplier.js';
 import { eventually } from './wait.js';

@@ -4,10 +4,10 @@ import { insertInvoice } from '../../domain/billing/invoices/insert-invoice.js';
 import { inTransaction } from '../../db/sql.js';
 import { updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
-import { startMoneyPlatform, type MoneyPlatform } from './money.js';
+import { startBillingPlatform, type BillingPlatform } from './billing.js';
 import { createCategory, startUpstreamForPlatform, type UpstreamSandbox } from './upstream-supplier.js';
 
-export type ServicesPlatform = MoneyPlatform & {
+export type ServicesPlatform = BillingPlatform & {
   sandbox: UpstreamSandbox;
   upstreamPluginId: number;
   supplierId: number;
@@ -24,7 +24,7 @@ export const TEST_UPSTREAM_TIMEOUT_MS = 1500;
  * `percent 20` price rule. The sandbox account holds 150 more generated hosts (ids from 5004; 20 of them active hosts of product 101).
  */
 export async function startServicesPlatform(): Promise<ServicesPlatform> {
-  const platform = await startMoneyPlatform();
+  const platform = await startBillingPlatform();
   const { sandbox, pluginId } = await startUpstreamForPlatform(platform);
   const plugin = await platform.deps.db.models.Plugin.findByPk(pluginId);
   await updatePluginConfig(platform.deps, pluginId, { ...plugin?.config, timeout_ms: TEST_UPSTREAM_TIMEOUT_MS });

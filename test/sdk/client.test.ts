@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient, PlatformApiError, type PlatformClient, unwrap } from '../../sdk/index.js';
-import { createProduct, expectBooksBalanced } from '../helpers/money.js';
+import { createProduct, expectBooksBalanced } from '../helpers/billing.js';
 import { ROOT_ADMIN, startTestPlatform, type TestPlatform } from '../helpers/platform.js';
 
 // The published client (sdk/) against the real API, one journey per surface: a route or schema

@@ -4,13 +4,13 @@ import { createWorkers } from '../../activities/worker.js';
 import { INVOICE_PAYMENT_WORKFLOW_TYPE, invoicePaymentWorkflowId, PAYMENT_STAGES } from '../../workflows/invoice-payment/contract.js';
 import { SearchAttr } from '../../workflows/search-attributes.js';
 import { recordHistory } from '../helpers/histories.js';
-import { buyerPays, createProduct, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../helpers/money.js';
+import { buyerPays, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform } from '../helpers/billing.js';
 import { eventually } from '../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
 });
 afterAll(() => platform?.close());
 

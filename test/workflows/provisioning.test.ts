@@ -3,17 +3,17 @@ import { PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../workflows/pr
 import { SearchAttr } from '../../workflows/search-attributes.js';
 import { recordHistory } from '../helpers/histories.js';
 import { expectError } from '../helpers/http.js';
-import { balanceOf, buyerPays, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../helpers/money.js';
+import { balanceOf, buyerPays, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform } from '../helpers/billing.js';
 import { buyWithBalance, PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
 import { stepsBetween } from '../helpers/steps.js';
 import { eventually } from '../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let upstream: UpstreamCatalogue;
 let token: string;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform(PROVISION_TEST_ENV);
+  platform = await startBillingPlatform(PROVISION_TEST_ENV);
   upstream = await setUpUpstreamProduct(platform);
   token = await platform.rootToken();
 });

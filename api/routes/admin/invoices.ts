@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
+import { INVOICE_STATUSES, INVOICE_TYPES, PAYMENT_CHANNELS } from '../../../db/models/billing.js';
 import { getInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { getUser } from '../../../domain/users/users.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { adminInvoiceDetailResource, adminInvoiceDetailSchema, adminInvoiceSummaryResource, adminInvoiceSummarySchema } from '../../resources/money/invoice.js';
+import { adminInvoiceDetailResource, adminInvoiceDetailSchema, adminInvoiceSummaryResource, adminInvoiceSummarySchema } from '../../resources/billing/invoice.js';
 import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { RECHARGE_DIRECTIONS, RECHARGE_SCENES, TRANSACTION_TYPES } from '../../../db/models/money.js';
+import { RECHARGE_DIRECTIONS, RECHARGE_SCENES, TRANSACTION_TYPES } from '../../../db/models/billing.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { accountTransactionResource, accountTransactionSchema, rechargeRecordResource, rechargeRecordSchema } from '../../resources/money/ledger.js';
+import { accountTransactionResource, accountTransactionSchema, rechargeRecordResource, rechargeRecordSchema } from '../../resources/billing/ledger.js';
 import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];

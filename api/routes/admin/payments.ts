@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { PAYMENT_STATUSES } from '../../../db/models/money.js';
+import { PAYMENT_STATUSES } from '../../../db/models/billing.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { adminPaymentResource, adminPaymentSchema } from '../../resources/money/payment.js';
+import { adminPaymentResource, adminPaymentSchema } from '../../resources/billing/payment.js';
 import { idParam, idQuery, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];

@@ -3,14 +3,14 @@ import { ErrorCode, validationError } from '../../../lib/errors.js';
 import { money } from '../../../lib/money.js';
 import { adminAudit } from '../../../domain/billing/audit.js';
 import { REFUND_SCOPES, type RefundScope } from '../../../domain/billing/constants.js';
-import { REFUND_METHODS, REFUND_STATUSES } from '../../../db/models/money.js';
+import { REFUND_METHODS, REFUND_STATUSES } from '../../../db/models/billing.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { refundDocuments } from '../../../domain/billing/refunds/refund-documents.js';
 import { createRefund } from '../../../domain/billing/refunds/create-refund.js';
 import { startRefundWorkflow } from '../../../domain/billing/refunds/start-refund-workflow.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { refundResource, refundSchema } from '../../resources/money/refund.js';
+import { refundResource, refundSchema } from '../../resources/billing/refund.js';
 import { idParam, idQuery, jsonBody, listQuery, moneyInput, moneyString, sortQuery } from '../../schemas.js';
 
 const tags = ['管理端：财务单据'];

@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { TRANSACTION_TYPES } from '../../../db/models/money.js';
+import { TRANSACTION_TYPES } from '../../../db/models/billing.js';
 import { getBalance } from '../../../domain/billing/ledger/get-balance.js';
 import { findDocument, listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { balanceLogResource, balanceLogSchema } from '../../resources/money/ledger.js';
+import { balanceLogResource, balanceLogSchema } from '../../resources/billing/ledger.js';
 import { dateTimeString, idParam, listQuery, moneyString } from '../../schemas.js';
 
 const tags = ['客户端：余额与充值'];

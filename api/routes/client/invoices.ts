@@ -1,14 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { userAudit } from '../../../domain/billing/audit.js';
-import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../db/models/money.js';
+import { INVOICE_STATUSES, INVOICE_TYPES } from '../../../db/models/billing.js';
 import { cancelInvoice } from '../../../domain/billing/invoices/cancel-invoice.js';
 import { createPurchaseInvoice } from '../../../domain/billing/invoices/create-purchase-invoice.js';
 import { getInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { listDocuments } from '../../../domain/billing/lists/list-documents.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { invoiceDetailResource, invoiceDetailSchema, invoiceSummaryResource, invoiceSummarySchema } from '../../resources/money/invoice.js';
+import { invoiceDetailResource, invoiceDetailSchema, invoiceSummaryResource, invoiceSummarySchema } from '../../resources/billing/invoice.js';
 import { idInput, idParam, jsonBody, listQuery, sortQuery } from '../../schemas.js';
 
 const tags = ['客户端：账单与支付'];

@@ -1,15 +1,15 @@
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
 import { userAudit } from '../../../domain/billing/audit.js';
-import { INVOICE_STATUSES } from '../../../db/models/money.js';
+import { INVOICE_STATUSES } from '../../../db/models/billing.js';
 import { withInvoiceDetail } from '../../../domain/billing/invoices/get-invoice-detail.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { getQrPaymentStatus } from '../../../domain/billing/payments/payment-status.js';
 import { startQrPayment } from '../../../domain/billing/payments/start-qr-payment.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/money/invoice.js';
-import { paymentResource, paymentSchema } from '../../resources/money/payment.js';
+import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/billing/invoice.js';
+import { paymentResource, paymentSchema } from '../../resources/billing/payment.js';
 import { idParam } from '../../schemas.js';
 
 const tags = ['客户端：账单与支付'];

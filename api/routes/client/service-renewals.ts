@@ -7,7 +7,7 @@ import { createRenewalInvoice } from '../../../domain/services/renewals/create-r
 import { previewRenewal } from '../../../domain/services/renewals/preview-renewal.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/money/invoice.js';
+import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/billing/invoice.js';
 import { renewalPreviewResource, renewalPreviewSchema } from '../../resources/renewal.js';
 import { idParam, jsonBody } from '../../schemas.js';
 

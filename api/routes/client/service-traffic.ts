@@ -6,7 +6,7 @@ import { createTrafficPackageInvoice } from '../../../domain/services/traffic/cr
 import { listTrafficPackages, quoteTrafficPackage } from '../../../domain/services/traffic/traffic-packages.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/money/invoice.js';
+import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/billing/invoice.js';
 import { trafficPackageResource, trafficPackageSchema, trafficQuoteResource, trafficQuoteSchema } from '../../resources/traffic-packages.js';
 import { idInput, idParam, jsonBody, listQuery } from '../../schemas.js';
 

@@ -6,7 +6,7 @@ import { cancelPendingUpgrade, createUpgradeInvoice, quoteUpgrade } from '../../
 import { listUpgradeOptions } from '../../../domain/services/upgrades/upgrade-options.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/money/invoice.js';
+import { invoiceDetailResource, invoiceDetailSchema } from '../../resources/billing/invoice.js';
 import { upgradeOptionsResource, upgradeOptionsSchema, upgradeQuoteResource, upgradeQuoteSchema } from '../../resources/upgrades.js';
 import { ID_MAX, idParam, jsonBody } from '../../schemas.js';
 

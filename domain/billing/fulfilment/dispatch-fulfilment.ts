@@ -6,7 +6,7 @@ import { dispatchServiceOrder } from '../../services/orders/dispatch-service-ord
 import { afterCommit } from './after-commit.js';
 import { startProvisioning } from './start-provisioning.js';
 import { activatePaidAttempt } from '../../verification/attempts.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 

@@ -4,7 +4,7 @@ import { INVOICE_STATUS_LABELS } from '../constants.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { lockInvoice } from './lock-invoice.js';
 import { releaseCouponUse } from '../../marketing/coupon-uses.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
  * The user withdraws an unpaid invoice: `cancelled`, its order `cancelled`. Refused while a

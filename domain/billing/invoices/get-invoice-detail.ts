@@ -1,7 +1,7 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type OrderRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type OrderRecord } from '../../../db/models/billing.js';
 
 export type InvoiceItemRecord = { description: string; unit_amount: string; quantity: number; amount: string };
 

@@ -1,7 +1,7 @@
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type InvoiceStatus, type InvoiceType, type OrderRecord, type OrderType, type PaymentChannel } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type InvoiceStatus, type InvoiceType, type OrderRecord, type OrderType, type PaymentChannel } from '../../../db/models/billing.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 
 export type InvoiceItemInput = { key: string; description: string; unitAmount: string; quantity: number; amount: string };

@@ -1,7 +1,7 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
  * The invoice, row-locked; `userId` restricts it to its owner (others see 40400, never another's

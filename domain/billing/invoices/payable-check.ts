@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { INVOICE_STATUS_LABELS, PAYABLE_TYPES } from '../constants.js';
-import type { InvoiceRecord } from '../../../db/models/money.js';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
  * Paying needs an unpaid invoice of a payable type: a paid one answers 40910, anything else

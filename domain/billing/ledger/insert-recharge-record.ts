@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { RechargeEntryType, RechargeScene } from '../../../db/models/money.js';
+import type { RechargeEntryType, RechargeScene } from '../../../db/models/billing.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 
 export type RechargeRecordInput = {

@@ -3,7 +3,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { TransactionType } from '../../../db/models/money.js';
+import type { TransactionType } from '../../../db/models/billing.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 import { lockAccount } from './lock-account.js';
 

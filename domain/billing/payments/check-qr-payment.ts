@@ -3,7 +3,7 @@ import type { PaymentCheck } from '../../../workflows/invoice-payment/contract.j
 import type { Audit } from '../audit.js';
 import { sqlOne } from '../../../db/sql.js';
 import { queryAndSettle } from './close-qr-payment.js';
-import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
+import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 
 /**
  * One look at a QR payment for its workflow: our records first (the notify route may have

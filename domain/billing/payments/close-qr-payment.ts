@@ -5,7 +5,7 @@ import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { invokePaymentPlugin } from './payment-plugin.js';
 import { reverseBalancePart } from './reverse-balance-part.js';
 import { settleQrPayment } from './settle-qr-payment.js';
-import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
+import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 
 /** A gateway call that may succeed later: the workflow's activity retries it. */
 export class GatewayRetryableError extends Error {

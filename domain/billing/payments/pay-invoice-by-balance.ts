@@ -9,7 +9,7 @@ import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction } from '../../../db/sql.js';
 import { settleInvoice } from './settle-invoice.js';
-import type { InvoiceRecord } from '../../../db/models/money.js';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
  * Pays the user's unpaid invoice from the cash balance: invoice row lock, then the account

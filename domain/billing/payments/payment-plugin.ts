@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import type { PaymentRecord } from '../../../db/models/money.js';
+import type { PaymentRecord } from '../../../db/models/billing.js';
 
 /** A payment's own plugin action (query, close, refund): the plugin that took the payment, even if the default binding changed since. */
 export async function invokePaymentPlugin(

@@ -1,7 +1,7 @@
-import type { PaymentRow } from '../../../db/models/money.js';
+import type { PaymentRow } from '../../../db/models/billing.js';
 import type { DomainDeps } from '../../deps.js';
 import { findDocument } from '../lists/list-documents.js';
-import type { InvoiceRow } from '../../../db/models/money.js';
+import type { InvoiceRow } from '../../../db/models/billing.js';
 
 /** The QR payment state of the user's invoice from our records only (never the gateway): the latest payment, if any. */
 export async function getQrPaymentStatus(deps: DomainDeps, userId: number, invoiceId: number): Promise<{ invoice: InvoiceRow; payment: PaymentRow | null }> {

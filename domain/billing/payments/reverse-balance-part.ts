@@ -4,7 +4,7 @@ import type { Audit } from '../audit.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
-import type { PaymentRecord } from '../../../db/models/money.js';
+import type { PaymentRecord } from '../../../db/models/billing.js';
 
 /**
  * A closed mixed payment gives its balance part back: a positive `payment_reversal`

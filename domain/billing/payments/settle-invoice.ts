@@ -4,7 +4,7 @@ import { CATALOGUE_CHANNEL } from '../../catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { ORDER_TYPE_BY_INVOICE, RECHARGE_SCENE_BY_INVOICE } from '../constants.js';
-import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../../db/models/billing.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';

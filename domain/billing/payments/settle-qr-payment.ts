@@ -6,7 +6,7 @@ import { lockInvoice } from '../invoices/lock-invoice.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
-import { type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
+import { type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 import { settleInvoice } from './settle-invoice.js';
 
 const PAYMENT_WITH_INVOICE_NO = `SELECT ${PAYMENT_COLUMNS

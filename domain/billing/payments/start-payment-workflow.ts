@@ -10,7 +10,7 @@ import {
 } from '../../../workflows/invoice-payment/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { sqlOne } from '../../../db/sql.js';
-import type { PaymentRecord } from '../../../db/models/money.js';
+import type { PaymentRecord } from '../../../db/models/billing.js';
 
 type OpenedPayment = Pick<PaymentRecord, 'payment_no' | 'user_id' | 'expires_at'>;
 

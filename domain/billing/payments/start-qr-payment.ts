@@ -14,7 +14,7 @@ import { isTemporalUnavailable, REQUEST_DEADLINE_MS } from '../../../lib/tempora
 import { intentKeys, markIntentDone, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { closeQrPayment } from './close-qr-payment.js';
 import { startPaymentWorkflow } from './start-payment-workflow.js';
-import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/money.js';
+import { PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 
 export type QrPaymentStart = { payment: PaymentRecord; invoiceNo: string; created: boolean };
 

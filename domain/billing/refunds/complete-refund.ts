@@ -5,7 +5,7 @@ import { insertInvoice } from '../invoices/insert-invoice.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
-import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/money.js';
+import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/billing.js';
 import { label, refundsRecorded } from '../../../lib/metrics.js';
 import { clawBackCommissions } from '../../marketing/commissions.js';
 

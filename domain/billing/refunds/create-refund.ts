@@ -4,7 +4,7 @@ import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { RefundScope } from '../constants.js';
-import { REFUND_COLUMNS, type RefundMethod, type RefundRecord } from '../../../db/models/money.js';
+import { REFUND_COLUMNS, type RefundMethod, type RefundRecord } from '../../../db/models/billing.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { intentKeys, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';

@@ -5,7 +5,7 @@ import { GatewayRetryableError } from '../payments/close-qr-payment.js';
 import { invokePaymentPlugin } from '../payments/payment-plugin.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { completeRefund } from './complete-refund.js';
-import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/money.js';
+import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/billing.js';
 
 /**
  * One attempt of an `original` refund: `payment.refund` with the refund's own

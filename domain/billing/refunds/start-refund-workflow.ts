@@ -5,7 +5,7 @@ import { intentKeys, markIntentDone } from '../../outbox/intents.js';
 import { REFUND_STAGES, REFUND_WORKFLOW_TYPE, type RefundInput, type RefundResult, refundWorkflowId } from '../../../workflows/refund/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { sqlOne } from '../../../db/sql.js';
-import type { RefundRecord } from '../../../db/models/money.js';
+import type { RefundRecord } from '../../../db/models/billing.js';
 
 type StartedRefund = Pick<RefundRecord, 'refund_no' | 'user_id'>;
 

@@ -11,7 +11,7 @@ import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../../workflows/tra
 import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../../workflows/upgrade/contract.js';
 import { MONEY_PATTERN } from '../../../lib/money.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
-import type { InvoiceRecord } from '../../../db/models/money.js';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 export function serviceOrderWorkflow(kind: ServiceOrderKind, invoiceNo: string): { type: string; id: string } {
   if (kind === 'upgrade') return { type: UPGRADE_WORKFLOW_TYPE, id: upgradeWorkflowId(invoiceNo) };

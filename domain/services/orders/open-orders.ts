@@ -1,7 +1,7 @@
 import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 
 /** The service's unpaid renewal (or traffic package) invoice; at most one exists (migration 0009). */
 export async function findUnpaidServiceInvoice(deps: DomainDeps, serviceId: number, kind: ServiceOrderKind, tx?: Tx): Promise<InvoiceRecord | null> {

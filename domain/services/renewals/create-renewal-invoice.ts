@@ -9,7 +9,7 @@ import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-o
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { renewalOptions } from './renewal-options.js';
 import { RENEWABLE_STATUSES } from './renewal-rules.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/money.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 import { reserveCouponUse } from '../../marketing/coupon-uses.js';
 import { priceDiscounts } from '../../marketing/discounts.js';
 

@@ -5,7 +5,7 @@ import { inTransaction, sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
 import { quoteTrafficPackage } from './traffic-packages.js';
-import type { InvoiceRecord } from '../../../db/models/money.js';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
  * A `traffic_package` invoice for one package of the service's host, at the quoted price (paid

@@ -12,7 +12,7 @@ import type { DomainDeps } from '../../deps.js';
 import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
 import { downgradeCredit, invoicedAmount, shanghaiDate } from './proration.js';
 import { loadUpgradeContext, type PricedChange, priceChange, type UpgradeContext } from './upgrade-pricing.js';
-import type { InvoiceRecord } from '../../../db/models/money.js';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 export type UpgradeQuote = PricedChange & {
   /** What the invoice asks: the prorated difference (never below 0.00) after the member and coupon discounts. */

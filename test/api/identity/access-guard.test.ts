@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireVerified } from '../../../domain/access/require-verified.js';
 import { expectError } from '../../helpers/http.js';
-import { createProduct, registerClient } from '../../helpers/money.js';
+import { createProduct, registerClient } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
 let platform: TestPlatform;

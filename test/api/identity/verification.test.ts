@@ -4,7 +4,7 @@ import { VERIFICATION_WORKFLOW_TYPE, verificationWorkflowId } from '../../../wor
 import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
 import { idNumber, type IdentityPlatform, scanAndFinish, settles, startIdentityPlatform } from '../../helpers/identity.js';
-import { adjustBalance, balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { captureLogs } from '../../helpers/vnc.js';
 
 let platform: IdentityPlatform;

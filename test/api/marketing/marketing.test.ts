@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resettleCommission, releaseDueCommissions } from '../../../domain/marketing/commissions.js';
 import { applySpendLevels } from '../../../domain/marketing/member-levels.js';
-import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { expectError } from '../../helpers/http.js';
 import { daysFromNow, seedService } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueAdmin, installFixturePlugin } from '../../helpers/catalogue.js';
 import { expectError } from '../../helpers/http.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { createPluginsRoot, fixtureManifest } from '../../helpers/plugin-fixtures.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { createService, type ServicesPlatform } from '../../helpers/services.js';

@@ -7,7 +7,7 @@ import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../../workflows/renewal
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, balanceOf, buyerPays, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, buyerPays, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { stepsBetween } from '../../helpers/steps.js';
 import { eventually } from '../../helpers/wait.js';

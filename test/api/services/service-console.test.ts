@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_REVEALS_PER_HOUR } from '../../../domain/services/reveal-password.js';
 import { expectError } from '../../helpers/http.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 
 let platform: ServicesPlatform;

@@ -3,7 +3,7 @@ import { CONSOLE_ACTION_LIMITS } from '../../../domain/services/console/action-l
 import { parseDateTime, formatDateTime } from '../../../lib/time.js';
 import { expectError } from '../../helpers/http.js';
 import { eventually } from '../../helpers/wait.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 
 let platform: ServicesPlatform;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../../workflows/traffic-package/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { eventually } from '../../helpers/wait.js';
 

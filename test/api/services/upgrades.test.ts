@@ -6,7 +6,7 @@ import { formatDateTime } from '../../../lib/time.js';
 import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../../workflows/upgrade/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { eventually } from '../../helpers/wait.js';
 

@@ -6,7 +6,7 @@ import { hashVncToken } from '../../../domain/services/console/vnc-tokens.js';
 import { RfbHandshakeError } from '../../../lib/rfb/protocol.js';
 import { CONSOLE_PICTURE } from '../../../sandbox/upstream-finance/console/picture.js';
 import { expectError } from '../../helpers/http.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { connectRfb, framePixel, type RfbSession, UpgradeRefused } from '../../helpers/rfb-client.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { captureLogs, getFrom, openConsole, redeemConsole, relayUrl } from '../../helpers/vnc.js';

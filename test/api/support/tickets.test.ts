@@ -4,7 +4,7 @@ import { autoCloseTickets } from '../../../domain/support/auto-close.js';
 import { sendTicketReplyNotice } from '../../../domain/support/ticket-notices.js';
 import { expectError } from '../../helpers/http.js';
 import { type Notifier, startNotifier } from '../../helpers/lifecycle.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetUrl } from '../../../domain/media/asset-links.js';
 import { inspectUpload } from '../../../domain/media/inspect.js';
 import { expectError } from '../../helpers/http.js';
-import { registerClient, type TestClient } from '../../helpers/money.js';
+import { registerClient, type TestClient } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
 let platform: TestPlatform;

@@ -12,16 +12,16 @@ import { startQrPayment } from '../../../domain/billing/payments/start-qr-paymen
 import { adjustBalance } from '../../../domain/billing/recharge/adjust-balance.js';
 import { createRefund } from '../../../domain/billing/refunds/create-refund.js';
 import { executeOriginalRefund } from '../../../domain/billing/refunds/execute-original-refund.js';
-import { buyerPays, createProduct, startMoneyPlatform, type MoneyPlatform } from '../../helpers/money.js';
+import { buyerPays, createProduct, startBillingPlatform, type BillingPlatform } from '../../helpers/billing.js';
 import { eventually } from '../../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let productId: number;
 const admin = adminAudit({ id: 1, username: 'root' }, 'property');
 
 beforeAll(async () => {
   // Polling stays out of the way: payments settle through the gateway's notifications.
-  platform = await startMoneyPlatform({ QRPAY_POLL_INTERVALS_SECONDS: '3600' });
+  platform = await startBillingPlatform({ QRPAY_POLL_INTERVALS_SECONDS: '3600' });
   productId = (await createProduct(platform, '12.34')).id;
 });
 afterAll(() => platform?.close());

@@ -8,7 +8,7 @@ import { cancelStaleInvoices } from '../../../domain/lifecycle/cancel-stale-invo
 import { createDueRenewalInvoices } from '../../../domain/lifecycle/create-renewal-invoices.js';
 import { unsuspendRenewedServices } from '../../../domain/lifecycle/enforce-due-dates.js';
 import { createUser, daysFromNow, seedRenewInvoice, seedService } from '../../helpers/lifecycle.js';
-import { adjustBalance, expectBooksBalanced } from '../../helpers/money.js';
+import { adjustBalance, expectBooksBalanced } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
 

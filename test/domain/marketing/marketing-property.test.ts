@@ -15,7 +15,7 @@ import { createCoupon } from '../../../domain/marketing/coupons.js';
 import { ensureReferralAccount, openReferralAccountAtRegistration } from '../../../domain/marketing/referral-accounts.js';
 import { approveWithdrawal, rejectWithdrawal, requestWithdrawal } from '../../../domain/marketing/withdrawals.js';
 import { inTransaction, sqlOne, sqlRows } from '../../../db/sql.js';
-import { createProduct } from '../../helpers/money.js';
+import { createProduct } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
 let platform: TestPlatform;

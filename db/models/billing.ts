@@ -306,7 +306,7 @@ const timestamps = () => ({ created_at: DataTypes.DATE, updated_at: DataTypes.DA
  * The money tables of migration 0004. Writes that move money go through the domain/billing
  * functions (raw SQL under row locks); the models serve reads, lists and tests.
  */
-export function defineMoneyModels(sequelize: Sequelize) {
+export function defineBillingModels(sequelize: Sequelize) {
   const UserAccount = sequelize.define<UserAccountRow>(
     'UserAccount',
     {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../helpers/http.js';
-import { balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/money.js';
+import { balanceOf, expectBooksBalanced, registerClient, type TestClient } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
 let platform: TestPlatform;

@@ -10,14 +10,14 @@ import { startTestPlatform, type TestPlatform } from './platform.js';
 
 export const QRPAY_TEST_APP_ID = 'money-test-app';
 
-export type MoneyPlatform = TestPlatform & { qrpay: QrpaySandbox; pluginId: number };
+export type BillingPlatform = TestPlatform & { qrpay: QrpaySandbox; pluginId: number };
 
 /**
  * The platform with real workers and the QR gateway sandbox, the qrpay plugin installed,
  * configured against it, enabled and bound as the default payment plugin. The API's public
  * base URL is the test server, so the sandbox's notifications reach our notify route.
  */
-export async function startMoneyPlatform(env: Record<string, string> = {}): Promise<MoneyPlatform> {
+export async function startBillingPlatform(env: Record<string, string> = {}): Promise<BillingPlatform> {
   const qrpay = await startQrpaySandbox({ merchantPublicKeyPem: TEST_MERCHANT_PUBLIC_KEY_PEM, appId: QRPAY_TEST_APP_ID, notifyRetryDelaysMs: [200, 500, 1000] });
   const platform = await startTestPlatform({ worker: true, env: { QRPAY_POLL_INTERVALS_SECONDS: '1,2', ...env } });
   platform.deps.config.publicBaseUrl = platform.baseUrl;

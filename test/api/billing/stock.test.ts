@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, createProduct, expectBooksBalanced, purchase, registerClient } from '../../helpers/money.js';
+import { adjustBalance, createProduct, expectBooksBalanced, purchase, registerClient } from '../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
 

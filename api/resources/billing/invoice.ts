@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS } from '../../../domain/billing/constants.js';
-import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceRecord, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/money.js';
+import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceRecord, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 /** The invoice columns a resource reads: a model instance or a raw money record both fit. */

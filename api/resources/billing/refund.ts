@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { REFUND_STATUS_LABELS } from '../../../domain/billing/constants.js';
-import { REFUND_METHODS, REFUND_STATUSES, type RefundRecord } from '../../../db/models/money.js';
+import { REFUND_METHODS, REFUND_STATUSES, type RefundRecord } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 /** The refund columns a resource reads: a model instance or a raw money record both fit. */

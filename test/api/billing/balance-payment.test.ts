@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../helpers/http.js';
-import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform } from '../../helpers/billing.js';
 import { eventually } from '../../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
 });
 afterAll(() => platform?.close());
 

@@ -31,7 +31,7 @@ const MONEY: FailurePolicy = {
 const classified = classifier(MONEY);
 
 /** Activities of the payment and refund workflows: thin adapters over domain/billing. */
-export function createMoneyActivities(deps: DomainDeps) {
+export function createBillingActivities(deps: DomainDeps) {
   return {
     checkQrPayment: (input: { paymentNo: string }) => classified(() => checkQrPayment(deps, input.paymentNo, audit())),
     closeQrPayment: (input: { paymentNo: string }) => classified(() => closeQrPayment(deps, input.paymentNo, audit())),

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { PAYMENT_STATUS_LABELS } from '../../../domain/billing/constants.js';
-import { PAID_SOURCES, PAYMENT_SETTLEMENTS, PAYMENT_STATUSES, type PaymentRecord } from '../../../db/models/money.js';
+import { PAID_SOURCES, PAYMENT_SETTLEMENTS, PAYMENT_STATUSES, type PaymentRecord } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 /** The payment columns a resource reads: a model instance or a raw money record both fit. */

@@ -12,15 +12,15 @@ import {
   expectBooksBalanced,
   purchase,
   registerClient,
-  startMoneyPlatform,
-  type MoneyPlatform,
-} from '../../helpers/money.js';
+  startBillingPlatform,
+  type BillingPlatform,
+} from '../../helpers/billing.js';
 import { eventually } from '../../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
 });
 afterAll(() => platform?.close());
 

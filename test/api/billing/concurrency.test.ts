@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform } from '../../helpers/money.js';
+import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform } from '../../helpers/billing.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
 });
 afterAll(() => platform?.close());
 

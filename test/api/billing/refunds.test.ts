@@ -11,16 +11,16 @@ import {
   expectBooksBalanced,
   purchase,
   registerClient,
-  startMoneyPlatform,
-  type MoneyPlatform,
+  startBillingPlatform,
+  type BillingPlatform,
   type TestClient,
-} from '../../helpers/money.js';
+} from '../../helpers/billing.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let token: string;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
   token = await platform.rootToken();
 });
 afterAll(() => platform?.close());

@@ -3,15 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updatePluginConfig } from '../../../domain/plugins/plugin-lifecycle.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import { invoicePaymentWorkflowId } from '../../../workflows/invoice-payment/contract.js';
-import { buyerPays, createProduct, expectBooksBalanced, purchase, registerClient, startMoneyPlatform, type MoneyPlatform, QRPAY_TEST_APP_ID } from '../../helpers/money.js';
+import { buyerPays, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform, QRPAY_TEST_APP_ID } from '../../helpers/billing.js';
 import { postNotification, startNotificationCapture } from '../../helpers/notification-capture.js';
 import { eventually } from '../../helpers/wait.js';
 
-let platform: MoneyPlatform;
+let platform: BillingPlatform;
 let capture: Awaited<ReturnType<typeof startNotificationCapture>>;
 
 beforeAll(async () => {
-  platform = await startMoneyPlatform();
+  platform = await startBillingPlatform();
   capture = await startNotificationCapture();
 });
 afterAll(async () => {

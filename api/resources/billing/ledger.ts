@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { TRANSACTION_TYPE_LABELS } from '../../../domain/billing/constants.js';
-import { RECHARGE_DIRECTIONS, RECHARGE_ENTRY_TYPES, RECHARGE_SCENES, TRANSACTION_TYPES, type RechargeDirection, type RechargeEntryType, type RechargeScene, type TransactionType } from '../../../db/models/money.js';
+import { RECHARGE_DIRECTIONS, RECHARGE_ENTRY_TYPES, RECHARGE_SCENES, TRANSACTION_TYPES, type RechargeDirection, type RechargeEntryType, type RechargeScene, type TransactionType } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
 export type AccountTransactionSource = {
