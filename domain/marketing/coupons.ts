@@ -115,24 +115,8 @@ export async function updateCoupon(deps: DomainDeps, id: number, input: Omit<Cou
       `UPDATE coupons SET name = $2, kind = $3, value = $4, min_amount = $5, product_ids = $6, menu_ids = $7, new_customers_only = $8, scenes = $9,
               starts_at = $10, ends_at = $11, total_uses = $12, per_user_limit = $13, status = $14, is_public = $15, owner_user_id = $16, updated_at = now()
         WHERE id = $1 RETURNING ${COUPON_COLUMNS}`,
-      [
-        id,
-        input.name,
-        input.kind,
-        input.value,
-        input.min_amount,
-        JSON.stringify(input.product_ids),
-        JSON.stringify(input.menu_ids),
-        input.new_customers_only,
-        JSON.stringify(input.scenes),
-        input.starts_at,
-        input.ends_at,
-        input.total_uses,
-        input.per_user_limit,
-        input.status,
-        input.is_public,
-        input.owner_user_id,
-      ],
+      // The insert's values from the name to the owner ($2..$16): the code and the campaign never change.
+      [id, ...insertParams({ ...input, code: '' }, null).slice(1, 16)],
       tx,
     );
     return row!;

@@ -165,6 +165,13 @@ describe('coupons on the one pricing function', () => {
     expectError(shared, 42200, 422);
   });
 
+  it('edits a coupon: every field but its code and campaign', async () => {
+    const made = await createCoupon({ total_uses: 5 });
+    const edited = await admin('put', `/api/v2/admin/coupons/${made.id}`, { name: '改名券', kind: 'fixed', value: '3.50', scenes: ['renewal', 'upgrade'], total_uses: 7, per_user_limit: 2 });
+    expect(edited).toMatchObject({ id: made.id, code: made.code, name: '改名券', kind: 'fixed', value: '3.50', scenes: ['renewal', 'upgrade'], total_uses: 7, per_user_limit: 2 });
+    expect(await admin('get', `/api/v2/admin/coupons/${made.id}`)).toMatchObject({ code: made.code, name: '改名券', value: '3.50' });
+  });
+
   it('validates admin input and answers 40900 for a taken code, 40400 for unknown ids', async () => {
     const taken = await createCoupon({});
     expectError(await platform.api.post('/api/v2/admin/coupons', { token: root, body: { code: taken.code, name: 'x', kind: 'fixed', value: '1' } }), 40900, 409);
