@@ -14,6 +14,11 @@ export type RequestContext = {
   auditBefore?: unknown;
   /** The audit target a domain function names when the route's path does not (a created row's id). */
   auditTarget?: { type: string; id: string };
+  /**
+   * What the audit records as the request's fields instead of the body, when the body holds
+   * secrets its key names do not reveal (see `offerAuditRequest`).
+   */
+  auditRequest?: unknown;
 };
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -33,6 +38,16 @@ export function currentRequestContext(): RequestContext | undefined {
 export function offerAuditBefore(value: unknown): void {
   const context = storage.getStore();
   if (context) context.auditBefore = value;
+}
+
+/**
+ * Replaces the request body in the admin audit: for a body whose secrets the key-name redaction
+ * cannot recognise (settings: `values["registration.invite_code"]`), the domain, which knows
+ * which keys are secret, offers the body with those values already removed.
+ */
+export function offerAuditRequest(value: unknown): void {
+  const context = storage.getStore();
+  if (context) context.auditRequest = value;
 }
 
 /** Names the audit target when the route's path has none (a create). */

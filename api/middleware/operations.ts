@@ -188,7 +188,7 @@ async function recordAudit(c: Context<AppEnv>, method: string, path: string, thr
     action: shape.action,
     before: context?.auditBefore === undefined ? null : redactBounded(context.auditBefore),
     after: after === null ? null : redactBounded(after),
-    request: redactBounded(await requestFields(c)),
+    request: redactBounded(context?.auditRequest !== undefined ? context.auditRequest : await requestFields(c)),
     requestId: c.var.requestId,
     ip: context?.ip ?? '',
     userAgent: context?.userAgent ?? '',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validationError } from '../../lib/errors.js';
 import { maskSecret } from '../../lib/crypto.js';
+import { offerAuditRequest } from '../../lib/request-context.js';
 import { inTransaction, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { defaultOf, isSecret, type SettingDef, type SettingDefs, type SettingGroup, type SettingValues } from './define.js';
@@ -127,6 +128,13 @@ type Planned = { key: string; secret: boolean; reset: boolean; value: unknown; s
  * and the invalidation notice commit together; answers what changed (secrets without values).
  */
 export async function saveSettings(deps: DomainDeps, adminId: number | null, values: Record<string, unknown>): Promise<SettingChange[]> {
+  // The audit keeps the request without the secrets' values (their key names do not say so).
+  offerAuditRequest({
+    values: Object.fromEntries(Object.entries(values).map(([key, value]) => {
+      const def = findDef(key)?.def;
+      return [key, def && isSecret(def) ? (value === '' ? '' : '[REDACTED]') : value];
+    })),
+  });
   const errors: Record<string, string[]> = {};
   const planned: Planned[] = [];
   for (const [fullKey, raw] of Object.entries(values)) {

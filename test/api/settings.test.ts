@@ -86,6 +86,16 @@ describe('admin settings', () => {
     expect(row!.value).toBeNull();
     expect(row!.sealed_value).not.toContain(INVITE);
     expect(lines.join('\n')).not.toContain(INVITE);
+    // The admin audit records each save, with the secret's value removed from its request.
+    const audited = await eventually(async () => {
+      const rows = await platform.deps.db.read<{ request: unknown; after: unknown }>(
+        "SELECT request, after FROM admin_audit_logs WHERE route = '/api/v2/admin/settings' AND request::text LIKE '%invite_code%'",
+        [],
+      );
+      return rows.length >= 2 ? rows : null;
+    });
+    expect(JSON.stringify(audited)).not.toContain(INVITE);
+    expect(JSON.stringify(audited)).toContain('[REDACTED]');
   });
 
   it('closes registration, except for the invite code', async () => {
