@@ -19,12 +19,22 @@ async function ensureDemoService(deps: DomainDeps, userId: number): Promise<{ id
   const existing = await m.Service.findOne({ where: { user_id: userId, hostname: DEMO_CONSOLE_HOSTNAME } });
   if (existing) return { id: existing.id, created: false };
   const supplier = await m.Supplier.findOne({ where: { code: DEMO_SUPPLIER_CODE } });
-  const binding = supplier ? await m.ProductUpstreamBinding.findOne({ where: { supplier_id: supplier.id, upstream_product_id: '101' } }) : null;
-  if (!supplier || !binding || supplier.plugin_id === null) return null;
+  if (!supplier || supplier.plugin_id === null) return null;
   const list = await invokeSupplierPlugin(deps, supplier, { action: 'upstream.host_list' });
   const hosts = (list.success ? list.data['hosts'] : []) as Array<{ id?: unknown; status?: unknown; product_id?: unknown }>;
-  const host = hosts.find((h) => h.status === 'active' && Number(h.product_id) === 101 && typeof h.id === 'number');
-  if (!host) return null;
+  // An active cloud-server host no other service is bound to (the upgrades demo takes the first
+  // host of product 101), of an upstream product the demo catalogue imported.
+  const bound = new Set(
+    (await m.ServiceUpstreamBinding.findAll({ where: { supplier_id: supplier.id }, attributes: ['upstream_host_id'] })).map((b) => Number(b.upstream_host_id)),
+  );
+  let binding = null;
+  let host: { id?: unknown } | undefined;
+  for (const upstreamProductId of ['101', '102']) {
+    binding = await m.ProductUpstreamBinding.findOne({ where: { supplier_id: supplier.id, upstream_product_id: upstreamProductId } });
+    host = binding ? hosts.find((h) => h.status === 'active' && String(h.product_id) === upstreamProductId && typeof h.id === 'number' && !bound.has(h.id)) : undefined;
+    if (binding && host) break;
+  }
+  if (!binding || !host) return null;
   const { invoice, order } = await inTransaction(deps, (tx) =>
     insertInvoice(
       deps,
@@ -75,7 +85,7 @@ async function ensureDemoService(deps: DomainDeps, userId: number): Promise<{ id
     supplier_id: supplier.id,
     plugin_id: supplier.plugin_id,
     provider_key: 'upstream_finance_api',
-    upstream_product_id: '101',
+    upstream_product_id: binding.upstream_product_id,
     upstream_host_id: host.id as number,
     bound_at: new Date(),
   });

@@ -3,6 +3,7 @@ import { seedDemoCatalogue } from '../../../scripts/seeders/catalogue.js';
 import { DEMO_CONSOLE_HOSTNAME, seedDemoConsole } from '../../../scripts/seeders/console.js';
 import { DEMO_CLIENT, seedDemoData } from '../../../scripts/seeders/demo.js';
 import { seedDemoSupplier } from '../../../scripts/seeders/supplier.js';
+import { seedDemoUpgradableService } from '../../../scripts/seeders/upgrades.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { startUpstreamForPlatform, type UpstreamSandbox } from '../../helpers/upstream-supplier.js';
 
@@ -15,6 +16,8 @@ beforeAll(async () => {
   await seedDemoData(platform.deps);
   await seedDemoCatalogue(platform.deps);
   await seedDemoSupplier(platform.deps, sandbox.baseUrl);
+  // As `npm run dev` does: the upgrades demo binds a host of the same product first.
+  await seedDemoUpgradableService(platform.deps);
 });
 afterAll(async () => {
   await sandbox?.stop();
@@ -29,9 +32,11 @@ describe('demo console seeder', () => {
     const login = await platform.api.post('/api/v2/client/login', { body: { account: DEMO_CLIENT.email, password: DEMO_CLIENT.password } });
     const token = login.body.data.access_token as string;
     const services = await platform.api.get('/api/v2/client/services', { token });
-    expect(services.body.data.total).toBe(1);
-    const service = services.body.data.list[0] as { id: number; status: string };
-    expect(service.status).toBe('active');
+    expect(services.body.data.total).toBe(2);
+    const row = await platform.deps.db.models.Service.findOne({ where: { hostname: DEMO_CONSOLE_HOSTNAME } });
+    const service = (services.body.data.list as { id: number; status: string }[]).find((s) => s.id === row?.id);
+    expect(service?.status).toBe('active');
+    if (!service) return;
     const nat = await platform.api.get(`/api/v2/client/services/${service.id}/nat-rules`, { token });
     expect(nat.body.data.rules).toHaveLength(2);
     const groups = await platform.api.get(`/api/v2/client/services/${service.id}/security-groups`, { token });
