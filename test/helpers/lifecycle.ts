@@ -55,6 +55,7 @@ export async function startNotifier(platform: TestPlatform): Promise<Notifier> {
           ticket_reply: 'SMS_TICKET_REPLY',
           ticket_close_reminder: 'SMS_TICKET_CLOSE_REMINDER',
           ticket_auto_closed: 'SMS_TICKET_AUTO_CLOSED',
+          verify_code: 'SMS_VERIFY_CODE',
         }),
       },
     },

@@ -4,12 +4,12 @@ import { createPluginBinding } from '../../../domain/plugins/plugin-bindings.js'
 import { installPlugin } from '../../../domain/plugins/plugin-install.js';
 import { enablePlugin, updatePluginConfig } from '../../../domain/plugins/plugin-lifecycle.js';
 import { issueToken } from '../../../plugins/captcha/image_captcha/token.js';
-import { SANDBOX_CREDENTIALS } from '../../../sandbox/launcher.js';
-import { type MailSandbox, startMailSandbox } from '../../../sandbox/mail/server.js';
-import { type SmsSandbox, startSmsSandbox } from '../../../sandbox/sms/server.js';
+import type { MailSandbox } from '../../../sandbox/mail/server.js';
+import type { SmsSandbox } from '../../../sandbox/sms/server.js';
 import { expectError } from '../../helpers/http.js';
 import { settles } from '../../helpers/identity.js';
 import { registerKnownSecret } from '../../helpers/known-secrets.js';
+import { type Notifier, startNotifier } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { captureLogs } from '../../helpers/vnc.js';
 
@@ -17,50 +17,25 @@ const CAPTCHA_KEY = 'identity-test-captcha-signing-key';
 let platform: TestPlatform;
 let mail: MailSandbox;
 let sms: SmsSandbox;
+let notifier: Notifier;
 let logs: string[];
 
 beforeAll(async () => {
-  const c = SANDBOX_CREDENTIALS;
   registerKnownSecret(CAPTCHA_KEY);
-  mail = await startMailSandbox({ port: 0, smtpPort: 0, users: { [c.smtp.user]: c.smtp.password } });
-  sms = await startSmsSandbox({ port: 0, accessKeys: { [c.sms.accessKeyId]: c.sms.accessKeySecret }, signNames: [c.sms.signName] });
   // Generous IP limit: every request of this file comes from 127.0.0.1; the IP limit has its own test.
   platform = await startTestPlatform({ env: { AUTH_CODE_RESEND_SECONDS: '0', AUTH_CODE_MAX_PER_IP_HOUR: '1000', AUTH_CODE_MAX_PER_ADDRESS_HOUR: '4' } });
   platform.deps.config.publicBaseUrl = platform.baseUrl;
-  const plugins = [
-    {
-      domain: 'mail' as const,
-      slug: 'smtp',
-      config: {
-        accounts: JSON.stringify([{ name: '沙箱邮件', host: mail.smtpHost, port: mail.smtpPort, secure: false, user: c.smtp.user, password: c.smtp.password, from: 'noreply@example.com' }]),
-        strategy: 'first_available',
-      },
-    },
-    {
-      domain: 'sms' as const,
-      slug: 'smsgate',
-      config: {
-        access_key_id: c.sms.accessKeyId,
-        access_key_secret: c.sms.accessKeySecret,
-        base_url: sms.baseUrl,
-        sign_name: c.sms.signName,
-        templates: JSON.stringify({ verify_code: 'SMS_VERIFY_CODE' }),
-      },
-    },
-    { domain: 'captcha' as const, slug: 'image_captcha', config: { signing_key: CAPTCHA_KEY } },
-  ];
-  for (const p of plugins) {
-    const plugin = await installPlugin(platform.deps, p.domain, p.slug);
-    await updatePluginConfig(platform.deps, plugin.id, p.config);
-    await enablePlugin(platform.deps, plugin.id);
-    await createPluginBinding(platform.deps, { plugin_id: plugin.id, binding_type: 'default', scene: 'default' });
-  }
+  notifier = await startNotifier(platform);
+  ({ mail, sms } = notifier);
+  const captcha = await installPlugin(platform.deps, 'captcha', 'image_captcha');
+  await updatePluginConfig(platform.deps, captcha.id, { signing_key: CAPTCHA_KEY });
+  await enablePlugin(platform.deps, captcha.id);
+  await createPluginBinding(platform.deps, { plugin_id: captcha.id, binding_type: 'default', scene: 'default' });
   logs = captureLogs(platform);
 });
 afterAll(async () => {
   await platform?.close();
-  await mail?.stop();
-  await sms?.stop();
+  await notifier?.stop();
 });
 
 type Client = { id: number; token: string; email: string; password: string };
