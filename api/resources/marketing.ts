@@ -51,9 +51,9 @@ export const couponSchema = z
   })
   .openapi('Coupon');
 
-export function couponResource(c: CouponRecord) {
+/** What a coupon offers, the same in the admin's and the client's view. */
+function couponTerms(c: CouponRecord) {
   return {
-    id: c.id,
     code: c.code,
     name: c.name,
     kind: c.kind,
@@ -65,6 +65,13 @@ export function couponResource(c: CouponRecord) {
     scenes: c.scenes,
     starts_at: formatDateTime(c.starts_at),
     ends_at: formatDateTime(c.ends_at),
+  };
+}
+
+export function couponResource(c: CouponRecord) {
+  return {
+    id: c.id,
+    ...couponTerms(c),
     total_uses: c.total_uses,
     per_user_limit: c.per_user_limit,
     used: c.used,
@@ -105,17 +112,7 @@ export function clientCouponResource(c: ClientCouponView) {
     (c.total_uses === null || c.used < c.total_uses) &&
     (c.per_user_limit === null || c.my_uses < c.per_user_limit);
   return {
-    code: c.code,
-    name: c.name,
-    kind: c.kind,
-    value: formatMoney(c.value),
-    min_amount: formatMoney(c.min_amount),
-    product_ids: c.product_ids,
-    menu_ids: c.menu_ids,
-    new_customers_only: c.new_customers_only,
-    scenes: c.scenes,
-    starts_at: formatDateTime(c.starts_at),
-    ends_at: formatDateTime(c.ends_at),
+    ...couponTerms(c),
     remaining_uses: c.total_uses === null ? null : Math.max(c.total_uses - c.used, 0),
     per_user_limit: c.per_user_limit,
     my_uses: c.my_uses,
