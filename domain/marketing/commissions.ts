@@ -145,14 +145,15 @@ export async function clawBackCommissions(deps: DomainDeps, invoiceId: number, t
 /**
  * Moves every pending entry whose holding period is over to `available`, and the amounts with
  * them, in one statement: the `status = 'pending'` guard makes each entry move once however
- * often (or concurrently) this runs.
+ * often (or concurrently) this runs. Due by the database's clock, the one that wrote
+ * `available_at` (a Node `Date` has only milliseconds and may fall just before it).
  */
-export async function releaseDueCommissions(deps: DomainDeps, now = new Date()) {
+export async function releaseDueCommissions(deps: DomainDeps) {
   const rows = await inTransaction(deps, (tx) =>
     sqlRows<{ users: number; entries: number; amount: string }>(
       deps,
       `WITH moved AS (
-         UPDATE commission_entries SET status = 'available', released_at = now() WHERE status = 'pending' AND available_at <= $1 RETURNING user_id, amount
+         UPDATE commission_entries SET status = 'available', released_at = now() WHERE status = 'pending' AND available_at <= now() RETURNING user_id, amount
        ), sums AS (
          SELECT user_id, sum(amount) AS amount, count(*) AS n FROM moved GROUP BY user_id
        ), applied AS (
@@ -161,7 +162,7 @@ export async function releaseDueCommissions(deps: DomainDeps, now = new Date()) 
        )
        SELECT (SELECT count(*) FROM applied)::int AS users, COALESCE((SELECT sum(n) FROM sums), 0)::int AS entries,
               COALESCE((SELECT sum(amount) FROM sums), 0)::text AS amount`,
-      [now],
+      [],
       tx,
     ),
   );
