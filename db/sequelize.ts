@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Sequelize } from 'sequelize';
 import type { Logger } from '../lib/logger.js';
+import { queryConfig, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
 
 export type Database = {
@@ -11,7 +12,7 @@ export type Database = {
    * (options cloning, a captured stack, retry wrapper, bind rewriting). For hot read paths only;
    * no transaction, rows as pg returns them (with Sequelize's type parsers).
    */
-  read<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  read<T extends pg.QueryResultRow>(sql: string | Statement, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 };
 
@@ -31,12 +32,12 @@ export function createDatabase(options: DatabaseOptions): Database {
     timezone: '+00:00',
   });
   const models = defineModels(sequelize);
-  const read = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> => {
+  const read = async <T extends pg.QueryResultRow>(sql: string | Statement, params: unknown[] = []): Promise<T[]> => {
     const pool = sequelize.connectionManager;
     // The postgres dialect's pooled connections are pg clients (typed `object` by Sequelize).
     const client = (await pool.getConnection({ type: 'read' })) as pg.ClientBase;
     try {
-      return (await client.query<T>(sql, params)).rows;
+      return (await client.query<T>(queryConfig(sql, params))).rows;
     } finally {
       // A client whose connection failed is marked invalid by Sequelize and dropped on the next acquire.
       pool.releaseConnection(client);

@@ -1,6 +1,26 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
 import type { Database } from './sequelize.js';
+
+/**
+ * A statement of a hot path, prepared once per connection: PostgreSQL parses and plans it on
+ * its first use on a connection and afterwards only binds and executes it (a money payment runs
+ * a handful of them; parsing and planning each one again cost the database more CPU than
+ * running it). Only for fixed texts written in the code (a text built from input, or one with a
+ * varying number of parameters, stays a plain string): every distinct text is one prepared
+ * statement on every pooled connection for the connection's life.
+ */
+export type Statement = { readonly text: string; readonly name: string };
+
+export function statement(text: string): Statement {
+  return { text, name: `s_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
+}
+
+/** What pg's `query` takes for a text or a prepared statement. */
+export function queryConfig(sql: string | Statement, values: unknown[]): pg.QueryConfig {
+  return typeof sql === 'string' ? { text: sql, values } : { text: sql.text, name: sql.name, values };
+}
 
 /** What the helpers need: the database (a `DomainDeps` is one). */
 export type SqlDeps = { readonly db: Database };
@@ -26,12 +46,12 @@ function clientOf(tx: Tx): pg.ClientBase {
  * a transaction it is a pooled autocommit statement. Rows come with the pool's type parsers
  * (NUMERIC as a two-digit string, timestamps as Date).
  */
-export async function sqlRows<T extends object>(deps: SqlDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
-  if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(sql, bind)).rows;
+export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T[]> {
+  if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
 }
 
-export async function sqlOne<T extends object>(deps: SqlDeps, sql: string, bind: unknown[], tx?: Tx): Promise<T | null> {
+export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T | null> {
   const rows = await sqlRows<T>(deps, sql, bind, tx);
   return rows[0] ?? null;
 }

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { formatMoney, money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows, type Tx } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlRows, statement, type Tx } from '../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/billing.js';
 import type { BuiltinTask } from '../tasks/types.js';
 import { readReferralConfig } from './referral-config.js';
@@ -25,40 +25,52 @@ export function clawbackTarget(commission: Decimal.Value, refunded: Decimal.Valu
 }
 
 /**
- * Books the referrer's commission on a paid invoice of their invitee, in the settlement's
- * transaction (the invoice row is locked): `pending` until the holding period is over, keyed
- * `commission:<invoice_no>` (UNIQUE), so settling again books nothing twice. The rate is the
- * product's commission rate if an admin set one, else the referrer's member level's, else the
- * default. Refunds already made (a late, repeated settlement) are clawed back at once.
+ * The referrer's commission on a paid invoice of their invitee, as CTEs of the statement that
+ * reads the invoice as `source` (columns id, user_id, type, amount, invoice_no; no row: nothing
+ * booked): `pending` until the holding period is over, keyed `commission:<invoice_no>` (UNIQUE,
+ * `ON CONFLICT DO NOTHING`), so settling again books nothing twice, and the referrer's pending
+ * amount grows by what was booked. The rate is the product's commission rate if an admin set one,
+ * else the referrer's member level's, else the default (`rate`); the amount is cut (never rounded
+ * up) to the cent, as `commissionOf`. The settlement runs these inside its own statement
+ * (domain/billing/payments/settle-invoice.ts); `$`-parameters: `p.rate` (numeric percent),
+ * `p.days` (holding days), `p.types` (COMMISSIONED_TYPES).
+ */
+export function commissionCtes(source: string, p: { rate: number; days: number; types: number }): string {
+  return `commission_referrer AS (
+       SELECT a.referrer_id, s.id AS invoice_id, s.user_id AS invitee_id, s.amount, s.invoice_no,
+              COALESCE((SELECT r.rate FROM orders o JOIN commission_product_rates r ON r.product_id = o.product_id WHERE o.invoice_id = s.id),
+                       (SELECT l.commission_rate FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = a.referrer_id),
+                       $${p.rate}::numeric) AS rate
+         FROM ${source} s JOIN referral_accounts a ON a.user_id = s.user_id AND a.referrer_id IS NOT NULL
+        WHERE s.type = ANY($${p.types}::varchar[]) AND s.amount > 0
+     ), commission_entry AS (
+       INSERT INTO commission_entries (user_id, invitee_id, invoice_id, kind, base_amount, rate, amount, status, available_at, idempotency_key)
+       SELECT referrer_id, invitee_id, invoice_id, 'commission', amount, rate, trunc(amount * rate / 100, 2), 'pending',
+              now() + make_interval(days => $${p.days}::int), 'commission:' || invoice_no
+         FROM commission_referrer WHERE trunc(amount * rate / 100, 2) > 0
+       ON CONFLICT DO NOTHING RETURNING user_id, amount
+     ), commission_credited AS (
+       UPDATE referral_accounts a SET pending_amount = a.pending_amount + e.amount, updated_at = now()
+         FROM commission_entry e WHERE a.user_id = e.user_id RETURNING a.user_id
+     )`;
+}
+
+const RESETTLE_COMMISSION = statement(
+  `WITH target AS (
+     SELECT id, user_id, type, amount, invoice_no FROM invoices WHERE id = $1 AND paid_at IS NOT NULL
+   ), ${commissionCtes('target', { rate: 2, days: 3, types: 4 })}
+   SELECT (SELECT count(*) FROM commission_credited)::int AS booked`,
+);
+
+/**
+ * Books the referrer's commission on a paid invoice (see `commissionCtes`) in the caller's
+ * transaction, the invoice row locked; refunds already made (a late, repeated settlement) are
+ * clawed back at once.
  */
 export async function settleCommission(deps: DomainDeps, invoice: InvoiceRecord, tx: Tx): Promise<void> {
-  if (!COMMISSIONED_TYPES.includes(invoice.type) || !money(invoice.amount).gt(0) || invoice.paid_at === null) return;
-  const found = await sqlOne<{ referrer_id: number; product_rate: string | null; level_rate: string | null }>(
-    deps,
-    `SELECT a.referrer_id,
-            (SELECT r.rate FROM orders o JOIN commission_product_rates r ON r.product_id = o.product_id WHERE o.invoice_id = $2) AS product_rate,
-            (SELECT l.commission_rate FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = a.referrer_id) AS level_rate
-       FROM referral_accounts a WHERE a.user_id = $1 AND a.referrer_id IS NOT NULL`,
-    [invoice.user_id, invoice.id],
-    tx,
-  );
-  if (!found) return;
+  if (invoice.paid_at === null) return;
   const config = await readReferralConfig(deps);
-  const rate = found.product_rate ?? found.level_rate ?? config.defaultCommissionRate;
-  const amount = commissionOf(invoice.amount, rate);
-  if (amount.lte(0)) return;
-  await sqlRows(
-    deps,
-    `WITH entry AS (
-       INSERT INTO commission_entries (user_id, invitee_id, invoice_id, kind, base_amount, rate, amount, status, available_at, idempotency_key)
-       VALUES ($1, $2, $3, 'commission', $4, $5, $6, 'pending', now() + make_interval(days => $7::int), $8)
-       ON CONFLICT DO NOTHING RETURNING user_id, amount
-     )
-     UPDATE referral_accounts a SET pending_amount = a.pending_amount + entry.amount, updated_at = now() FROM entry WHERE a.user_id = entry.user_id
-     RETURNING a.user_id`,
-    [found.referrer_id, invoice.user_id, invoice.id, formatMoney(invoice.amount), formatMoney(rate), formatMoney(amount), config.holdingDays, `commission:${invoice.invoice_no}`],
-    tx,
-  );
+  await sqlRows(deps, RESETTLE_COMMISSION, [invoice.id, config.defaultCommissionRate, config.holdingDays, COMMISSIONED_TYPES], tx);
   if (money(invoice.refunded_amount).gt(0)) await clawBackCommissions(deps, invoice.id, tx);
 }
 

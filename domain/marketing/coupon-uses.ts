@@ -48,9 +48,14 @@ export async function reserveCouponUse(
   );
 }
 
-/** The invoice was paid: its reserved use becomes final (guarded: once). In the settlement's transaction. */
-export async function finalizeCouponUse(deps: DomainDeps, invoiceId: number, tx: Tx): Promise<void> {
-  await sqlRows(deps, `UPDATE coupon_uses SET status = 'final', updated_at = now() WHERE invoice_id = $1 AND status = 'reserved' RETURNING id`, [invoiceId], tx);
+/**
+ * The invoice was paid: its reserved use becomes final (guarded: once), as a CTE of the
+ * settlement's statement, which reads the settled invoice as `source` (no row: nothing changes).
+ */
+export function finalizeCouponUseCte(source: string): string {
+  return `coupon_final AS (
+       UPDATE coupon_uses SET status = 'final', updated_at = now() WHERE invoice_id = (SELECT id FROM ${source}) AND status = 'reserved' RETURNING id
+     )`;
 }
 
 /**

@@ -60,7 +60,7 @@ export const clientPaymentRoutes = createRouter()
   .openapi(payBalance, async (c) => {
     const userId = c.var.client.id;
     const paid = await payInvoiceByBalance(c.var.deps, { userId, invoiceId: c.req.valid('param').id }, userAudit(userId, c.var.requestId));
-    const found = await withInvoiceDetail(c.var.deps, paid);
+    const found = await withInvoiceDetail(c.var.deps, paid.invoice, paid.items);
     return ok(c, invoiceDetailResource(found.invoice, found.items, found.order), '支付成功');
   })
   .openapi(payQr, async (c) => {

@@ -1,6 +1,6 @@
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
-import { sqlOne, sqlRows } from '../../../db/sql.js';
+import { sqlOne, sqlRows, statement } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type OrderRecord } from '../../../db/models/billing.js';
 
 export type InvoiceItemRecord = { description: string; unit_amount: string; quantity: number; amount: string };
@@ -18,11 +18,11 @@ export async function getInvoiceDetail(deps: DomainDeps, id: number, userId?: nu
   return { invoice, items, order };
 }
 
-/** Items and order of an invoice already in hand (e.g. the record a payment just settled). */
-export async function withInvoiceDetail(deps: DomainDeps, invoice: InvoiceRecord): Promise<InvoiceDetail> {
-  const [items, order] = await Promise.all([
-    sqlRows<InvoiceItemRecord>(deps, 'SELECT description, unit_amount, quantity, amount FROM invoice_items WHERE invoice_id = $1 ORDER BY sort_order, id', [invoice.id]),
-    sqlOne<OrderRecord>(deps, `SELECT ${ORDER_COLUMNS} FROM orders WHERE invoice_id = $1`, [invoice.id]),
-  ]);
+const ITEMS = statement('SELECT description, unit_amount, quantity, amount FROM invoice_items WHERE invoice_id = $1 ORDER BY sort_order, id');
+const ORDER = statement(`SELECT ${ORDER_COLUMNS} FROM orders WHERE invoice_id = $1`);
+
+/** Items and order of an invoice already in hand (e.g. the record a payment just settled); items too when known. */
+export async function withInvoiceDetail(deps: DomainDeps, invoice: InvoiceRecord, knownItems: InvoiceItemRecord[] | null = null): Promise<InvoiceDetail> {
+  const [items, order] = await Promise.all([knownItems ?? sqlRows<InvoiceItemRecord>(deps, ITEMS, [invoice.id]), sqlOne<OrderRecord>(deps, ORDER, [invoice.id])]);
   return { invoice, items, order };
 }

@@ -5,7 +5,7 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { TransactionType } from '../../../db/models/billing.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
-import { lockAccount } from './lock-account.js';
+import { lockAccount, type LockedAccount } from './lock-account.js';
 
 export type PostTransactionInput = {
   userId: number;
@@ -19,6 +19,8 @@ export type PostTransactionInput = {
   refundId?: number | null;
   remark?: string;
   audit: Audit;
+  /** The account as the caller already locked it in this transaction (else it is locked here). */
+  locked?: LockedAccount;
 };
 
 export type PostedTransaction = { id: number; balance_before: string; balance_after: string; seq: number };
@@ -29,7 +31,7 @@ export type PostedTransaction = { id: number; balance_before: string; balance_af
  * except an admin deduction. The database checks the rest (see migration 0004).
  */
 export async function postAccountTransaction(deps: DomainDeps, input: PostTransactionInput, transaction: Tx): Promise<PostedTransaction> {
-  const account = await lockAccount(deps, input.userId, transaction);
+  const account = input.locked ?? (await lockAccount(deps, input.userId, transaction));
   const before = money(account.balance);
   const after = before.plus(input.amount);
   if (input.amount.isNegative() && after.isNegative() && input.type !== 'admin_deduction') {

@@ -7,9 +7,31 @@ import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction } from '../../../db/sql.js';
+import { inTransaction, sqlOne, statement } from '../../../db/sql.js';
 import { settleInvoice } from './settle-invoice.js';
-import type { InvoiceRecord } from '../../../db/models/billing.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
+import type { InvoiceItemRecord } from '../invoices/get-invoice-detail.js';
+
+/**
+ * The owner's invoice and their cash account, both row-locked by one statement (invoice first,
+ * then account: the order every money path keeps), with the number of a pending QR payment of
+ * the invoice and the invoice's items (for the answer; they never change once written). No row:
+ * not the user's invoice, or a user without an account yet (`lockInvoice` and
+ * `postAccountTransaction` then take the long way, which opens it).
+ */
+const LOCK_INVOICE_AND_ACCOUNT = statement(
+  `SELECT ${INVOICE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')},
+          (SELECT p.payment_no FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending') AS pending_payment_no,
+          a.balance AS account_balance, a.last_seq AS account_last_seq,
+          (SELECT COALESCE(json_agg(json_build_object('description', t.description, 'unit_amount', t.unit_amount::text, 'quantity', t.quantity,
+                                                      'amount', t.amount::text) ORDER BY t.sort_order, t.id), '[]'::json)
+             FROM invoice_items t WHERE t.invoice_id = i.id) AS items
+     FROM invoices i JOIN user_accounts a ON a.user_id = i.user_id
+    WHERE i.id = $1 AND i.user_id = $2
+      FOR UPDATE OF i, a`,
+);
+
+type LockedForBalance = InvoiceRecord & { pending_payment_no: string | null; account_balance: string; account_last_seq: number; items: InvoiceItemRecord[] };
 
 /**
  * Pays the user's unpaid invoice from the cash balance: invoice row lock, then the account
@@ -17,11 +39,18 @@ import type { InvoiceRecord } from '../../../db/models/billing.js';
  * settled, all in one transaction. Paying again answers 40910 (settled once); not enough
  * balance 40911; a QR payment still pending for the invoice 40913. The settlement records the
  * fulfilment in the outbox; this process then tries the dispatch at once without holding up the
- * answer, and the relay does it if this process fails or dies first.
+ * answer, and the relay does it if this process fails or dies first. Answers the settled
+ * invoice with its items.
  */
-export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: number; invoiceId: number }, audit: Audit): Promise<InvoiceRecord> {
+export async function payInvoiceByBalance(
+  deps: DomainDeps,
+  input: { userId: number; invoiceId: number },
+  audit: Audit,
+): Promise<{ invoice: InvoiceRecord; items: InvoiceItemRecord[] | null }> {
   const settled = await inTransaction(deps, async (transaction) => {
-    const invoice = await lockInvoice(deps, input.invoiceId, input.userId, transaction, { withPendingPayment: true });
+    const both = await sqlOne<LockedForBalance>(deps, LOCK_INVOICE_AND_ACCOUNT, [input.invoiceId, input.userId], transaction);
+    const { account_balance: balance, account_last_seq: lastSeq, items, ...invoice }: Partial<LockedForBalance> & InvoiceRecord & { pending_payment_no?: string | null } =
+      both ?? (await lockInvoice(deps, input.invoiceId, input.userId, transaction, { withPendingPayment: true }));
     assertPayable(invoice);
     if (!BALANCE_PAYABLE_TYPES.includes(invoice.type)) {
       throw validationError({ invoice: ['充值账单只能通过扫码支付'] }, '充值账单只能通过扫码支付');
@@ -39,6 +68,7 @@ export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: num
           invoiceId: invoice.id,
           remark: `余额支付：${invoice.subject}`,
           audit,
+          ...(both ? { locked: { user_id: invoice.user_id, balance: balance as string, last_seq: lastSeq as number } } : {}),
         },
         transaction,
       );
@@ -50,9 +80,9 @@ export async function payInvoiceByBalance(deps: DomainDeps, input: { userId: num
       audit,
       transaction,
     );
-    return result.invoice;
+    return { invoice: result.invoice, items: items ?? null };
   });
   if (deps.config.testHoldAfterCommitMs > 0) await new Promise((resolve) => setTimeout(resolve, deps.config.testHoldAfterCommitMs));
-  dispatchAfterCommit(deps, settled.id);
+  dispatchAfterCommit(deps, settled.invoice.id);
   return settled;
 }

@@ -7,12 +7,13 @@ import { ORDER_TYPE_BY_INVOICE, RECHARGE_SCENE_BY_INVOICE } from '../constants.j
 import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../../db/models/billing.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
+import { sqlOne, statement, type Tx } from '../../../db/sql.js';
 import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
-import { finalizeCouponUse } from '../../marketing/coupon-uses.js';
-import { settleCommission } from '../../marketing/commissions.js';
+import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
+import { COMMISSIONED_TYPES, commissionCtes } from '../../marketing/commissions.js';
+import { readReferralConfig } from '../../marketing/referral-config.js';
 
 export type SettlementParts = {
   balance: Decimal;
@@ -24,31 +25,66 @@ export type SettlementParts = {
 
 export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | null; accountTransactionId: number | null };
 
+/** Invoice types whose settlement marks their order paid (a purchase also creates its services). */
+const ORDERED_TYPES = Object.keys(ORDER_TYPE_BY_INVOICE);
+
+/**
+ * The settlement in one statement (one round trip on every payment path; the parts are CTEs
+ * that read the `settled` row, so an invoice that was not unpaid changes nothing at all):
+ * - `settled`: the invoice paid with its parts (a recharge also marked dispatched);
+ * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, and the relay's wake-up;
+ * - `paid_order`: its order paid (purchase, renewal, traffic package, upgrade);
+ * - `new_services`: a purchase's `pending` services, one per instance, with the product (and
+ *   its name at order time), period and configuration the invoice was priced for (UNIQUE per
+ *   invoice line);
+ * - `stocked`: the sold instances leave the local stock (never below zero: the payment already
+ *   happened), and every API process drops its cached catalogue once this commits;
+ * - the coupon use becomes final, and the referrer's commission is booked pending.
+ */
+const SETTLE = statement(
+  `WITH settled AS (
+     UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
+         dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
+       WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
+   ), intent AS (
+     INSERT INTO outbox (kind, key, payload, next_attempt_at)
+     SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => $6::int / 1000.0)
+       FROM settled WHERE type = ANY($7::varchar[])
+     ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, $6::int::text)
+   ), paid_order AS (
+     UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
+       FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY($9::varchar[]) RETURNING o.id
+   ), new_services AS (
+     INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
+     SELECT s.user_id, (s.payload->>'product_id')::int, o.id, s.id, n, 'pending', s.payload->>'product_type', s.payload->>'billing_period',
+            COALESCE(s.payload->'config', '{}'::jsonb), (s.payload->>'unit_price')::numeric, left(COALESCE(s.payload->>'product_name', ''), 128)
+       FROM settled s CROSS JOIN paid_order o CROSS JOIN generate_series(1, (s.payload->>'quantity')::int) AS n
+      WHERE s.type = 'purchase'
+     ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id
+   ), stocked AS (
+     UPDATE products p SET stock_qty = GREATEST(p.stock_qty - (s.payload->>'quantity')::int, 0), updated_at = now()
+       FROM settled s WHERE s.type = 'purchase' AND EXISTS (SELECT 1 FROM paid_order)
+        AND p.id = (s.payload->>'product_id')::int AND p.stock_control
+     RETURNING pg_notify($10, '{}')
+   ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', { rate: 11, days: 12, types: 13 })}
+   SELECT settled.*, (SELECT id FROM paid_order) AS paid_order_id FROM settled`,
+);
+
 /**
  * Marks a locked, unpaid invoice paid with its parts, and does the fulfilment that belongs in
- * the same transaction: a recharge credits the balance (and is then fully dispatched); a
- * purchase, renewal or traffic package marks its order paid; a purchase creates its service
- * rows (`pending`, one per instance; UNIQUE per invoice line). A third-party part leaves a
- * recharge record with the scene of the invoice type. What starts workflows runs after
- * commit (`dispatchFulfilment`); the promise to run it is the `fulfil:<invoice id>` outbox row
- * written here, which the relay performs if nobody else does.
+ * the same transaction (`SETTLE`, one statement): a purchase, renewal, traffic package or
+ * upgrade marks its order paid; a purchase creates its service rows; marketing follows the
+ * payment (coupon use final, the referrer's commission `commission:<invoice_no>` pending). A
+ * recharge then credits the balance; a third-party part leaves a recharge record with the scene
+ * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`); the
+ * promise to run it is the `fulfil:<invoice id>` outbox row written here, which the relay
+ * performs if nobody else does.
  */
 export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
-  // The fulfilment promise is written by the same statement (no extra round trip on the hot
-  // path): its outbox row commits with the payment or not at all, and wakes the relay.
-  const invoice = await sqlOne<InvoiceRecord>(
+  const referral = await readReferralConfig(deps);
+  const row = await sqlOne<InvoiceRecord & { paid_order_id: number | null }>(
     deps,
-    `WITH settled AS (
-       UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
-           dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
-         WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
-     ), intent AS (
-       INSERT INTO outbox (kind, key, payload, next_attempt_at)
-       SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => $6::int / 1000.0)
-         FROM settled WHERE type = ANY($7::varchar[])
-       ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, $6::int::text)
-     )
-     SELECT * FROM settled`,
+    SETTLE,
     [
       locked.id,
       formatMoney(parts.balance),
@@ -58,10 +94,16 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
       TRY_NOW_GRACE_MS,
       FULFILLED_TYPES,
       OUTBOX_CHANNEL,
+      ORDERED_TYPES,
+      CATALOGUE_CHANNEL,
+      referral.defaultCommissionRate,
+      referral.holdingDays,
+      COMMISSIONED_TYPES,
     ],
     transaction,
   );
-  if (!invoice) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
+  if (!row) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
+  const { paid_order_id: orderId, ...invoice } = row;
   // Counted at the guarded UPDATE; a transaction rolled back after it (rare) counts once too many.
   paymentsSettled.inc({ method: label(parts.channel) });
 
@@ -84,23 +126,6 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
     accountTransactionId = posted.id;
   }
 
-  let orderId: number | null = null;
-  if (ORDER_TYPE_BY_INVOICE[invoice.type]) {
-    const order = await sqlOne<{ id: number }>(
-      deps,
-      `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
-      [invoice.id],
-      transaction,
-    );
-    orderId = order?.id ?? null;
-    if (invoice.type === 'purchase' && order) await createPurchasedServices(deps, invoice, order.id, transaction);
-  }
-
-  // Marketing follows the payment in the same transaction: the coupon use becomes final, and the
-  // referrer's commission (`commission:<invoice_no>`, UNIQUE) is booked pending.
-  await finalizeCouponUse(deps, invoice.id, transaction);
-  await settleCommission(deps, invoice, transaction);
-
   let rechargeRecordId: number | null = null;
   const scene = RECHARGE_SCENE_BY_INVOICE[invoice.type];
   if (parts.thirdParty.gt(0) && parts.paymentId !== null && scene) {
@@ -122,37 +147,4 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
     );
   }
   return { invoice, rechargeRecordId, accountTransactionId };
-}
-
-/** One `pending` service per purchased instance, with the product (and its name at order time), period and configuration the invoice was priced for. */
-async function createPurchasedServices(deps: DomainDeps, invoice: InvoiceRecord, orderId: number, transaction: Tx): Promise<void> {
-  const p = invoice.payload;
-  await sqlRows(
-    deps,
-    `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
-     SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8, $10 FROM generate_series(1, $9::int) AS n
-     ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id`,
-    [
-      invoice.user_id,
-      p.product_id,
-      orderId,
-      invoice.id,
-      p.product_type,
-      p.billing_period,
-      JSON.stringify(p.config ?? {}),
-      p.unit_price,
-      p.quantity,
-      String(p.product_name ?? '').slice(0, 128),
-    ],
-    transaction,
-  );
-  // The sold instances leave the local stock (never below zero: the payment already happened),
-  // and every API process drops its cached catalogue once this commits.
-  const stocked = await sqlRows(
-    deps,
-    'UPDATE products SET stock_qty = GREATEST(stock_qty - $2::int, 0), updated_at = now() WHERE id = $1 AND stock_control RETURNING id',
-    [p.product_id, p.quantity],
-    transaction,
-  );
-  if (stocked.length > 0) await sqlRows(deps, "SELECT pg_notify($1, '{}') AS sent", [CATALOGUE_CHANNEL], transaction);
 }
