@@ -126,6 +126,8 @@ async function main(signal: AbortSignal): Promise<number> {
     const bare = await startBare({ databaseUrl: database.url, poolMax: settings.poolMax, fixturesPath: catalogue.fixturesPath }, { signal, log });
     cleanup.add('bare', () => bare.stop());
     const token = await loginAdmin(api.baseUrl, admin);
+    // Resident set sizes sampled during each pair: the API's (with its target) and the bare server's beside it.
+    const processes = { api: api.child.process.pid, 'bare server': bare.child.process.pid };
 
     const results: PairResult[] = [];
     const pairs = definePairs({ api: api.baseUrl, bare: bare.baseUrl, token, users: settings.users, catalogue, catalogueConnections: settings.catalogueConnections });
@@ -133,7 +135,7 @@ async function main(signal: AbortSignal): Promise<number> {
     const only = process.env.BENCH_ONLY;
     for (const spec of only ? pairs.filter((p) => p.name.includes(only)) : pairs) {
       signal.throwIfAborted();
-      results.push(await runPair(spec, { ...settings, signal, log }));
+      results.push(await runPair(spec, { ...settings, processes, signal, log }));
     }
 
     printTable(results);
@@ -159,6 +161,7 @@ async function main(signal: AbortSignal): Promise<number> {
     if (!only || only === 'console') {
       consoleBench = await runConsoleBench({
         api: api.baseUrl,
+        apiPid: api.child.process.pid,
         databaseUrl: database.url,
         temporalAddress: infra.temporalAddress,
         secretKey,
@@ -189,6 +192,7 @@ async function main(signal: AbortSignal): Promise<number> {
         temporalAddress: infra.temporalAddress,
         secretKey,
         concurrency: settings.connections,
+        processes,
         signal,
         log,
       });

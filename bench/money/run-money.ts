@@ -3,6 +3,7 @@ import { checkLedgerIntegrity } from '../../domain/billing/integrity/check-ledge
 import { loadConfig } from '../../lib/config.js';
 import { createSecretBox } from '../../lib/crypto.js';
 import { createLogger } from '../../lib/logger.js';
+import { formatPeakRss, type PeakRss, watchPeakRss } from '../lib/rss.js';
 import { type CountedRequest, type CountedResult, driveCounted } from './drive.js';
 import type { MoneySeed } from './seed-money.js';
 
@@ -17,6 +18,8 @@ export type MoneyPairResult = {
   exactlyOnce: { expected: number; found: number };
   extra?: Record<string, number>;
   goal: { label: string; minPerSecond: number; pass: boolean };
+  /** Peak resident set sizes during the pair: the API's with its target, the bare server's beside it. */
+  rss: PeakRss;
 };
 
 function envelopeOk(status: number, body: string): string | null {
@@ -66,6 +69,8 @@ export async function runMoneyBenches(ctx: {
   temporalAddress: string;
   secretKey: string;
   concurrency: number;
+  /** Pids whose peak resident set size each pair samples: `api`, `bare server`. */
+  processes: Record<string, number | undefined>;
   signal: AbortSignal;
   log: (m: string) => void;
 }): Promise<MoneyPairResult[]> {
@@ -78,6 +83,7 @@ export async function runMoneyBenches(ctx: {
     const { seed, concurrency, signal } = ctx;
 
     ctx.log(`balance payments: ${seed.balanceOurs.length} through the API, ${seed.balanceBare.length} bare, ${concurrency} in flight…`);
+    let rss = watchPeakRss(ctx.processes);
     const paidBefore = await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`);
     const oursPay = await driveCounted(
       'api  POST /api/v2/client/invoices/{id}/pay/balance',
@@ -116,10 +122,12 @@ export async function runMoneyBenches(ctx: {
       exactlyOnce: { expected: seed.balanceOurs.length + seed.balanceBare.length, found: paid },
       extra: { dispatch_drain_seconds: Number(dispatchDrainSeconds.toFixed(1)) },
       goal: { label: 'balance payments ≥ 300/s', minPerSecond: 300, pass: oursPay.failures === 0 && payViolations === 0 && oursPay.perSecond >= 300 },
+      rss: rss.stop(),
     });
 
     const oursNotes = withDuplicates(seed.notifyOurs);
     const bareNotes = withDuplicates(seed.notifyBare);
+    rss = watchPeakRss(ctx.processes);
     ctx.log(`notifications: ${oursNotes.length} through the API, ${bareNotes.length} bare (half duplicates), ${concurrency} in flight…`);
     const oursNotify = await driveCounted(
       'api  POST /api/v2/client/payment/qrpay/notify',
@@ -138,6 +146,7 @@ export async function runMoneyBenches(ctx: {
       integrityViolations: notifyViolations,
       exactlyOnce: { expected: seed.notifyOurs.length + seed.notifyBare.length, found: settled },
       goal: { label: 'notifications ≥ 500/s', minPerSecond: 500, pass: oursNotify.failures === 0 && notifyViolations === 0 && oursNotify.perSecond >= 500 },
+      rss: rss.stop(),
     });
 
     // Invoice creation with a coupon (priced, checked and its use reserved by guarded updates
@@ -157,6 +166,8 @@ export async function runMoneyBenches(ctx: {
     const couponUses = async () =>
       Number((await db.read<{ n: string }>('SELECT count(*) AS n FROM coupon_uses u JOIN coupons c ON c.id = u.coupon_id WHERE c.code = $1 AND c.used = (SELECT count(*) FROM coupon_uses x WHERE x.coupon_id = c.id)', [inv.couponCode]))[0]?.n ?? 0);
     const usesBefore = await couponUses();
+    // Both sides go through the API: only its resident set size is watched.
+    rss = watchPeakRss({ api: ctx.processes['api'] });
     const withCoupon = await driveCounted('api  POST /api/v2/client/invoices (coupon_code)', create(true), concurrency, signal);
     const without = await driveCounted('api  POST /api/v2/client/invoices (no coupon)', create(false), concurrency, signal);
     // One reserved use per coupon invoice, and the coupon's counter equal to its uses.
@@ -175,6 +186,7 @@ export async function runMoneyBenches(ctx: {
         minPerSecond: 0,
         pass: withCoupon.failures === 0 && without.failures === 0 && couponViolations === 0 && couponRatio >= 0.6,
       },
+      rss: rss.stop(),
     });
     return results;
   } finally {
@@ -193,7 +205,8 @@ export function formatMoneyTable(results: MoneyPairResult[]): string {
   const out = [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''];
   for (const r of results) {
     out.push(
-      `目标 / target: ${r.goal.label} — ${r.ours.perSecond.toFixed(0)}/s → ${r.goal.pass ? 'PASS' : 'FAIL'}; 一致性 / integrity violations ${r.integrityViolations}; exactly once ${r.exactlyOnce.found}/${r.exactlyOnce.expected}`,
+      `目标 / target: ${r.goal.label} — ${r.ours.perSecond.toFixed(0)}/s → ${r.goal.pass ? 'PASS' : 'MISS'}; 一致性 / integrity violations ${r.integrityViolations}; exactly once ${r.exactlyOnce.found}/${r.exactlyOnce.expected}`,
+      `  ${formatPeakRss(r.rss)}`,
     );
     for (const f of [...r.ours.firstFailures, ...r.bare.firstFailures]) out.push(`  failure: ${f}`);
   }
