@@ -45,6 +45,7 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
   const usersPage = expectPage({ size: 20, total: ctx.users });
   const productsPage = expectPage({ size: 20, total: ctx.catalogue.listTotal });
   const p99 = 25;
+  const quoteP99 = 20;
   return [
     {
       name: 'health',
@@ -87,7 +88,12 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
         expect: expectEnvelopeOk,
       },
       bare: { name: 'bare POST /site/quote (memory)', url: `${ctx.bare}/site/quote`, method: 'POST', body: ctx.catalogue.quoteBody, expect: expectEnvelopeOk },
-      goal: { label: `quote p99 < ${p99} ms`, minRatio: 0, maxP99Ms: p99 },
+      // Issue #19's target is stated at 64 connections (BENCH_CATALOGUE_CONNECTIONS' default).
+      goal: {
+        label: `quote p99 < ${quoteP99} ms at ${ctx.catalogueConnections} connections${ctx.catalogueConnections === 64 ? '' : ' (the target is stated at 64)'} and ≥ 60% of bare`,
+        minRatio: 0.6,
+        maxP99Ms: quoteP99,
+      },
     },
   ];
 }
