@@ -153,6 +153,7 @@ async function main(signal: AbortSignal): Promise<number> {
     if (!only || only === 'provisioning') {
       provisioning = await runProvisioningBench({
         api: api.baseUrl,
+        apiPid: api.child.process.pid,
         databaseUrl: database.url,
         temporalAddress: infra.temporalAddress,
         secretKey,
@@ -206,7 +207,9 @@ async function main(signal: AbortSignal): Promise<number> {
 
     if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
     const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
-    const provisioningFailed = provisioning ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) : 0;
+    const provisioningFailed = provisioning
+      ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) + (provisioning.single.ours.active ? 0 : 1)
+      : 0;
     const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
     const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed;
     writeResults(RESULTS_PATH, {
