@@ -28,7 +28,7 @@ import { loginAdmin } from './lib/login.js';
 import { type PairResult, type PairSpec, runPair } from './lib/pair.js';
 import { printTable } from './lib/print-table.js';
 import { seedBenchData } from './lib/seed.js';
-import { readBenchSettings } from './lib/settings.js';
+import { type BenchSettings, readBenchSettings } from './lib/settings.js';
 import { startApi } from './lib/start-api.js';
 import { startBare } from './lib/start-bare.js';
 import { writeResults } from './lib/write-results.js';
@@ -36,6 +36,7 @@ import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money
 import { seedMoney } from './money/seed-money.js';
 import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningBench } from './provisioning/run-provisioning.js';
 import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
+import { type DevStartResult, formatDevStartTable, runDevStartBench } from './dev-start/run-dev-start.js';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 const log = (m: string) => console.log(`[bench] ${m}`);
@@ -98,10 +99,17 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
   ];
 }
 
-async function main(signal: AbortSignal): Promise<number> {
-  const settings = readBenchSettings();
+type PlatformBenches = {
+  pairs: PairResult[];
+  responseSizes: CatalogueBench['sizes'];
+  money: MoneyPairResult[];
+  provisioning: ProvisioningBenchResult | null;
+  console: ConsoleBenchResult | null;
+};
+
+/** Everything but the dev start-up: throwaway infra, the API and the baselines, the pairs in order; stopped again before it returns. */
+async function runPlatformBenches(settings: BenchSettings, only: string | undefined, signal: AbortSignal): Promise<PlatformBenches> {
   const cleanup = createCleanup(log);
-  const startedAt = new Date();
   try {
     log('启动临时基础设施 / starting throwaway PostgreSQL + Temporal…');
     const infra = await startEphemeralInfra(log);
@@ -138,7 +146,6 @@ async function main(signal: AbortSignal): Promise<number> {
     const results: PairResult[] = [];
     const pairs = definePairs({ api: api.baseUrl, bare: bare.baseUrl, token, users: settings.users, catalogue, catalogueConnections: settings.catalogueConnections });
     // BENCH_ONLY=<text> runs only the pairs whose name contains it (while working on one path).
-    const only = process.env.BENCH_ONLY;
     for (const spec of only ? pairs.filter((p) => p.name.includes(only)) : pairs) {
       signal.throwIfAborted();
       results.push(await runPair(spec, { ...settings, processes, signal, log }));
@@ -204,44 +211,62 @@ async function main(signal: AbortSignal): Promise<number> {
         log,
       });
     }
-
     if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
-    const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
-    const provisioningFailed = provisioning
-      ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) + (provisioning.single.ours.active ? 0 : 1)
-      : 0;
-    const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
-    const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed;
-    writeResults(RESULTS_PATH, {
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '' },
-      settings,
-      ok: failed === 0,
-      failedRequests: failed,
-      pairs: results,
-      responseSizes: catalogue.sizes,
-      money,
-      provisioning,
-      console: consoleBench,
-    });
-    log(`results → ${RESULTS_PATH}`);
-    if (failed > 0) {
-      const lines = results
-        .filter((r) => r.failures > 0)
-        .flatMap((r) => [r.ours, r.bare])
-        .filter((m) => m.non2xx + m.errors > 0)
-        .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
-      console.error(
-        ['', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', `!!! 压测出错 / BENCH HAD ${failed} FAILED REQUESTS — figures are NOT valid`, ...lines, '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', ''].join('\n'),
-      );
-      return 1;
-    }
-    return 0;
+    return { pairs: results, responseSizes: catalogue.sizes, money, provisioning, console: consoleBench };
   } finally {
     log('停止 / stopping children and infra…');
     await cleanup.run();
   }
+}
+
+async function main(signal: AbortSignal): Promise<number> {
+  const settings = readBenchSettings();
+  const startedAt = new Date();
+  const only = process.env.BENCH_ONLY;
+  const platform: PlatformBenches =
+    only === 'dev' ? { pairs: [], responseSizes: [], money: [], provisioning: null, console: null } : await runPlatformBenches(settings, only, signal);
+  // Last, on a machine where the bench's own servers are stopped again.
+  let devStart: DevStartResult | null = null;
+  if (!only || only === 'dev') {
+    signal.throwIfAborted();
+    devStart = await runDevStartBench({ signal, log });
+    console.log(`\n${formatDevStartTable(devStart)}\n`);
+  }
+
+  const { pairs: results, money, provisioning, console: consoleBench } = platform;
+  const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
+  const provisioningFailed = provisioning
+    ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) + (provisioning.single.ours.active ? 0 : 1)
+    : 0;
+  const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
+  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed;
+  writeResults(RESULTS_PATH, {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '' },
+    settings,
+    ok: failed === 0,
+    failedRequests: failed,
+    pairs: results,
+    responseSizes: platform.responseSizes,
+    money,
+    provisioning,
+    console: consoleBench,
+    devStart,
+  });
+  log(`results → ${RESULTS_PATH}`);
+  if (failed > 0) {
+    const lines = results
+      .filter((r) => r.failures > 0)
+      .flatMap((r) => [r.ours, r.bare])
+      .filter((m) => m.non2xx + m.errors > 0)
+      .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
+    console.error(
+      ['', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', `!!! 压测出错 / BENCH HAD ${failed} FAILED REQUESTS — figures are NOT valid`, ...lines, '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', ''].join('\n'),
+    );
+    return 1;
+  }
+  return 0;
 }
 
 const controller = new AbortController();
