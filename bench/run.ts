@@ -16,7 +16,9 @@
 // Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per side, BENCH_WARMUP and
 // BENCH_DURATION as above); BENCH_ONLY=console runs only it.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEphemeralInfra } from '../scripts/lib/infra.js';
 import { createBenchDatabase } from './lib/bench-database.js';
@@ -137,6 +139,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
     );
     cleanup.add('api', () => api.stop());
     const catalogue = await prepareCatalogueBench(api.baseUrl);
+    cleanup.add('catalogue fixtures', async () => rmSync(dirname(catalogue.fixturesPath), { recursive: true, force: true }));
     const bare = await startBare({ databaseUrl: database.url, poolMax: settings.poolMax, fixturesPath: catalogue.fixturesPath }, { signal, log });
     cleanup.add('bare', () => bare.stop());
     const token = await loginAdmin(api.baseUrl, admin);
