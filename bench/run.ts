@@ -1,20 +1,30 @@
 // `npm run bench`: throwaway PostgreSQL + Temporal, the real API and a bare node:http + pg
 // baseline as separate processes, autocannon from this process over loopback, a table and
-// bench/results/latest.json. Exit 0 when every measured request succeeded (a missed target
-// is reported, not failed), non-zero on failed requests or when the bench cannot run.
+// bench/results/latest.json. Every figure is printed beside its baseline from the same run;
+// targets are reported (PASS/MISS), never failing the run. Exit 0 when every measured request
+// succeeded and the money and provisioning checks are clean (integrity, exactly once, all
+// active, no duplicate purchase), non-zero otherwise or when the bench cannot run.
+// Each pair also samples the peak resident set size (/proc/<pid>/status VmRSS every 100 ms,
+// bench/lib/rss.ts) of the API and, where one runs, the worker (targets: API < 300 MB, worker
+// < 500 MB), with the baseline process's beside them; "n/a" without /proc.
 //
 // Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
 // BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_CATALOGUE_CONNECTIONS (public
 // catalogue pairs, 64), BENCH_CATALOGUE_COPIES (demo catalogue copies, 10), DATABASE_POOL_MAX
-// (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it; `money` runs only the
-// money benches), BENCH_CPU_PROF
-// (directory for a CPU profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing
-// servers instead of throwaway ones.
+// (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it; `money`,
+// `provisioning`, `console` or `dev` runs only that bench), BENCH_CPU_PROF (directory for a CPU
+// profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing servers instead of
+// throwaway ones (never passed to the dev start-up step).
 // Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
 // distinct notifications per side, each sent twice). Provisioning: BENCH_PROVISIONINGS (200 at
-// once), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call); BENCH_ONLY=provisioning runs only it.
-// Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per side, BENCH_WARMUP and
-// BENCH_DURATION as above); BENCH_ONLY=console runs only it.
+// once, then one alone), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call), WORKER_CONCURRENCY
+// (both the platform worker and the bare Temporal worker, same tuning: activities/worker-tuning.ts),
+// BENCH_PROVISION_STAGES=1 (mean time per stage), BENCH_WORKER_CPU_PROF (directory for a CPU
+// profile of the worker). Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per
+// side, BENCH_WARMUP and BENCH_DURATION as above).
+// Dev start-up (last; BENCH_ONLY=dev runs only it, without the throwaway servers): `npm run dev`
+// (scripts/dev.ts) with a temporary DATA_DIR and free ports, started twice (first and warm
+// start), spawn → "platform is up" each time; the temporary folder is removed afterwards.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
