@@ -15,6 +15,7 @@ import { createSettingsCache } from '../domain/settings/settings-cache.js';
 import { startOutboxRelay } from '../domain/outbox/relay.js';
 import { createActivities } from './index.js';
 import { WORKFLOW_TRACING_MODULE, workerTracingOptions } from './tracing.js';
+import { platformWorkerTuning } from './worker-tuning.js';
 import { ensureSchedules } from './schedules.js';
 
 export type WorkflowSource = { workflowBundlePath: string } | { workflowsPath: string };
@@ -51,18 +52,8 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
   // With tracing on (README "Traces"): the workflow and activity spans join the caller's trace.
   const tracing = workerTracingOptions(traced, false);
   const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle, ...tracing };
-  // A provisioning runs its steps as local activities inside its workflow task, so the platform
-  // queue needs as many workflow-task slots as provisionings that may run at once.
-  const concurrency = deps.config.temporal.workerConcurrency;
   return Promise.all([
-    Worker.create({
-      ...common,
-      taskQueue: deps.config.temporal.taskQueue,
-      maxConcurrentWorkflowTaskExecutions: concurrency,
-      maxConcurrentLocalActivityExecutions: concurrency,
-      maxConcurrentActivityTaskExecutions: concurrency,
-      maxCachedWorkflows: Math.max(concurrency * 2, 1000),
-    }),
+    Worker.create({ ...common, taskQueue: deps.config.temporal.taskQueue, ...platformWorkerTuning(deps.config.temporal.workerConcurrency) }),
     Worker.create({ ...common, taskQueue: deps.config.temporal.automationQueue }),
   ]);
 }

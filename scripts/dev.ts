@@ -164,7 +164,9 @@ async function main() {
 
   const lines = [
     '',
-    '平台已启动 / platform is up',
+    // Seconds since this process started (Node, tsx and the imports included): what `npm run
+    // dev` costs on this machine, and what the bench's dev step (bench/dev-start/) compares.
+    `平台已启动 / platform is up (${process.uptime().toFixed(1)} s)`,
     `  API            http://localhost:${port}/api/v2/`,
     `  健康检查        http://localhost:${port}/api/health`,
     `  API 参考        http://localhost:${port}/api/docs  (OpenAPI: /api/openapi.json)`,

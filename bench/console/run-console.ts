@@ -18,6 +18,7 @@ import { createLogger } from '../../lib/logger.js';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 import { startUpstreamFinanceSandbox } from '../../sandbox/upstream-finance/server.js';
 import { connectRfb, fullUpdateRequest, type RfbSession } from '../../test/helpers/rfb-client.js';
+import { formatPeakRss, type PeakRss, watchPeakRss } from '../lib/rss.js';
 import { startServerChild } from '../lib/server-child.js';
 
 /** The console's framebuffer in this bench: 1024×768 at 32 bits, about 3 MB per full update. */
@@ -41,6 +42,8 @@ export type ConsoleBenchResult = {
   ratio: number;
   roundRatios: number[];
   goal: { label: string; minRatio: number; pass: boolean };
+  /** Peak resident set sizes from the first session opened to the last round: the API's with its target, the bare relay's beside it. (No worker runs here.) */
+  rss: PeakRss;
 };
 
 type Answer<T> = { code: number; message: string; data: T };
@@ -149,6 +152,8 @@ export async function runConsoleBench(ctx: {
   sessions: number;
   warmupSeconds: number;
   durationSeconds: number;
+  /** Pid of the API process (its resident set size is sampled). */
+  apiPid: number | undefined;
   signal: AbortSignal;
   log: (m: string) => void;
 }): Promise<ConsoleBenchResult> {
@@ -248,6 +253,7 @@ export async function runConsoleBench(ctx: {
       bound_at: new Date(),
     });
 
+    const rss = watchPeakRss({ api: ctx.apiPid, 'bare relay': bareRelay.child.process.pid });
     ctx.log(`console: opening ${ctx.sessions} sessions through the API relay (public token → relay token → websocket), ${WIDTH}×${HEIGHT} framebuffer…`);
     const relayBase = `${ctx.api.replace(/^http/, 'ws')}${VNC_RELAY_PATH}`;
     const ours = await openSessions(ctx.sessions, ctx.log, async () => {
@@ -290,6 +296,7 @@ export async function runConsoleBench(ctx: {
     }
     oursLoad.close();
     bareLoad.close();
+    const peakRss = rss.stop();
 
     const oursSide = side('api  console relay (token, VNC auth, events)', ours.sessions.length, frameBytes, oursLoad, ours.failed);
     const bareSide = side('bare websocket relay', bare.sessions.length, frameBytes, bareLoad, bare.failed);
@@ -304,6 +311,7 @@ export async function runConsoleBench(ctx: {
       ratio,
       roundRatios,
       goal: { label: 'console relay throughput ≥ 70% of a bare websocket relay', minRatio, pass: ours.failed + bare.failed === 0 && ratio >= minRatio },
+      rss: peakRss,
     };
   } finally {
     await bareRelay.stop();
@@ -320,6 +328,7 @@ export function formatConsoleTable(r: ConsoleBenchResult): string {
     line(r.ours),
     line(r.bare),
     `  ours/bare ${(r.ratio * 100).toFixed(1)}% (median of ${r.roundRatios.length} alternating rounds: ${r.roundRatios.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')})`,
-    `  目标 / target: ${r.goal.label} → ${r.goal.pass ? 'PASS' : 'FAIL'}`,
+    `  目标 / target: ${r.goal.label} → ${r.goal.pass ? 'PASS' : 'MISS'}`,
+    `  ${formatPeakRss(r.rss)}`,
   ].join('\n');
 }

@@ -1,4 +1,5 @@
 import { failures, measure, type Measurement } from './measure.js';
+import { type PeakRss, watchPeakRss } from './rss.js';
 import { type Target, verifyTarget } from './target.js';
 
 /** Our endpoint against the bare baseline doing the same database work. */
@@ -23,14 +24,23 @@ export type PairResult = {
   goal: (Goal & { pass: boolean }) | null;
   /** Failed measured requests on either side; a pair with failures has no valid figures. */
   failures: number;
+  /** Peak resident set sizes during the pair (both sides): the API's with its target, the baseline's beside it. */
+  rss: PeakRss;
 };
 
 export type LoadSettings = { durationSeconds: number; warmupSeconds: number; connections: number };
 
-/** Verifies both targets answer correctly, then loads ours and bare one after the other. */
-export async function runPair(spec: PairSpec, load: LoadSettings & { signal: AbortSignal; log: (m: string) => void }): Promise<PairResult> {
+/**
+ * Verifies both targets answer correctly, then loads ours and bare one after the other, sampling
+ * the resident set size of `processes` (pids by name: `api`, `bare server`) all the while.
+ */
+export async function runPair(
+  spec: PairSpec,
+  load: LoadSettings & { signal: AbortSignal; log: (m: string) => void; processes?: Record<string, number | undefined> },
+): Promise<PairResult> {
   await verifyTarget(spec.ours);
   await verifyTarget(spec.bare);
+  const rss = watchPeakRss(load.processes ?? {});
   const results: Measurement[] = [];
   for (const target of [spec.ours, spec.bare]) {
     load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${spec.connections ?? load.connections} connections → ${target.url}`);
@@ -47,6 +57,7 @@ export async function runPair(spec: PairSpec, load: LoadSettings & { signal: Abo
     }
     results.push(m);
   }
+  const peakRss = rss.stop();
   const [ours, bare] = results as [Measurement, Measurement];
   const ratio = bare.requestsPerSecond > 0 ? ours.requestsPerSecond / bare.requestsPerSecond : 0;
   const failed = failures(ours) + failures(bare);
@@ -60,5 +71,6 @@ export async function runPair(spec: PairSpec, load: LoadSettings & { signal: Abo
       ? { ...spec.goal, pass: failed === 0 && ratio >= spec.goal.minRatio && (spec.goal.maxP99Ms === undefined || ours.latencyMs.p99 < spec.goal.maxP99Ms) }
       : null,
     failures: failed,
+    rss: peakRss,
   };
 }

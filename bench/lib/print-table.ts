@@ -1,4 +1,5 @@
 import type { PairResult } from './pair.js';
+import { formatPeakRss, RSS_SUPPORTED, RSS_UNSUPPORTED_LINE } from './rss.js';
 
 const HEADERS = ['name', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare'] as const;
 const RIGHT_ALIGNED = new Set<string>(['conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ours/bare']);
@@ -34,11 +35,13 @@ export function formatTable(pairs: PairResult[]): string {
   const goals = pairs.flatMap((p) =>
     p.goal
       ? [
-          `目标 / target: ${p.goal.label} — ${percent(p.ratio)}${p.goal.maxP99Ms === undefined ? '' : `, p99 ${p.ours.latencyMs.p99.toFixed(1)} ms`} → ${p.goal.pass ? 'PASS' : 'FAIL'}${p.failures ? ' (run had failed requests)' : ''}`,
+          `目标 / target: ${p.goal.label} — ${percent(p.ratio)}${p.goal.maxP99Ms === undefined ? '' : `, p99 ${p.ours.latencyMs.p99.toFixed(1)} ms`} → ${p.goal.pass ? 'PASS' : 'MISS'}${p.failures ? ' (run had failed requests)' : ''}`,
         ]
       : [],
   );
   if (goals.length) out.push('', ...goals);
+  // Without /proc one line says so, rather than one per pair.
+  if (pairs.length) out.push('', ...(RSS_SUPPORTED ? pairs.map((p) => `${p.name}: ${formatPeakRss(p.rss)}`) : [RSS_UNSUPPORTED_LINE]));
   return out.join('\n');
 }
 
