@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import type { ServiceEventStatus } from '../../db/models/service.js';
 import type { DomainDeps } from '../deps.js';
 import { type FailedAttempt, failedAttemptEntry } from '../suppliers/step-journal.js';
+import { sqlRows, statement } from '../../db/sql.js';
 import { label, provisionings } from '../../lib/metrics.js';
 
 export type ServiceEventInput = {
@@ -39,13 +40,15 @@ export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventIn
  * Where a provisioning stands, on the service (what the admin list filters on: stage and since
  * when) and in its history: one statement, so one round trip per step.
  */
+/** Every stage of every provisioning: one prepared statement. */
+const ENTER_STAGE = statement(
+  `WITH moved AS (UPDATE services SET provisioning_stage = $2, stage_changed_at = now(), updated_at = now() WHERE id = $1 RETURNING id)
+   INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
+   SELECT id, 'provision', $2, 'started', $3, $4 FROM moved RETURNING id`,
+);
+
 export async function enterProvisioningStage(deps: DomainDeps, input: { serviceId: number; stage: string; workflowId: string; message?: string }): Promise<void> {
-  await deps.db.sequelize.query(
-    `WITH moved AS (UPDATE services SET provisioning_stage = :stage, stage_changed_at = now(), updated_at = now() WHERE id = :id RETURNING id)
-     INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
-     SELECT id, 'provision', :stage, 'started', :message, :workflowId FROM moved`,
-    { replacements: { id: input.serviceId, stage: input.stage, message: (input.message ?? '').slice(0, 255), workflowId: input.workflowId } },
-  );
+  await sqlRows(deps, ENTER_STAGE, [input.serviceId, input.stage, (input.message ?? '').slice(0, 255), input.workflowId]);
 }
 
 /**

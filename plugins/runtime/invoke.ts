@@ -10,6 +10,7 @@ import { normaliseResult } from './normalise-result.js';
 import { pluginsRoot } from './plugins-root.js';
 import { redactSummary } from './redact.js';
 import { type PluginSelector, resolvePluginTarget } from './resolve-target.js';
+import { statement } from '../../db/sql.js';
 import { label, pluginInvocations } from '../../lib/metrics.js';
 
 export const DEFAULT_INVOKE_TIMEOUT_MS = 15_000;
@@ -64,6 +65,12 @@ async function runWithTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: n
  * `diagnostics` go only to the runtime log, redacted (sensitive keys and every secret value).
  * Resolution failures (nothing bound, not enabled) throw 42200 before any call.
  */
+const INSERT_RUNTIME_LOG = statement(
+  `INSERT INTO plugin_runtime_logs (domain, plugin_id, plugin_slug, binding_id, actor_type, actor_id, action, status, duration_ms, message,
+      trace_id, request_summary, response_summary, error_detail)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+);
+
 export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput): Promise<PluginInvocation> {
   const { plugin, bindingId } = await resolvePluginTarget(deps, input.domain, input, input.allowNotEnabled ?? false);
   const traceId = input.traceId ?? randomUUID();
@@ -124,9 +131,7 @@ export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput):
   try {
     // One plain INSERT (no model building): every payment notification and gateway call writes a row.
     const [log] = await deps.db.read<{ id: string }>(
-      `INSERT INTO plugin_runtime_logs (domain, plugin_id, plugin_slug, binding_id, actor_type, actor_id, action, status, duration_ms, message,
-          trace_id, request_summary, response_summary, error_detail)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+      INSERT_RUNTIME_LOG,
       [
         plugin.domain,
         plugin.id,

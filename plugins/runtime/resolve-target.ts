@@ -1,5 +1,7 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
+import type { InferAttributes } from 'sequelize';
 import type { PluginRow } from '../../db/models/plugin.js';
+import { sqlOne, statement } from '../../db/sql.js';
 import type { PluginBindingRow } from '../../db/models/plugin-binding.js';
 import type { RuntimeDeps } from './deps.js';
 import type { PluginDomain } from './contract.js';
@@ -13,7 +15,15 @@ export type BindingSelector = { scene: string } | { type: 'supplier' | 'product'
 /** Which plugin to call: by slug, by id, or through a binding (default: the `default` scene). */
 export type PluginSelector = { slug?: string; pluginId?: number; binding?: BindingSelector };
 
-export type ResolvedTarget = { plugin: PluginRow; bindingId: number | null };
+/** A plugin's row as the runtime reads it (attributes only). */
+export type PluginRecord = InferAttributes<PluginRow>;
+
+export type ResolvedTarget = { plugin: PluginRecord; bindingId: number | null };
+
+const PLUGIN_COLUMNS = 'id, domain, slug, key, name, version, status, manifest, config, secrets, installed_at, enabled_at, disabled_at, created_at, updated_at';
+/** Every payment notification and upstream call resolves its plugin: one prepared statement, without Sequelize's per-query work. */
+const PLUGIN_BY_ID = statement(`SELECT ${PLUGIN_COLUMNS} FROM plugins WHERE id = $1 AND domain = $2`);
+const PLUGIN_BY_SLUG = statement(`SELECT ${PLUGIN_COLUMNS} FROM plugins WHERE slug = $1 AND domain = $2`);
 
 /**
  * The binding of a scene (falling back to the `default` scene) or of a business object, with
@@ -43,8 +53,10 @@ export async function resolvePluginTarget(
   const label = PLUGIN_DOMAIN_LABELS[domain];
   let target: ResolvedTarget | null = null;
   if (selector.pluginId !== undefined || selector.slug !== undefined) {
-    const where = selector.pluginId !== undefined ? { id: selector.pluginId, domain } : { slug: selector.slug as string, domain };
-    const plugin = await deps.db.models.Plugin.findOne({ where });
+    const plugin =
+      selector.pluginId !== undefined
+        ? await sqlOne<PluginRecord>(deps, PLUGIN_BY_ID, [selector.pluginId, domain])
+        : await sqlOne<PluginRecord>(deps, PLUGIN_BY_SLUG, [selector.slug as string, domain]);
     target = plugin ? { plugin, bindingId: null } : null;
   } else {
     const binding = await findBinding(deps, domain, selector.binding ?? { scene: DEFAULT_SCENE });

@@ -2,17 +2,43 @@ import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { lockInvoice } from '../invoices/lock-invoice.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne } from '../../../db/sql.js';
-import { type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
+import { inTransaction, sqlOne, statement } from '../../../db/sql.js';
+import { INVOICE_COLUMNS, type InvoiceRecord, type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 import { settleInvoice } from './settle-invoice.js';
 
-const PAYMENT_WITH_INVOICE_NO = `SELECT ${PAYMENT_COLUMNS
-  .split(',')
+const PAYMENT_SELECT = PAYMENT_COLUMNS.split(',')
   .map((c) => `p.${c.trim()}`)
-  .join(', ')}, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`;
+  .join(', ');
+const INVOICE_FIELDS = INVOICE_COLUMNS.split(',').map((c) => c.trim());
+
+const PAYMENT_WITH_INVOICE_NO = statement(`SELECT ${PAYMENT_SELECT}, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`);
+
+/**
+ * The payment and its invoice, both row-locked by one statement (payment first, then invoice:
+ * the order of every money path); the invoice's columns come prefixed `invoice__`.
+ */
+const LOCK_PAYMENT_AND_INVOICE = statement(
+  `SELECT ${PAYMENT_SELECT}, i.invoice_no, ${INVOICE_FIELDS.map((c) => `i.${c} AS invoice__${c}`).join(', ')}
+     FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1 FOR UPDATE OF p, i`,
+);
+
+function splitLocked(row: Record<string, unknown>): { payment: PaymentRecord & { invoice_no: string }; invoice: InvoiceRecord } {
+  const payment: Record<string, unknown> = {};
+  const invoice: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith('invoice__')) invoice[key.slice('invoice__'.length)] = value;
+    else payment[key] = value;
+  }
+  return { payment: payment as PaymentRecord & { invoice_no: string }, invoice: invoice as InvoiceRecord };
+}
+
+const MARK_PAID = statement(
+  `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = $3, notify_id = $4, settlement = $5,
+      closed_at = NULL, updated_at = now()
+    WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+);
 
 function isSettled(payment: PaymentRecord): boolean {
   return payment.status !== 'pending' && payment.status !== 'closed';
@@ -53,8 +79,9 @@ export async function settleQrPayment(deps: DomainDeps, paid: GatewayPaid, audit
     return { changed: false, payment: seen, invoiceId: seen.invoice_id, invoiceNo: seen.invoice_no, settlement: seen.settlement };
   }
   return inTransaction(deps, async (transaction) => {
-    const payment = await sqlOne<PaymentRecord & { invoice_no: string }>(deps, `${PAYMENT_WITH_INVOICE_NO} FOR UPDATE OF p`, [paid.paymentNo], transaction);
-    if (!payment) throw notFound('支付单不存在');
+    const locked = await sqlOne<Record<string, unknown>>(deps, LOCK_PAYMENT_AND_INVOICE, [paid.paymentNo], transaction);
+    if (!locked) throw notFound('支付单不存在');
+    const { payment, invoice } = splitLocked(locked);
     const invoiceNo = payment.invoice_no;
     if (!money(paid.amount).eq(payment.amount)) {
       deps.logger.error({ paymentNo: payment.payment_no, expected: payment.amount, reported: paid.amount }, 'gateway amount differs from the payment');
@@ -66,14 +93,11 @@ export async function settleQrPayment(deps: DomainDeps, paid: GatewayPaid, audit
       }
       return { changed: false, payment, invoiceId: payment.invoice_id, invoiceNo, settlement: payment.settlement };
     }
-    const invoice = await lockInvoice(deps, payment.invoice_id, null, transaction);
     const toInvoice = payment.status === 'pending' && invoice.status === 'unpaid' && money(invoice.balance_amount).eq(payment.balance_part);
     const settlement = toInvoice ? 'invoice' : 'balance_credit';
     const updated = await sqlOne<PaymentRecord>(
       deps,
-      `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = $3, notify_id = $4, settlement = $5,
-          closed_at = NULL, updated_at = now()
-        WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+      MARK_PAID,
       [payment.id, paid.tradeNo.slice(0, 64), paid.source, paid.notifyId?.slice(0, 64) ?? null, settlement],
       transaction,
     );
