@@ -20,10 +20,12 @@ const activities: BareActivities = {
     if (ms > 0) await sleep(ms);
   },
 };
-const workflowBundle = await bundleWorkflowCode({
-  workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)),
-  logger: new DefaultLogger('WARN'),
-});
+// Prebuilt by the bench (BARE_WORKFLOW_BUNDLE_PATH), as production workers load a prebuilt
+// bundle: webpack inside the worker would count in its memory.
+const prebuilt = process.env.BARE_WORKFLOW_BUNDLE_PATH;
+const workflowBundle = prebuilt
+  ? { codePath: prebuilt }
+  : await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)), logger: new DefaultLogger('WARN') });
 const connection = await NativeConnection.connect({ address: config.temporal.address });
 const concurrency = config.temporal.workerConcurrency;
 const worker = await Worker.create({ connection, namespace: config.temporal.namespace, taskQueue, activities, workflowBundle, ...platformWorkerTuning(concurrency) });

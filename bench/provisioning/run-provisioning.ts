@@ -1,6 +1,11 @@
 import { SYSTEM_ACTOR } from '../../lib/actor.js';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { bundleWorkflows } from '../../activities/worker.js';
 import { createDatabase } from '../../db/sequelize.js';
 import { adminAudit, userAudit } from '../../domain/billing/audit.js';
 import { createPurchaseInvoice } from '../../domain/billing/invoices/create-purchase-invoice.js';
@@ -27,6 +32,17 @@ import { formatPeakRss, mergePeakRss, type PeakRss, watchPeakRss } from '../lib/
 import { workerStarted } from '../lib/worker-started.js';
 import { PROVISIONING_STEPS } from './bare-steps.js';
 import { type BareTemporalResult, runBareTemporal } from './bare-temporal.js';
+
+/** The workflow bundles of our worker and of the bare Temporal worker, written to a temporary folder. */
+async function prebuildBundles(): Promise<{ ours: string; bare: string; remove: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
+  const ours = join(dir, 'workflow-bundle.js');
+  const bare = join(dir, 'bare-workflow-bundle.js');
+  writeFileSync(ours, (await bundleWorkflows(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)))).code);
+  const bareCode = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)), logger: new DefaultLogger('WARN') });
+  writeFileSync(bare, bareCode.code);
+  return { ours, bare, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** Sandbox product 102: a cloud server without stock control (every purchase can succeed). */
 const UPSTREAM_PRODUCT_ID = 102;
@@ -183,6 +199,7 @@ export async function runProvisioningBench(ctx: {
   const deps: DomainDeps = { config, db, logger: createLogger('warn', 'bench-provisioning'), secretBox: createSecretBox(config.secretKey), temporal };
   const sandbox = await startUpstreamFinanceSandbox({ accounts: [SANDBOX_CREDENTIALS.upstream] });
   let worker: ReturnType<typeof startMutableNodeChild> | null = null;
+  let removeBundles = () => {};
   try {
     sandbox.control.setCredit('10000000.00');
     const admin = adminAudit({ id: 0, username: 'bench' }, 'bench-provisioning');
@@ -235,6 +252,13 @@ export async function runProvisioningBench(ctx: {
       PROVISION_HOST_POLL_SECONDS: '1',
       DATABASE_POOL_MAX: '20',
     };
+    // Both workers load a prebuilt workflow bundle, as in production (`npm run build` makes
+    // dist/workflow-bundle.js): bundling with webpack inside the worker would count in its memory.
+    ctx.log('provisioning: bundling both workers\' workflow code…');
+    const bundles = await prebuildBundles();
+    removeBundles = bundles.remove;
+    workerEnv.WORKFLOW_BUNDLE_PATH = bundles.ours;
+    workerEnv.BARE_WORKFLOW_BUNDLE_PATH = bundles.bare;
     const workerConcurrency = loadConfig(workerEnv).temporal.workerConcurrency;
     const bareTemporal = await runBareTemporal({
       temporalAddress: ctx.temporalAddress,
@@ -332,6 +356,7 @@ export async function runProvisioningBench(ctx: {
     await sandbox.stop();
     await temporal.close();
     await db.close();
+    removeBundles();
   }
 }
 

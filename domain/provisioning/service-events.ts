@@ -16,23 +16,30 @@ export type ServiceEventInput = {
   operator?: { type: 'admin' | 'user' | 'system'; id: number | null };
 };
 
+const INSERT_EVENT = statement(
+  `INSERT INTO service_events (service_id, kind, stage, status, message, detail, workflow_id, operator_type, operator_id)
+   VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) RETURNING id`,
+);
+
 /** One row of a service's history (provisioning steps, admin decisions, console actions). */
 export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventInput, transaction?: Transaction): Promise<void> {
   // Counted when written; a transaction rolled back afterwards (rare) counts once too many.
   if (event.kind === 'provision' && event.status !== 'started') provisionings.inc({ stage: label(event.stage), outcome: label(event.status) });
-  await deps.db.models.ServiceEvent.create(
-    {
-      service_id: event.serviceId,
-      kind: event.kind,
-      stage: event.stage,
-      status: event.status,
-      message: (event.message ?? '').slice(0, 255),
-      detail: event.detail ?? {},
-      workflow_id: event.workflowId ?? null,
-      operator_type: event.operator?.type ?? 'system',
-      operator_id: event.operator?.id ?? null,
-    },
-    transaction ? { transaction } : {},
+  await sqlRows(
+    deps,
+    INSERT_EVENT,
+    [
+      event.serviceId,
+      event.kind,
+      event.stage,
+      event.status,
+      (event.message ?? '').slice(0, 255),
+      JSON.stringify(event.detail ?? {}),
+      event.workflowId ?? null,
+      event.operator?.type ?? 'system',
+      event.operator?.id ?? null,
+    ],
+    transaction,
   );
 }
 

@@ -3,6 +3,7 @@ import type { PreparedProvisioning } from './prepare.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { type SentMark, sendOnce } from '../suppliers/send-once.js';
 import type { StepJournal } from '../suppliers/step-journal.js';
+import { sqlRows, statement } from '../../db/sql.js';
 import { recordServiceEvent } from './service-events.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
@@ -20,12 +21,14 @@ function readOrder(existing: unknown): UpstreamOrder | null {
   return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true };
 }
 
+const REMEMBER_ORDER = statement(
+  `UPDATE service_upstream_bindings SET upstream_order_id = $2, upstream_invoice_id = $3, upstream_host_id = $4, updated_at = now()
+    WHERE service_id = $1 RETURNING service_id`,
+);
+
 /** The order and host on the service's upstream binding, as soon as they are known (idempotent). */
 async function rememberOrder(deps: DomainDeps, serviceId: number, order: UpstreamOrder): Promise<void> {
-  await deps.db.models.ServiceUpstreamBinding.update(
-    { upstream_order_id: order.orderId, upstream_invoice_id: order.invoiceId, upstream_host_id: order.hostId },
-    { where: { service_id: serviceId } },
-  );
+  await sqlRows(deps, REMEMBER_ORDER, [serviceId, order.orderId, order.invoiceId, order.hostId]);
 }
 
 /** `cart/clear` with the downstream reference doubles as the probe: does the upstream already have our order? */
