@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError, ErrorCode, validationError } from '../../lib/errors.js';
@@ -9,12 +11,38 @@ import { AppError, ErrorCode, validationError } from '../../lib/errors.js';
 export const JSON_BODY_LIMIT_BYTES = 256 * 1024;
 
 export function limitBody(maxSize: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `请求体过大，最多 ${Math.floor(maxSize / 1024)} KB`);
-    },
-  });
+  const tooLarge = (): never => {
+    throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `请求体过大，最多 ${Math.floor(maxSize / 1024)} KB`);
+  };
+  const throughFetchApi = bodyLimit({ maxSize, onError: tooLarge });
+  return async (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    if (!(incoming instanceof Readable)) return throughFetchApi(c, next);
+    // Served by node:http (api/server.ts): the body is read straight from the socket's stream,
+    // up to the limit, and handed to Hono's body cache, which every reader of the request goes
+    // through (`c.req.json()`, `text()`, `parseBody()`, the validators). Hono's own limit would
+    // first build a fetch Request with a web stream over the same bytes: on the quote and payment
+    // routes that conversion cost more CPU than the route's own work.
+    const declared = incoming.headers['content-length'];
+    if (declared !== undefined && incoming.headers['transfer-encoding'] === undefined && Number(declared) > maxSize) tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxSize) {
+        incoming.resume();
+        tooLarge();
+      }
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks, size);
+    const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
+    // Hono keeps promises in this cache (its type says values). Text decodes as fetch's `text()` does: UTF-8, a BOM dropped.
+    const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+    cache.arrayBuffer = Promise.resolve(bytes);
+    cache.text = Promise.resolve(new TextDecoder().decode(body));
+    await next();
+  };
 }
 
 // C0 controls except tab, line feed and carriage return, and DEL: exactly what the rule forbids.
