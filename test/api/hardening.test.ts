@@ -160,6 +160,11 @@ describe('hostile input', () => {
       expectError(res, 41300, 413);
     });
 
+    it('reads a JSON body with a UTF-8 byte order mark as fetch does (the mark dropped, not a malformed body)', async () => {
+      const res = await raw('POST', '/api/v2/site/products/2147483647/quote', '\uFEFF{"billing_period":"monthly"}', { 'content-type': 'application/json' });
+      expectError(res, 40400, 404);
+    });
+
     it('refuses a chunked body once it passes the limit', async () => {
       const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
       let sent = 0;
