@@ -17,6 +17,14 @@ export function statement(text: string): Statement {
   return { text, name: `s_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
 }
 
+/** A column list (`a, b, c`, as the models' `*_COLUMNS`) qualified by a table alias: `x.a, x.b, x.c`. */
+export function qualified(columns: string, alias: string): string {
+  return columns
+    .split(',')
+    .map((c) => `${alias}.${c.trim()}`)
+    .join(', ');
+}
+
 /** What pg's `query` takes for a text or a prepared statement. */
 export function queryConfig(sql: string | Statement, values: unknown[]): pg.QueryConfig {
   return typeof sql === 'string' ? { text: sql, values } : { text: sql.text, name: sql.name, values };

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { formatMoney } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows, type Tx } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlRows, type Tx, qualified } from '../../db/sql.js';
 import {
   COUPON_COLUMNS,
   type CouponCampaignRecord,
@@ -248,7 +248,7 @@ export async function listClientCoupons(deps: DomainDeps, userId: number, option
   const [rows, count] = await Promise.all([
     sqlRows<ClientCouponView>(
       deps,
-      `SELECT ${COUPON_COLUMNS.split(', ').map((x) => `c.${x}`).join(', ')}, COALESCE((SELECT u.used FROM coupon_user_uses u WHERE u.coupon_id = c.id AND u.user_id = $1), 0) AS my_uses
+      `SELECT ${qualified(COUPON_COLUMNS, 'c')}, COALESCE((SELECT u.used FROM coupon_user_uses u WHERE u.coupon_id = c.id AND u.user_id = $1), 0) AS my_uses
          FROM coupons c WHERE ${where} ORDER BY c.id DESC LIMIT $2 OFFSET $3`,
       [userId, options.page_size, (options.page - 1) * options.page_size],
     ),

@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { validationError } from '../../lib/errors.js';
 import { formatMoney, money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { sqlOne, type Tx } from '../../db/sql.js';
+import { sqlOne, type Tx, qualified } from '../../db/sql.js';
 import { COUPON_COLUMNS, MEMBER_LEVEL_COLUMNS, type CouponRecord, type CouponScene, type MemberLevelRecord } from '../../db/models/marketing.js';
 
 /** A priced line, as the catalogue's pricing answers it (discount lines have negative amounts). */
@@ -88,7 +88,7 @@ export function applyDiscounts(input: {
 export async function findUserLevel(deps: DomainDeps, userId: number, tx?: Tx): Promise<MemberLevelRecord | null> {
   return sqlOne<MemberLevelRecord>(
     deps,
-    `SELECT ${MEMBER_LEVEL_COLUMNS.split(', ').map((c) => `l.${c}`).join(', ')} FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = $1`,
+    `SELECT ${qualified(MEMBER_LEVEL_COLUMNS, 'l')} FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = $1`,
     [userId],
     tx,
   );
@@ -111,7 +111,7 @@ export async function findUsableCoupon(
   if (!COUPON_CODE_PATTERN.test(input.code)) throw refuse('优惠码格式不正确');
   const coupon = await sqlOne<CouponRecord & { user_used: number | null; paid_before: boolean }>(
     deps,
-    `SELECT ${COUPON_COLUMNS.split(', ').map((c) => `c.${c}`).join(', ')},
+    `SELECT ${qualified(COUPON_COLUMNS, 'c')},
             (SELECT u.used FROM coupon_user_uses u WHERE u.coupon_id = c.id AND u.user_id = $2) AS user_used,
             EXISTS (SELECT 1 FROM invoices i WHERE i.user_id = $2 AND i.type = 'purchase' AND i.paid_at IS NOT NULL) AS paid_before
        FROM coupons c WHERE c.code = upper($1) AND (c.owner_user_id IS NULL OR c.owner_user_id = $2)`,

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, conflict, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlRows, qualified } from '../../db/sql.js';
 import { MEMBER_LEVEL_COLUMNS, type MemberLevelRecord, type MemberLevelSource } from '../../db/models/marketing.js';
 import type { BuiltinTask } from '../tasks/types.js';
 
@@ -105,7 +105,7 @@ export async function assignMemberLevel(deps: DomainDeps, userId: number, levelI
 export async function getUserLevel(deps: DomainDeps, userId: number): Promise<UserLevelView> {
   const row = await sqlOne<MemberLevelRecord & { source: MemberLevelSource }>(
     deps,
-    `SELECT ${MEMBER_LEVEL_COLUMNS.split(', ').map((c) => `l.${c}`).join(', ')}, u.source FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = $1`,
+    `SELECT ${qualified(MEMBER_LEVEL_COLUMNS, 'l')}, u.source FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = $1`,
     [userId],
   );
   if (!row) return { user_id: userId, level: null, source: null };

@@ -1,6 +1,6 @@
 import { formatMoney } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { sqlOne, sqlRows } from '../../db/sql.js';
+import { sqlOne, sqlRows, qualified } from '../../db/sql.js';
 import { notFound } from '../../lib/errors.js';
 import { COMMISSION_ENTRY_COLUMNS, type CommissionEntryRecord, type CommissionKind, type CommissionStatus, type ReferralAccountRecord } from '../../db/models/marketing.js';
 import { ensureReferralAccount } from './referral-accounts.js';
@@ -72,7 +72,7 @@ export async function listCommissions(deps: DomainDeps, filter: CommissionFilter
   const [rows, sums] = await Promise.all([
     sqlRows<CommissionView>(
       deps,
-      `SELECT ${COMMISSION_ENTRY_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, i.invoice_no
+      `SELECT ${qualified(COMMISSION_ENTRY_COLUMNS, 'e')}, i.invoice_no
          FROM commission_entries e JOIN invoices i ON i.id = e.invoice_id WHERE ${where} ORDER BY e.id DESC LIMIT $6 OFFSET $7`,
       [...params, filter.page_size, (filter.page - 1) * filter.page_size],
     ),

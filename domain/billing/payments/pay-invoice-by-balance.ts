@@ -4,10 +4,10 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { BALANCE_PAYABLE_TYPES } from '../constants.js';
 import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
-import { lockInvoice } from '../invoices/lock-invoice.js';
+import { lockInvoice, pendingPaymentNo } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne, statement } from '../../../db/sql.js';
+import { inTransaction, sqlOne, statement, qualified } from '../../../db/sql.js';
 import { settleInvoice } from './settle-invoice.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 import type { InvoiceItemRecord } from '../invoices/get-invoice-detail.js';
@@ -20,8 +20,8 @@ import type { InvoiceItemRecord } from '../invoices/get-invoice-detail.js';
  * `postAccountTransaction` then take the long way, which opens it).
  */
 const LOCK_INVOICE_AND_ACCOUNT = statement(
-  `SELECT ${INVOICE_COLUMNS.split(', ').map((c) => `i.${c}`).join(', ')},
-          (SELECT p.payment_no FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending') AS pending_payment_no,
+  `SELECT ${qualified(INVOICE_COLUMNS, 'i')},
+          ${pendingPaymentNo('i')},
           a.balance AS account_balance, a.last_seq AS account_last_seq,
           (SELECT COALESCE(json_agg(json_build_object('description', t.description, 'unit_amount', t.unit_amount::text, 'quantity', t.quantity,
                                                       'amount', t.amount::text) ORDER BY t.sort_order, t.id), '[]'::json)

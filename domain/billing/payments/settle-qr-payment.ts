@@ -4,13 +4,11 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { inTransaction, sqlOne, statement } from '../../../db/sql.js';
+import { inTransaction, sqlOne, statement, qualified } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 import { settleInvoice } from './settle-invoice.js';
 
-const PAYMENT_SELECT = PAYMENT_COLUMNS.split(',')
-  .map((c) => `p.${c.trim()}`)
-  .join(', ');
+const PAYMENT_SELECT = qualified(PAYMENT_COLUMNS, 'p');
 const INVOICE_FIELDS = INVOICE_COLUMNS.split(',').map((c) => c.trim());
 
 const PAYMENT_WITH_INVOICE_NO = statement(`SELECT ${PAYMENT_SELECT}, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`);
