@@ -7,19 +7,19 @@ export type InvoiceItemRecord = { description: string; unit_amount: string; quan
 
 export type InvoiceDetail = { invoice: InvoiceRecord; items: InvoiceItemRecord[]; order: OrderRecord | null };
 
+const ITEMS = statement('SELECT description, unit_amount, quantity, amount FROM invoice_items WHERE invoice_id = $1 ORDER BY sort_order, id');
+const ORDER = statement(`SELECT ${ORDER_COLUMNS} FROM orders WHERE invoice_id = $1`);
+
 /** An invoice with its items and order; `userId` limits it to its owner (40400 for anyone else). */
 export async function getInvoiceDetail(deps: DomainDeps, id: number, userId?: number): Promise<InvoiceDetail> {
   const [invoice, items, order] = await Promise.all([
     sqlOne<InvoiceRecord>(deps, `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1 AND ($2::int IS NULL OR user_id = $2)`, [id, userId ?? null]),
-    sqlRows<InvoiceItemRecord>(deps, 'SELECT description, unit_amount, quantity, amount FROM invoice_items WHERE invoice_id = $1 ORDER BY sort_order, id', [id]),
-    sqlOne<OrderRecord>(deps, `SELECT ${ORDER_COLUMNS} FROM orders WHERE invoice_id = $1`, [id]),
+    sqlRows<InvoiceItemRecord>(deps, ITEMS, [id]),
+    sqlOne<OrderRecord>(deps, ORDER, [id]),
   ]);
   if (!invoice) throw notFound('账单不存在');
   return { invoice, items, order };
 }
-
-const ITEMS = statement('SELECT description, unit_amount, quantity, amount FROM invoice_items WHERE invoice_id = $1 ORDER BY sort_order, id');
-const ORDER = statement(`SELECT ${ORDER_COLUMNS} FROM orders WHERE invoice_id = $1`);
 
 /** Items and order of an invoice already in hand (e.g. the record a payment just settled); items too when known. */
 export async function withInvoiceDetail(deps: DomainDeps, invoice: InvoiceRecord, knownItems: InvoiceItemRecord[] | null = null): Promise<InvoiceDetail> {
