@@ -13,10 +13,10 @@ import {
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
 import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, type FailurePolicy } from './classify.js';
+import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
 
 /** Failures of provisioning activities (see ./classify.ts). */
-const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision };
+const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision, final: dataErrorsAreFinal(REFUSED_FAILURES.provision) };
 const classified = classifier(PROVISIONING);
 
 /** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
@@ -33,8 +33,9 @@ export function createProvisioningActivities(deps: DomainDeps) {
       classified(() => payUpstreamOrder(deps, input.purchase, input.order), attempts(input.purchase)),
     lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) =>
       classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId), attempts(input.purchase)),
-    bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId),
-    activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) => activateService(deps, input.serviceId, input.host, input.workflowId),
+    bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => classified(() => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId)),
+    activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) =>
+      classified(() => activateService(deps, input.serviceId, input.host, input.workflowId)),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),
     cancelProvisioning: (input: { serviceId: number; decider: Actor; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),
   };

@@ -8,10 +8,10 @@ import { prepareServiceOrder } from '../domain/services/orders/prepare-service-o
 import { requestUpstreamBill } from '../domain/services/orders/request-upstream-bill.js';
 import type { ServiceOrderFailure } from '../workflows/service-order/contract.js';
 import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, type FailurePolicy } from './classify.js';
+import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
 
 /** Failures of renewal and traffic-package activities (see ./classify.ts). */
-const SERVICE_ORDERS: FailurePolicy = { refused: () => REFUSED_FAILURES.serviceOrder };
+const SERVICE_ORDERS: FailurePolicy = { refused: () => REFUSED_FAILURES.serviceOrder, final: dataErrorsAreFinal(REFUSED_FAILURES.serviceOrder) };
 const classified = classifier(SERVICE_ORDERS);
 
 /** Activities of the renewal and traffic-package workflows: thin adapters over domain/services/orders. */

@@ -28,7 +28,7 @@ export type RunningSandboxes = {
  * Starts every third-party stand-in on loopback: the QR gateway, the certify provider, the
  * SMS provider, the SMTP sink and the upstream finance API. Port 0 picks a free port.
  */
-export async function startSandboxes(options: { ports?: Partial<SandboxPorts>; merchantPublicKeyPem: string }): Promise<RunningSandboxes> {
+export async function startSandboxes(options: { ports?: Partial<SandboxPorts>; merchantPublicKeyPem: string; upstreamStateFile?: string }): Promise<RunningSandboxes> {
   const ports = options.ports ?? {};
   const c = SANDBOX_CREDENTIALS;
   const started: Array<{ stop(): Promise<void> }> = [];
@@ -48,7 +48,7 @@ export async function startSandboxes(options: { ports?: Partial<SandboxPorts>; m
       await startSmsSandbox({ port: ports.sms ?? 0, accessKeys: { [c.sms.accessKeyId]: c.sms.accessKeySecret }, signNames: [c.sms.signName] }),
     );
     const mail = track(await startMailSandbox({ port: ports.mail ?? 0, smtpPort: ports.smtp ?? 0, users: { [c.smtp.user]: c.smtp.password } }));
-    const upstream = track(await startUpstreamFinanceSandbox({ port: ports.upstream ?? 0, accounts: [c.upstream] }));
+    const upstream = track(await startUpstreamFinanceSandbox({ port: ports.upstream ?? 0, accounts: [c.upstream], ...(options.upstreamStateFile ? { stateFile: options.upstreamStateFile } : {}) }));
     return { qrpay, certify, sms, mail, upstream, stop };
   } catch (err) {
     await stop();

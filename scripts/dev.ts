@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../lib/config.js';
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
@@ -93,6 +93,9 @@ async function main() {
   log('启动沙箱第三方 / starting sandbox third parties');
   const sandboxes: RunningSandboxes = await startSandboxes({
     merchantPublicKeyPem: sandboxSecrets.merchantPublicKeyPem,
+    // The upstream keeps its hosts and orders across restarts, as a real one does: a restarted
+    // demo must not hand out host ids our services already hold.
+    upstreamStateFile: join(dataDir, 'sandbox-upstream.json'),
     ports: {
       qrpay: envPort('SANDBOX_QRPAY_PORT', 18101),
       certify: envPort('SANDBOX_CERTIFY_PORT', 18102),

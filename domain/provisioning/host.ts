@@ -1,6 +1,7 @@
 import { addMonths, parseDateTime } from '../../lib/time.js';
 import { billingPeriodMonths, isBillingPeriod } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
+import { hostTakenError } from './host-taken.js';
 import { recordServiceEvent } from './service-events.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
 import type { UpstreamPurchase } from './upstream-order.js';
@@ -44,7 +45,11 @@ export async function bindUpstreamHost(deps: DomainDeps, serviceId: number, host
     const binding = await deps.db.models.ServiceUpstreamBinding.findByPk(serviceId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!binding) throw new Error(`service ${serviceId} has no upstream binding`);
     if (binding.bound_at && binding.upstream_host_id === hostId) return;
-    await binding.update({ upstream_host_id: hostId, bound_at: new Date() }, { transaction });
+    try {
+      await binding.update({ upstream_host_id: hostId, bound_at: new Date() }, { transaction });
+    } catch (err) {
+      throw await hostTakenError(deps, serviceId, hostId, err);
+    }
     await recordServiceEvent(deps, { serviceId, kind: 'provision', stage: 'bind', status: 'succeeded', message: `已绑定上游主机 ${hostId}`, workflowId }, transaction);
   });
 }

@@ -4,6 +4,7 @@ import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { type SentMark, sendOnce } from '../suppliers/send-once.js';
 import type { StepJournal } from '../suppliers/step-journal.js';
 import { sqlRows, statement } from '../../db/sql.js';
+import { hostTakenError } from './host-taken.js';
 import { recordServiceEvent } from './service-events.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
@@ -28,7 +29,11 @@ const REMEMBER_ORDER = statement(
 
 /** The order and host on the service's upstream binding, as soon as they are known (idempotent). */
 async function rememberOrder(deps: DomainDeps, serviceId: number, order: UpstreamOrder): Promise<void> {
-  await sqlRows(deps, REMEMBER_ORDER, [serviceId, order.orderId, order.invoiceId, order.hostId]);
+  try {
+    await sqlRows(deps, REMEMBER_ORDER, [serviceId, order.orderId, order.invoiceId, order.hostId]);
+  } catch (err) {
+    throw await hostTakenError(deps, serviceId, order.hostId, err);
+  }
 }
 
 /** `cart/clear` with the downstream reference doubles as the probe: does the upstream already have our order? */

@@ -9,6 +9,7 @@ import { createConsoleUpgrade } from './console/upgrade.js';
 import { applyFaultsAfter, applyFaultsBefore } from './faults.js';
 import { UPSTREAM_FINANCE_ROUTES } from './routes.js';
 import { SANDBOX_MESSAGES } from './messages.js';
+import { createStateSaver, restoreSandboxState } from './persistence.js';
 import { createSandboxState, type SandboxState } from './state.js';
 import { verifyToken } from './tokens.js';
 import type { SandboxRoute } from './route-types.js';
@@ -65,8 +66,13 @@ function mountRoute(app: Hono, state: SandboxState, route: SandboxRoute): void {
   app.on(route.method, route.path, (c) => answerRoute(state, c, route));
 }
 
-function createSandboxApp(state: SandboxState): Hono {
+function createSandboxApp(state: SandboxState, changed: () => void): Hono {
   const app = new Hono();
+  // Any request may change what is kept (a poll moves a host to Active): saved shortly after.
+  app.use('*', async (_c, next) => {
+    await next();
+    changed();
+  });
   app.route('/__control', createControlRoutes(createSandboxControl(state)));
   app.use('*', async (c, next) => {
     if (c.req.path.startsWith('/__control')) return next();
@@ -86,7 +92,9 @@ function createSandboxApp(state: SandboxState): Hono {
 /** A real HTTP server speaking the finance-style upstream protocol (see docs in the spec folder). */
 export async function startUpstreamFinanceSandbox(options: UpstreamFinanceSandboxOptions = {}): Promise<UpstreamFinanceSandbox> {
   const state = createSandboxState(options);
-  const app = createSandboxApp(state);
+  const saver = options.stateFile ? createStateSaver(state, options.stateFile) : null;
+  if (options.stateFile) restoreSandboxState(state, options.stateFile);
+  const app = createSandboxApp(state, () => saver?.changed());
   const server: Server = createServer(getRequestListener(app.fetch));
   const consoleServer = createConsoleUpgrade(state);
   server.on('upgrade', consoleServer.handleUpgrade);
@@ -102,7 +110,10 @@ export async function startUpstreamFinanceSandbox(options: UpstreamFinanceSandbo
       new Promise<void>((resolve) => {
         state.stopped.abort();
         consoleServer.close();
-        server.close(() => resolve());
+        server.close(() => {
+          saver?.flush();
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };

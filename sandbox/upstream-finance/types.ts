@@ -11,6 +11,12 @@ export type UpstreamFinanceSandboxOptions = {
   tokenTtlSeconds?: number;
   /** The console's framebuffer size; default 320×240. */
   console?: { width?: number; height?: number };
+  /**
+   * A file the sandbox keeps its state in (accounts, hosts, orders, invoices, id counters), read
+   * at start and written after changes and at stop, so a restarted sandbox goes on where it was
+   * (`npm run dev` keeps it in its data folder). Without it, every start begins anew (tests).
+   */
+  stateFile?: string;
 };
 
 /**

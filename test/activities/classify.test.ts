@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { classifier, classify, type FailurePolicy } from '../../activities/classify.js';
+import { classifier, classify, DATA_ERROR_REASON, dataErrorsAreFinal, type FailurePolicy, LOCAL_ERROR_REASON } from '../../activities/classify.js';
 import type { FailedAttempt } from '../../domain/suppliers/step-journal.js';
 import { UpstreamStepError } from '../../domain/suppliers/supplier-call.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
@@ -32,10 +32,25 @@ describe('the activity error classifier', () => {
       nonRetryable: true,
       details: [{ code: String(ErrorCode.CONFLICT) }],
     });
-    const down = new Error('connect ECONNREFUSED');
-    expect(classify(down, policy)).toBe(down);
+    // Anything else is retried under a Chinese message: its own text stays in the worker log.
+    expect(failure(new Error('connect ECONNREFUSED'))).toMatchObject({ message: LOCAL_ERROR_REASON, nonRetryable: false, details: [{ code: 'local_error' }] });
     const final = classify(new Error('not built'), { ...policy, final: (err) => (err instanceof Error && err.message === 'not built' ? 'NotBuilt' : null) });
     expect(final).toMatchObject({ type: 'NotBuilt', nonRetryable: true });
+  });
+
+  it('ends the attempt at once on a database error about the data itself, under a Chinese reason without the database text', () => {
+    const upstreamPolicy: FailurePolicy = { ...policy, final: dataErrorsAreFinal(REFUSED_FAILURES.serviceOrder) };
+    // As pg throws it, and as Sequelize wraps it.
+    const unique = Object.assign(new Error('duplicate key value violates unique constraint "x_once"'), { code: '23505', constraint: 'x_once' });
+    const wrapped = Object.assign(new Error('Validation error'), { parent: unique });
+    for (const err of [unique, wrapped]) {
+      const classified = classify(err, upstreamPolicy) as ApplicationFailure;
+      expect(classified).toMatchObject({ type: 'ServiceOrderRefused', nonRetryable: true, message: DATA_ERROR_REASON, details: [{ code: 'data_conflict' }] });
+      expect(classified.message).not.toMatch(/[A-Za-z]{3,}/);
+    }
+    // A connection lost (SQLSTATE class 08) may pass: retried.
+    const lost = Object.assign(new Error('connection failure'), { code: '08006' });
+    expect(classify(lost, upstreamPolicy)).toMatchObject({ nonRetryable: false, message: LOCAL_ERROR_REASON });
   });
 
   it('writes a retryable supplier failure to the work’s history, never a permanent one, and a failing write never hides the error', async () => {

@@ -1,4 +1,4 @@
-import { type ActivityOptions, type LocalActivityOptions, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
+import { type ActivityOptions, type LocalActivityOptions, patched, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { Activities } from '../../activities/index.js';
 import { REFUSED_FAILURES, UPSTREAM_FAILURES, type UpstreamWork } from './contract.js';
@@ -23,6 +23,9 @@ import { REFUSED_FAILURES, UPSTREAM_FAILURES, type UpstreamWork } from './contra
  */
 const MODE: Record<UpstreamWork, 'local' | 'regular'> = { provision: 'local', serviceOrder: 'regular' };
 
+/** How long local activity retries may back off inside one workflow task (then: a timer). */
+const LOCAL_RETRY_THRESHOLD = '3s';
+
 /** Backoff of every upstream step: 2 s doubling to 1 min. */
 const UPSTREAM_BACKOFF: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m' };
 
@@ -43,6 +46,14 @@ export function upstreamActivities(work: UpstreamWork, upstream: { startToCloseT
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: [refused] },
   };
   if (MODE[work] === 'local') {
+    // A local activity's retries run inside the workflow task while their backoff stays under
+    // this threshold (the SDK's default is a minute: a failing step held the task for minutes).
+    // Past it, each retry waits on a workflow timer, outside the task. Behind a patch: histories
+    // recorded before keep the old default.
+    if (patched('local-retries-bounded-in-task')) {
+      upstreamOptions.localRetryThreshold = LOCAL_RETRY_THRESHOLD;
+      localOptions.localRetryThreshold = LOCAL_RETRY_THRESHOLD;
+    }
     return {
       upstream: proxyLocalActivities<Activities>(upstreamOptions),
       local: proxyLocalActivities<Activities>(localOptions),

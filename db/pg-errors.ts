@@ -1,0 +1,27 @@
+/**
+ * The PostgreSQL error under an error thrown by pg or by Sequelize (which wraps it as `parent`
+ * / `original`): its SQLSTATE and, for constraint violations, the constraint's name.
+ */
+export type PgErrorFields = { code: string; constraint: string | null };
+
+export function pgErrorOf(err: unknown): PgErrorFields | null {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 3; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+      const constraint = (e as { constraint?: unknown }).constraint;
+      return { code, constraint: typeof constraint === 'string' ? constraint : null };
+    }
+    e = (e as { parent?: unknown; original?: unknown }).parent ?? (e as { original?: unknown }).original;
+  }
+  return null;
+}
+
+/**
+ * Errors the database gives for the data itself (SQLSTATE class 22, data exception, and 23,
+ * integrity constraint violation): the same statement on the same rows fails the same way
+ * again, so retrying cannot help.
+ */
+export function isDeterministicDataError(err: unknown): boolean {
+  const pg = pgErrorOf(err);
+  return pg !== null && (pg.code.startsWith('22') || pg.code.startsWith('23'));
+}
