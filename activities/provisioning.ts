@@ -24,7 +24,8 @@ export function createProvisioningActivities(deps: DomainDeps) {
   // Failed attempts of the upstream steps become rows of the provisioning's step history.
   const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordProvisioningAttempt(deps, { serviceId: p.serviceId, workflowId: p.traceId }, attempt);
   return {
-    prepareProvisioning: (input: { serviceId: number; workflowId: string }) => classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId)),
+    prepareProvisioning: (input: { serviceId: number; workflowId: string; retriedBy?: Actor | null }) =>
+      classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId, input.retriedBy ?? null)),
     enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
     loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase), attempts(input.purchase)),
     fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase), attempts(input.purchase)),

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../lib/temporal.js';
 import { decideUpdate, type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
-import type { UpstreamDecision } from '../../workflows/upstream/contract.js';
+import { STAGE_AFTER_DECISION, type UpstreamDecision } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../outbox/intents.js';
 
@@ -143,9 +143,9 @@ export async function decideProvisioning(deps: DomainDeps, serviceId: number, de
     }
   }
   try {
-    const state = await deliverProvisioningDecision(deps, serviceId, decision, key, REQUEST_DEADLINE_MS);
+    await deliverProvisioningDecision(deps, serviceId, decision, key, REQUEST_DEADLINE_MS);
     await markIntentDone(deps, key);
-    return { delivered: true, stage: state.stage };
+    return { delivered: true, stage: STAGE_AFTER_DECISION[decision.action] };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
       await markIntentDone(deps, key, `refused: ${shortError(err)}`);

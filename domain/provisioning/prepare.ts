@@ -4,6 +4,7 @@ import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../catalogue/product-types.js';
 import type { DomainDeps } from '../deps.js';
 import { type DownstreamReference, newDownstreamToken, newServicePassword } from './downstream.js';
+import { type Actor, deciderActor } from '../../lib/actor.js';
 import { recordServiceEvent } from './service-events.js';
 
 /** What the workflow needs to buy upstream; never a secret (it ends up in the workflow history). */
@@ -80,13 +81,17 @@ function upstreamConfig(service: ServiceRow, options: Array<{ field: string; par
  * upstream call and reused by every retry), creates the upstream binding row, and moves the
  * service to `provisioning`. A product without a supplier binding cannot be bought upstream.
  */
-export async function prepareProvisioning(deps: DomainDeps, serviceId: number, workflowId: string): Promise<PreparedProvisioning> {
+export async function prepareProvisioning(deps: DomainDeps, serviceId: number, workflowId: string, retriedBy: Actor | null = null): Promise<PreparedProvisioning> {
   return deps.db.sequelize.transaction(async (transaction) => {
     const { Service, ServiceUpstreamBinding } = deps.db.models;
     const service = await Service.findByPk(serviceId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!service) throw new Error(`service ${serviceId} not found`);
     if (['active', 'cancelled', 'terminated', 'suspended'].includes(service.status)) {
       return { kind: 'finished', serviceId, status: service.status };
+    }
+    if (retriedBy) {
+      const retry = { serviceId, kind: 'provision' as const, stage: 'retry', status: 'info' as const, message: `管理员 ${retriedBy.name} 重试`, workflowId };
+      await recordServiceEvent(deps, { ...retry, operator: deciderActor(retriedBy) }, transaction);
     }
     const ctx = await loadContext(deps, service, transaction);
     const schemas = readPluginSchemas(ctx.plugin_extra);

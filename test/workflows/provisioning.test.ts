@@ -163,7 +163,11 @@ describe('provisioning', () => {
     upstream.sandbox.control.setStock(101, null);
     const retried = await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/retry`, { token, body: { reason: '已补货' } });
     expect(retried.body.code).toBe(0);
+    // The answer carries the stage after the decision, and the history names the admin who retried.
+    expect(retried.body.data).toMatchObject({ stage: 'prepare', delivered: true });
     expect((await serviceReaches(platform, serviceId, ['active'])).status).toBe('active');
+    const history = await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token });
+    expect(history.body.data.steps).toContainEqual(expect.objectContaining({ stage: 'retry', status: 'info', message: expect.stringMatching(/^管理员 \S+ 重试$/) }));
     expect(await downstreamToken(serviceId)).toBe(ref);
     expect(upstream.sandbox.control.ledger().purchases[ref]).toBe(1);
     const handle = platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId));
@@ -181,6 +185,7 @@ describe('provisioning', () => {
     expectError(await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/cancel`, { token, body: {} }), 42200, 422);
     const cancelled = await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/cancel`, { token, body: { reason: '上游余额不足' } });
     expect(cancelled.body.code).toBe(0);
+    expect(cancelled.body.data).toMatchObject({ stage: 'cancelling', delivered: true });
     const service = await serviceReaches(platform, serviceId, ['cancelled']);
     expect(await balanceOf(platform, client)).toBe((Number(before) + Number(service.price)).toFixed(2));
     const handle = platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId));

@@ -85,7 +85,7 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     });
 
   return work.run<Prepared, ProvisionResult>({
-    prepare: () => local.prepareProvisioning({ serviceId, workflowId }),
+    prepare: (retriedBy) => local.prepareProvisioning(retriedBy ? { serviceId, workflowId, retriedBy } : { serviceId, workflowId }),
     finished: () => ({ serviceId, outcome: 'already_finished', hostId: null }),
     attributes: (prepared) => [
       { key: SearchAttr.UserId, value: prepared.userId },

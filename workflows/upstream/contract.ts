@@ -41,6 +41,12 @@ const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.v
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
 export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; reason: string };
 
+/**
+ * The stage upstream work enters when it takes an admin's decision (the update answers the state
+ * as it was, still `awaiting_admin`): what the decide routes answer as the new stage.
+ */
+export const STAGE_AFTER_DECISION = { retry: 'prepare', cancel: 'cancelling' } as const satisfies Record<UpstreamDecision['action'], string>;
+
 /** Why upstream work stopped: where, a code, and the Chinese reason the admin reads. */
 export type UpstreamFailure<Stage extends string = string> = { stage: Stage; code: string; reason: string };
 

@@ -97,13 +97,13 @@ export const adminProvisioningRoutes = createRouter()
     const serviceId = c.req.valid('param').service;
     const decider = adminActor(c.var.admin);
     const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
-    const answer = { service_id: serviceId, stage: outcome.delivered ? 'prepare' : outcome.stage, delivered: outcome.delivered };
+    const answer = { service_id: serviceId, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已重新开始开通' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const serviceId = c.req.valid('param').service;
     const decider = adminActor(c.var.admin);
     const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'cancel', decider, reason: c.req.valid('json').reason });
-    const answer = { service_id: serviceId, stage: outcome.delivered ? 'cancelling' : outcome.stage, delivered: outcome.delivered };
+    const answer = { service_id: serviceId, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交取消，金额将退回用户余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');
   });

@@ -4,7 +4,7 @@ import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
 import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../../lib/temporal.js';
 import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
 import { decideServiceOrderUpdate, type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
-import type { UpstreamDecision } from '../../../workflows/upstream/contract.js';
+import { STAGE_AFTER_DECISION, type UpstreamDecision } from '../../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 
@@ -107,7 +107,7 @@ export type ServiceOrderDetail = {
 /** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state (or the read model's, see `live`). */
 export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Promise<ServiceOrderDetail> {
   const [row] = await deps.db.read<ServiceOrderListRow>(`${SELECT} WHERE o.invoice_id = $1`, [invoiceId]);
-  if (!row) throw notFound('续费或流量包订单不存在');
+  if (!row) throw notFound('服务订单（续费、流量包或配置变更）不存在');
   const steps = await deps.db.read<ServiceOrderStep>(
     `SELECT id, stage, status, message, operator_type, created_at FROM service_events WHERE service_id = $1 AND workflow_id = $2 ORDER BY id DESC LIMIT 50`,
     [row.service_id, row.workflow_id],
@@ -142,7 +142,7 @@ export type ServiceOrderDecisionOutcome = {
  */
 export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: UpstreamDecision): Promise<ServiceOrderDecisionOutcome> {
   const order = await deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId }, attributes: ['id', 'status', 'stage', 'stage_changed_at', 'workflow_id'] });
-  if (!order) throw notFound('续费或流量包订单不存在');
+  if (!order) throw notFound('服务订单（续费、流量包或配置变更）不存在');
   if (order.status !== 'awaiting_admin') throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });
   const key = intentKeys.serviceOrderDecision(invoiceId, order.stage_changed_at);
   const payload = { invoice_id: invoiceId, workflow_id: order.workflow_id, decision };
@@ -153,9 +153,9 @@ export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, de
     }
   }
   try {
-    const state = await deliverServiceOrderDecision(deps, order.workflow_id, decision, key, REQUEST_DEADLINE_MS);
+    await deliverServiceOrderDecision(deps, order.workflow_id, decision, key, REQUEST_DEADLINE_MS);
     await markIntentDone(deps, key);
-    return { delivered: true, stage: state.stage };
+    return { delivered: true, stage: STAGE_AFTER_DECISION[decision.action] };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
       await markIntentDone(deps, key, `refused: ${shortError(err)}`);

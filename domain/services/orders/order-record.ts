@@ -29,7 +29,7 @@ export async function loadServiceOrder(deps: DomainDeps, invoiceId: number, tran
     where: { invoice_id: invoiceId },
     ...(transaction ? { transaction, lock: transaction.LOCK.UPDATE } : {}),
   });
-  if (!order) throw notFound('续费或流量包订单不存在');
+  if (!order) throw notFound('服务订单（续费、流量包或配置变更）不存在');
   return order;
 }
 

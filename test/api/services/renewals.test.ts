@@ -282,7 +282,8 @@ describe('renewals awaiting an admin', () => {
 
     platform.sandbox.control.setCredit('10000.00');
     const retried = await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/retry`, { token, body: { reason: '已充值上游余额' } });
-    expect(retried.body.data).toMatchObject({ invoice_id: invoice.id, decision: 'retry' });
+    // The answer's stage is the one after the decision, not the stale awaiting_admin.
+    expect(retried.body.data).toMatchObject({ invoice_id: invoice.id, decision: 'retry', stage: 'prepare', delivered: true });
     const done = await orderReaches(invoice.id, ['succeeded']);
     expect(done.runs).toBe(2);
     expect(done.upstream_invoice_id).toBe(order.upstream_invoice_id);
@@ -300,7 +301,7 @@ describe('renewals awaiting an admin', () => {
     expect(await balanceOf(platform, client)).toBe((Number(balanceBefore) - 66).toFixed(2));
     const token = await platform.rootToken();
     const cancelled = await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/cancel`, { token, body: { reason: '上游暂停续费' } });
-    expect(cancelled.body.data).toMatchObject({ invoice_id: invoice.id, decision: 'cancel' });
+    expect(cancelled.body.data).toMatchObject({ invoice_id: invoice.id, decision: 'cancel', stage: 'cancelling', delivered: true });
     const done = await orderReaches(invoice.id, ['cancelled']);
     expect(done.refund_id).not.toBeNull();
     expect(await balanceOf(platform, client)).toBe(balanceBefore);
@@ -321,7 +322,10 @@ describe('renewals awaiting an admin', () => {
 
   it('answers 40400 for an unknown order and 40945 for one that is not waiting', async () => {
     const token = await platform.rootToken();
-    expectError(await platform.api.post('/api/v2/admin/service-orders/999999/retry', { token }), 40400, 404);
+    const unknown = await platform.api.post('/api/v2/admin/service-orders/999999/retry', { token });
+    expectError(unknown, 40400, 404);
+    // Upgrades are service orders too: the message names every kind, not only renewals and traffic packages.
+    expect(unknown.body.message).toBe('服务订单（续费、流量包或配置变更）不存在');
     expectError(await platform.api.get('/api/v2/admin/service-orders/999999', { token }), 40400, 404);
     expectError(await platform.api.post('/api/v2/admin/service-orders/1/cancel', { token, body: { reason: 'x'.repeat(201) } }), 42200, 422);
   });
