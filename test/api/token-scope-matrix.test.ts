@@ -39,6 +39,12 @@ describe('token scope matrix (every route of the OpenAPI document)', () => {
       if (declared !== route.tokenScope) problems.push(`${label(route)}: x-access says ${declared}, x-token-scope ${route.tokenScope}`);
       if (route.method !== 'GET' && route.tokenScope === 'read') problems.push(`${label(route)}: a write with scope read`);
     }
+    // Account management is never open to a token, whatever the method (a GET defaults to read): password, profile,
+    // sessions, the tokens themselves, e-mail and real-name verification, two-factor.
+    const account = /\/client\/(auth\/|password|access-tokens|verification\/|two-factor|2fa|totp|mfa|security\/)/;
+    for (const route of client) {
+      if (account.test(route.path) && route.tokenScope !== 'none') problems.push(`${label(route)}: account management open to tokens (${route.tokenScope})`);
+    }
     for (const route of routes.filter((r) => r.access.surface !== 'client')) {
       if (route.tokenScope !== undefined) problems.push(`${label(route)}: x-token-scope on a ${route.access.surface} route`);
     }
