@@ -36,9 +36,9 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** The principal cache's key of a token: derived from the secret, so a wrong secret never hits it. */
-function cacheKeyOf(secretHash: Buffer): string {
-  return `pat:${secretHash.toString('hex')}`;
+/** The principal cache's key of a token: its key id and the hash of its secret, so a wrong secret never hits it. */
+export function tokenCacheKey(keyId: string, secretHash: Buffer): string {
+  return `pat:${keyId}:${secretHash.toString('hex')}`;
 }
 
 export function tokenStatus(row: Pick<PersonalAccessTokenRow, 'revoked_at' | 'expires_at'>, now = Date.now()): TokenStatus {
@@ -135,7 +135,7 @@ export async function revokePersonalToken(
     row.revoked_by_type = by.type;
     row.revoked_by_id = by.id;
     await row.save({ transaction });
-    await publishAuthChange(deps, { session_id: cacheKeyOf(row.secret_hash) }, transaction);
+    await publishAuthChange(deps, { session_id: tokenCacheKey(row.key_id, row.secret_hash) }, transaction);
     return row;
   });
 }
@@ -164,7 +164,7 @@ export async function authenticatePersonalToken(deps: DomainDeps, bearer: string
   if (!match) throw unauthenticated(INVALID);
   const [, keyId, secret] = match as unknown as [string, string, string];
   const hash = sha256(secret);
-  const cacheKey = cacheKeyOf(hash);
+  const cacheKey = tokenCacheKey(keyId, hash);
   const cached = deps.authCache?.get(cacheKey);
   if (cached?.kind === 'client' && cached.token) {
     noteTokenUse(deps, cacheKey, cached.token.id, meta.ip);

@@ -7,6 +7,7 @@ import type { AppDeps } from '../../../api/context.js';
 import { closeAppDeps, createAppDeps } from '../../../api/deps.js';
 import { TOKEN_NOT_ALLOWED, tokenScopeRefusal } from '../../../api/middleware/personal-tokens.js';
 import { type ServedApp, serveApp } from '../../../api/server.js';
+import { tokenCacheKey } from '../../../domain/auth/personal-tokens.js';
 import { createLogger } from '../../../lib/logger.js';
 import { createProduct, registerClient, type TestClient } from '../../helpers/billing.js';
 import { type ApiClient, createApiClient, expectError } from '../../helpers/http.js';
@@ -102,7 +103,7 @@ describe('personal access tokens', () => {
   it('stop at once on another API process whose cache holds the token', async () => {
     const client = await registerClient(platform);
     const created = await createToken(client, { scopes: ['read'] });
-    const cacheKey = `pat:${createHash('sha256').update(created.secret).digest('hex')}`;
+    const cacheKey = tokenCacheKey(created.token.slice(7, 23), createHash('sha256').update(created.secret).digest());
     await eventually(async () => {
       expect((await second.api.get('/api/v2/client/balance', { token: created.token })).body.code).toBe(0);
       return second.deps.authCache?.get(cacheKey) ?? null;
