@@ -238,12 +238,23 @@ describe('personal access tokens', () => {
       [{ name: '重复', scopes: ['read', 'read'], expires_in_days: 1 }, 'scopes'],
       [{ name: '   ', scopes: ['read'], expires_in_days: 1 }, 'name'],
       [{ name: null, scopes: ['read'], expires_in_days: 1 }, 'name'],
+      [{ name: 'a\u0000b', scopes: ['read'], expires_in_days: 1 }, 'name'],
+      [{ name: 'x'.repeat(65), scopes: ['read'], expires_in_days: 1 }, 'name'],
+      [{ name: '浮点', scopes: ['read'], expires_in_days: 1.5 }, 'expires_in_days'],
+      [{ name: '巨大', scopes: ['read'], expires_in_days: 1e308 }, 'expires_in_days'],
+      [{ name: '字符串', scopes: 'read', expires_in_days: 1 }, 'scopes'],
     ];
     for (const [body, field] of bad) {
       const res = await platform.api.post('/api/v2/client/access-tokens', { token: client.token, body });
       expectError(res, 42200, 422);
       expect(Object.keys(res.body.data.errors).join(','), JSON.stringify(body)).toContain(field);
     }
+    expectError(await platform.api.get('/api/v2/client/access-tokens', { token: client.token, query: { status: 'gone' } }), 42200, 422);
+    const root = await platform.rootToken();
+    for (const userId of ['0x10', '-1', '2147483648']) {
+      expectError(await platform.api.get('/api/v2/admin/access-tokens', { token: root, query: { user_id: userId } }), 42200, 422);
+    }
+    expectError(await platform.api.del('/api/v2/client/access-tokens/01', { token: client.token }), 42200, 422);
     for (let i = 0; i < 20; i += 1) await createToken(client, { name: `令牌${i}`, scopes: ['read'], expires_in_days: 1 });
     const over = await platform.api.post('/api/v2/client/access-tokens', { token: client.token, body: { name: '第21个', scopes: ['read'], expires_in_days: 1 } });
     expectError(over, 42200, 422);
