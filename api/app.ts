@@ -78,6 +78,8 @@ import { adminMemberLevelRoutes } from './routes/admin/member-levels.js';
 import { adminReferralRoutes } from './routes/admin/referrals.js';
 import { clientCouponRoutes } from './routes/client/coupons.js';
 import { clientReferralRoutes } from './routes/client/referrals.js';
+import { clientAccessTokenRoutes } from './routes/client/access-tokens.js';
+import { adminAccessTokenRoutes } from './routes/admin/access-tokens.js';
 
 export const API_TITLE = '主机转售平台 API';
 
@@ -164,8 +166,15 @@ export function createApiRoutes() {
   api.route('/', adminReferralRoutes);
   api.route('/', clientCouponRoutes);
   api.route('/', clientReferralRoutes);
+  api.route('/', clientAccessTokenRoutes);
+  api.route('/', adminAccessTokenRoutes);
 
-  api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  api.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      '登录令牌（JWT，登录接口返回）或客户的个人访问令牌（hp_pat_…，POST /api/v2/client/access-tokens 创建）。个人访问令牌只能用于客户端接口，且只在接口的 x-token-scope 属于令牌的权限范围时可用（none 表示不可用）；管理端接口一律 40100。',
+  });
   assertOperations(api.openAPIRegistry.definitions);
   return api;
 }

@@ -5,6 +5,7 @@ import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
 import { seedDemoData, DEMO_CLIENT } from './seeders/demo.js';
+import { seedDemoAccessToken } from './seeders/access-tokens.js';
 import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './seeders/identity.js';
 import { seedOperationsDemo } from './seeders/operations.js';
 import { configureBuiltInPlugins } from './seeders/plugins.js';
@@ -149,6 +150,7 @@ async function main() {
   if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   const marketing = await seedDemoMarketing(deps);
   if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
+  const demoToken = await seedDemoAccessToken(deps);
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
@@ -176,6 +178,7 @@ async function main() {
     `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
+    `  演示客户令牌 / demo client token  ${demoToken.token ? `${demoToken.token}  (read, purchase, console; 365 天 / days; 仅显示一次 / shown once)` : '(已创建，不再显示 / created earlier, not shown again)'}`,
     `  实名演示 / verification demo  ${DEMO_VERIFIED_CLIENT.email} (已实名)  ${DEMO_PENDING_CLIENT.email} (认证中)  ${DEMO_VERIFIED_CLIENT.password}`,
     `  被邀请的演示客户 / demo invitee  ${DEMO_INVITEE.email}  ${DEMO_INVITEE.password}  (优惠码 / coupons: WELCOME10, OPEN2026)`,
     '  沙箱 / sandboxes',

@@ -1134,6 +1134,8 @@ export interface paths {
         /**
          * 退出登录（当前令牌立即失效）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientAuthLogout"];
         delete?: never;
@@ -1154,6 +1156,8 @@ export interface paths {
         /**
          * 刷新令牌（旧令牌立即失效）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientAuthRefresh"];
         delete?: never;
@@ -1172,6 +1176,8 @@ export interface paths {
         /**
          * 当前用户
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         get: operations["clientAuthMeGet"];
         put?: never;
@@ -1194,6 +1200,8 @@ export interface paths {
         /**
          * 修改密码（所有会话失效，需重新登录）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientPassword"];
         delete?: never;
@@ -2116,6 +2124,8 @@ export interface paths {
          * @description 按类型、状态筛选；sort 可选 id、created_at、amount、paid_at（前缀 - 倒序），默认 -id。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientInvoicesList"];
         put?: never;
@@ -2124,6 +2134,8 @@ export interface paths {
          * @description 由目录的报价函数在同一事务内计价，报价与账单永远一致：报价的各行成为账单明细，合计为账单金额。账单为 unpaid，同时生成 pending 订单（new_purchase）。quantity 为实例数（1 到 20），支付后每个实例生成一条服务记录。
          *
          *     需要客户登录；操作 purchase 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientInvoicesCreate"];
         delete?: never;
@@ -2144,6 +2156,8 @@ export interface paths {
          * @description 白名单资源：不含原始状态与内部审计字段。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientInvoicesGet"];
         put?: never;
@@ -2168,6 +2182,8 @@ export interface paths {
          * @description 仅 unpaid 且没有进行中的扫码支付的账单可取消（40913）；已支付 40910，其他状态 40912。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientInvoicesCancel"];
         delete?: never;
@@ -2190,6 +2206,8 @@ export interface paths {
          * @description 在账单行锁与账户行锁下原子完成：一笔负数 payment 流水、账单结清、订单已支付、新购生成服务并派发开通。重复支付只结算一次，第二次答 40910（账单已支付）；余额不足 40911；有进行中的扫码支付 40913；充值账单不能用余额支付（42200）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientInvoicesPayBalance"];
         delete?: never;
@@ -2212,6 +2230,8 @@ export interface paths {
          * @description use_balance=true 时先扣除可用余额（余额足以支付全部时请直接用余额支付，42200），余下部分生成扫码支付单；二维码在支付窗口内有效（QRPAY_PAYMENT_WINDOW_SECONDS），过期后关闭交易并退回余额抵扣部分。支付单等待支付期间重复调用返回同一支付单。qr_code_url 是买家扫码的 URL（从不返回 base64 图片）。网关创建失败答 50300。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientInvoicesPayQrpay"];
         delete?: never;
@@ -2232,6 +2252,8 @@ export interface paths {
          * @description 只读本平台的记录（到账由网关通知或支付工作流的查询写入），不直接询问网关。payment 为该账单最近一笔扫码支付单，没有时为 null。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientInvoicesPayQrpayStatusGet"];
         put?: never;
@@ -2276,6 +2298,8 @@ export interface paths {
          * @description 金额 1.00 到 50000.00 元，最多两位小数。生成 recharge 类型账单并立即创建扫码支付；到账后余额入账并生成 user_recharge 充值记录。用 GET /api/v2/client/recharge/{invoice_id} 轮询状态；二维码过期后可用 pay/qrpay 重新生成。
          *
          *     需要客户登录；操作 recharge 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientRecharge"];
         delete?: never;
@@ -2294,6 +2318,8 @@ export interface paths {
         /**
          * 充值状态（按充值账单 id）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientRechargeGet"];
         put?: never;
@@ -2314,6 +2340,8 @@ export interface paths {
         /**
          * 账户余额
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientBalanceGet"];
         put?: never;
@@ -2336,6 +2364,8 @@ export interface paths {
          * @description 每一笔余额变动一条，金额带符号，附变动后余额；按类型筛选，新的在前。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientBalanceLogsList"];
         put?: never;
@@ -2356,6 +2386,8 @@ export interface paths {
         /**
          * 余额明细详情
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientBalanceLogsGet"];
         put?: never;
@@ -2708,6 +2740,8 @@ export interface paths {
          * @description 按 status、product_type 筛选；sort 可选 id、created_at、next_due_at、price（前缀 - 倒序），默认 -id。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesList"];
         put?: never;
@@ -2732,6 +2766,8 @@ export interface paths {
          *     capabilities 取值：runtime（实时状态）、power、vnc、reinstall、reset_password、traffic_packages、network（NAT 端口转发）、security（安全组）、monitoring（监控）；为商品类型的控制台能力与绑定插件声明能力的交集；other 类型在详情中为插件通过 server.resolve_capability 实时给出的能力（列表中为插件声明的上限）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesGet"];
         put?: never;
@@ -2755,6 +2791,8 @@ export interface paths {
          * @description 开启后由计划任务在到期前生成续费账单并从余额扣款；只在本平台生效，从不开启或同步上游的自动续费。一次性付费或已结束的服务不能开启（40942），关闭总是可以。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         put: operations["clientServicesAutoRenewUpdate"];
         post?: never;
@@ -2778,6 +2816,8 @@ export interface paths {
          * @description 密码只通过此操作返回：优先返回本平台保存的密码（购买、重装或重置时设置），否则向上游读取。每次查看都写入服务记录（用户与来源地址）；同一服务每小时最多 10 次，超过答 42900。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesPasswordReveal"];
         delete?: never;
@@ -2800,6 +2840,8 @@ export interface paths {
          * @description action：on 开机、off 关机、reboot 重启、hard_off 强制关机、hard_reboot 强制重启。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesPower"];
         delete?: never;
@@ -2822,6 +2864,8 @@ export interface paths {
          * @description 返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，60 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。每个服务每小时最多 60 个令牌（42900）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesVnc"];
         delete?: never;
@@ -2844,6 +2888,8 @@ export interface paths {
          * @description os_id 为该服务商品的操作系统选项的子选项编号（42200 否则）。password 可选（8 到 32 位，含字母和数字），不填则自动生成；新密码加密保存，可通过查看密码操作获取，从不在此返回。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesReinstall"];
         delete?: never;
@@ -2866,6 +2912,8 @@ export interface paths {
          * @description 在上游重置主机密码（8 到 32 位，含字母和数字），成功后加密保存；从不回显。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesResetPassword"];
         delete?: never;
@@ -2886,6 +2934,8 @@ export interface paths {
          * @description 实时读取上游，不写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备对应能力（40947）；上游拒绝 40930，上游不可用 50300。每次操作写入服务记录。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesRuntimeGet"];
         put?: never;
@@ -2908,6 +2958,8 @@ export interface paths {
          * @description 实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesNatRulesList"];
         put?: never;
@@ -2916,6 +2968,8 @@ export interface paths {
          * @description protocol：tcp 或 udp；internal_port：主机端口；external_port 可选，不填由上游分配。先按上游限制检查：规则已达上限 40950，外网端口超出范围 42200，端口已被该主机的规则使用 40951（上游报告端口被占用同样为 40951），不通过时不请求上游。成功或失败都写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesNatRulesCreate"];
         delete?: never;
@@ -2939,6 +2993,8 @@ export interface paths {
          * @description 规则必须属于该服务的主机（先实时读取上游核对），否则 40400 且不请求上游。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         delete: operations["clientServicesNatRulesDelete"];
         options?: never;
@@ -2958,6 +3014,8 @@ export interface paths {
          * @description 本平台记录的关联（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesSecurityGroupsList"];
         put?: never;
@@ -2966,6 +3024,8 @@ export interface paths {
          * @description group_id 为当前用户自己的安全组（他人的为 40400）。关联后逐条把规则推送到上游主机；任一条失败则撤回已推送的规则、不保留关联，并返回上游的中文错误。已关联 40900；每个服务最多 5 个安全组（40950）；上游规则数达上限 40950。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesSecurityGroupsCreate"];
         delete?: never;
@@ -2989,6 +3049,8 @@ export interface paths {
          * @description 从上游主机逐条删除该安全组推送过的规则，然后解除关联；上游失败时保留关联（可重试）。未关联为 40400。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         delete: operations["clientServicesSecurityGroupsDelete"];
         options?: never;
@@ -3008,6 +3070,8 @@ export interface paths {
          * @description metric：cpu（CPU 使用率 %）、memory（内存使用率 %）、disk_read / disk_write（磁盘读写）、bandwidth_in / bandwidth_out（入网 / 出网带宽）。from、to 为北京时间（YYYY-MM-DD HH:mm:ss），默认最近 24 小时，范围最多 31 天；limit 为数据点数（1 到 500，默认 60），是规范中唯一允许的 limit 业务参数。从不返回服务开通（activated_at）之前的数据点：同一台主机此前的使用者的数据不会出现。实时读取上游，不写入服务记录。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 monitoring 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 60 次（默认值，可在系统设置 console.monitoring_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesMonitoringGet"];
         put?: never;
@@ -3030,6 +3094,8 @@ export interface paths {
          * @description 控制台模板与按钮。other 类型：插件 console_schema 的 template、sections，以及 actions 中 capability 属于插件当前通过 server.resolve_capability 给出的能力的那些按钮；upstream_status_label 来自插件的 status_mapping。其他类型：类型模板与能力，sections、actions 为空。capabilities_resolved 为 false 表示插件暂时无法给出能力（此时没有可用按钮）。插件未提供的操作一律 40947。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesConsoleGet"];
         put?: never;
@@ -3052,6 +3118,8 @@ export interface paths {
          * @description 当前用户的安全组（规则数与已关联的服务编号；规则见详情），按编号升序。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientSecurityGroupsList"];
         put?: never;
@@ -3060,6 +3128,8 @@ export interface paths {
          * @description 名称在本用户内唯一（40900）；可同时带上规则（最多 50 条）。每个用户最多 20 个安全组（40950）。创建时不请求上游。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientSecurityGroupsCreate"];
         delete?: never;
@@ -3078,6 +3148,8 @@ export interface paths {
         /**
          * 安全组详情
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientSecurityGroupsGet"];
         put?: never;
@@ -3087,6 +3159,8 @@ export interface paths {
          * @description 仍关联着服务的安全组不能删除（40901），请先解除关联。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         delete: operations["clientSecurityGroupsDelete"];
         options?: never;
@@ -3108,6 +3182,8 @@ export interface paths {
          * @description direction（in/out）、protocol（tcp/udp/icmp/all）、port_range（tcp/udp 必填：端口或范围，如 22、1000-2000）、cidr（IPv4 或 IPv6 地址段）、action（allow/deny）。每个安全组最多 50 条（40950）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientSecurityGroupsRulesCreate"];
         delete?: never;
@@ -3131,6 +3207,8 @@ export interface paths {
          * @description 先从所有已关联服务的上游主机删除该规则，再删除本地规则；上游失败时规则保留（可重试）。安全组保存在本平台、属于创建它的用户；关联到服务时逐条推送到该服务的上游主机（上游自定义模块），规则变更同步到所有已关联的服务，任一主机失败则整体回滚并返回上游的中文错误（40930 拒绝，50300 不可用）。关联的服务须处于可操作状态（40943/40944/40947）。他人的安全组、规则或服务一律 40400。每个用户每分钟最多 30 次安全组操作（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 console
          */
         delete: operations["clientSecurityGroupsRulesDelete"];
         options?: never;
@@ -3150,6 +3228,8 @@ export interface paths {
          * @description 价格规则：服务自己的计费周期按购买时锁定的价格（price）续费；其他周期仅在商品仍在售且定价该周期时提供，按商品当前定价与服务的配置由统一计价函数计算（1 个实例）；一次性付费（onetime）的服务不续费。续费完成后到期时间从当前到期时间顺延（已过期也从原到期时间顺延，与上游一致；没有到期时间则从现在起算）。不可续费时 renewable 为 false 并给出原因。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesRenewGet"];
         put?: never;
@@ -3162,6 +3242,8 @@ export interface paths {
          *     每个服务最多一张未支付的续费账单：相同周期返回已有账单（message 说明），其他周期 40940（请先支付或取消）；上一笔续费仍在处理中 40941；服务不可续费（非运行中或已暂停、一次性付费）40942；周期不可选 42200。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesRenew"];
         delete?: never;
@@ -3182,6 +3264,8 @@ export interface paths {
          * @description 价格：上游为该主机出售的流量包价格，按服务商品绑定（导入时）的加价规则计算：percent 按比例加价，fixed 只加在商品基础价上、流量包保持上游价；四舍五入到分。需要上游绑定且服务运行中（40943、40944），服务类型需支持流量包（40947）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesTrafficPackagesList"];
         put?: never;
@@ -3206,6 +3290,8 @@ export interface paths {
          * @description 价格：上游为该主机出售的流量包价格，按服务商品绑定（导入时）的加价规则计算：percent 按比例加价，fixed 只加在商品基础价上、流量包保持上游价；四舍五入到分。需要上游绑定且服务运行中（40943、40944），服务类型需支持流量包（40947）。上游不出售该流量包时 42200（package_id）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesTrafficPackagesQuote"];
         delete?: never;
@@ -3232,6 +3318,8 @@ export interface paths {
          *     每个服务同时只能有一张未支付的流量包账单：相同流量包返回已有账单，其他流量包 40946（请先支付或取消）；上一个流量包仍在购买中 40941。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesTrafficPackagesOrder"];
         delete?: never;
@@ -3258,6 +3346,8 @@ export interface paths {
          *     服务需运行中、非一次性付费且有到期时间（40961）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientServicesUpgradeGet"];
         put?: never;
@@ -3276,6 +3366,8 @@ export interface paths {
          *     每个服务同时只能有一项待处理的配置变更：已有未支付或处理中的变更、或有未完成的续费时 40960。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesUpgrade"];
         delete?: never;
@@ -3304,6 +3396,8 @@ export interface paths {
          *     服务需运行中、非一次性付费且有到期时间（40961）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesUpgradeQuote"];
         delete?: never;
@@ -3326,6 +3420,8 @@ export interface paths {
          * @description 取消该服务未支付的升降级账单，释放待处理的配置变更。没有待支付的变更 40400；有进行中的扫码支付 40913。已支付的变更不能由用户取消。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientServicesUpgradeCancel"];
         delete?: never;
@@ -3366,6 +3462,8 @@ export interface paths {
         /**
          * 实名认证费用配置
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         get: operations["clientVerificationFeeConfigGet"];
         put?: never;
@@ -3390,6 +3488,8 @@ export interface paths {
          * @description 提交真实姓名与身份证号（校验位检查）。姓名与身份证号加密保存，之后只以掩码显示。免费次数内（或费用为 0）立即开始认证并返回 certify_id（服务商暂不可用时为 null，稍后获取二维码会补开）；否则生成 verification 类型账单（invoice），用余额或扫码支付该账单后认证自动开始。已实名 40970；有进行中的认证 40971；有待支付的认证账单 40974；该身份已用于其他账号 40972（不透露是哪个账号）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientVerificationInit"];
         delete?: never;
@@ -3412,6 +3512,8 @@ export interface paths {
          * @description 为进行中的认证生成扫码凭证（旧二维码随之失效）。url 是二维码图片（SVG）的地址，不返回 base64；二维码内容是本平台的扫码中转地址 scan_url，手机扫码后跳转到服务商的认证页面。没有进行中的认证 40400。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientVerificationQrcode"];
         delete?: never;
@@ -3432,6 +3534,8 @@ export interface paths {
          * @description 只看当前登录用户自己的状态与最近一次认证；结果由平台向服务商查询确定，客户端轮询本接口即可。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         get: operations["clientVerificationStatusGet"];
         put?: never;
@@ -3456,6 +3560,8 @@ export interface paths {
          * @description 最近一次认证仍在进行或已过期时，关闭它并用同一身份信息重新开始，不计免费次数、不再收费。未通过或没有认证时 40973。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientVerificationRestart"];
         delete?: never;
@@ -3650,6 +3756,8 @@ export interface paths {
          * @description 向当前账号的邮箱发送 6 位验证码（有效期与频率限制见 README“身份验证”）。邮箱已验证 40900；过于频繁 42900。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientAuthEmailVerification"];
         delete?: never;
@@ -3672,6 +3780,8 @@ export interface paths {
          * @description 提交邮箱收到的验证码。验证码只能使用一次，错误次数有限；错误或过期 42200。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientAuthEmailVerify"];
         delete?: never;
@@ -4256,6 +4366,8 @@ export interface paths {
         /**
          * 可提交工单的部门
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientTicketDepartmentsList"];
         put?: never;
@@ -4280,6 +4392,8 @@ export interface paths {
          * @description 表单字段 file。类型由文件内容判定，仅支持 PNG、JPEG、WebP、GIF 图片、PDF 与 UTF-8 纯文本；SVG、HTML（无论文件名）及夹带网页标记的文件一律拒绝（42200）；图片须能解码。大小超限答 41300；每个用户每小时最多上传 30 个文件（42900）。答 asset_id 与仅限本人使用的短期链接。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientTicketsAttachmentsCreate"];
         delete?: never;
@@ -4298,6 +4412,8 @@ export interface paths {
         /**
          * 我的工单
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientTicketsList"];
         put?: never;
@@ -4306,6 +4422,8 @@ export interface paths {
          * @description 正文为纯文本。附件先通过上传附件接口上传，再以 asset_id 传入（仅限本人上传且未使用过的附件）。提交与回复合计按用户限频（42900）。
          *
          *     需要客户登录；操作 ticket 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientTicketsCreate"];
         delete?: never;
@@ -4324,6 +4442,8 @@ export interface paths {
         /**
          * 工单详情（含回复与附件链接）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientTicketsGet"];
         put?: never;
@@ -4348,6 +4468,8 @@ export interface paths {
          * @description 已关闭的工单不能回复（40955），请提交新工单。
          *
          *     需要客户登录；操作 ticket 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientTicketsReply"];
         delete?: never;
@@ -4368,6 +4490,8 @@ export interface paths {
         /**
          * 关闭工单
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientTicketsClose"];
         delete?: never;
@@ -4386,6 +4510,8 @@ export interface paths {
         /**
          * 公告列表（含已读状态）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientNoticesList"];
         put?: never;
@@ -4406,6 +4532,8 @@ export interface paths {
         /**
          * 公告详情（查看即标记为已读）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientNoticesGet"];
         put?: never;
@@ -4428,6 +4556,8 @@ export interface paths {
         /**
          * 标记公告已读
          * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientNoticesRead"];
         delete?: never;
@@ -4446,6 +4576,8 @@ export interface paths {
         /**
          * 帮助文章列表
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientHelpArticlesList"];
         put?: never;
@@ -4466,6 +4598,8 @@ export interface paths {
         /**
          * 帮助文章详情
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientHelpArticlesGet"];
         put?: never;
@@ -4488,6 +4622,8 @@ export interface paths {
          * @description 最新 5 条公告（含已读状态）、未读公告数、置顶帮助文章（最多 5 篇）与本人未关闭的工单数。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientContentOverviewGet"];
         put?: never;
@@ -5098,6 +5234,8 @@ export interface paths {
          * @description usable_now 只看状态、有效期与次数；是否适用于某个商品请用 coupons/check。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientCouponsList"];
         put?: never;
@@ -5120,6 +5258,8 @@ export interface paths {
          * @description 管理员设为公开、启用中的优惠券（仍需客户端登录）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientCouponsPublicGet"];
         put?: never;
@@ -5144,6 +5284,8 @@ export interface paths {
          * @description 与商品报价、创建账单走同一个计价函数：answer 为使用该优惠码（及会员折扣）后的报价。不可用时 42200，data.errors.coupon_code 说明原因（不存在、已停用、未到时间、已过期、不适用于此场景或商品、未达门槛、仅限新客户、已领完、已达个人上限）。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 purchase
          */
         post: operations["clientCouponsCheck"];
         delete?: never;
@@ -5164,6 +5306,8 @@ export interface paths {
          * @description 邀请码每个用户一个；新用户注册时填写邀请码即绑定邀请人（仅一次，不能是自己，之后不可更改）。被邀请人支付的新购、续费、流量包账单按比例产生佣金：先冻结（pending_amount），冻结期后转为可提现（available_amount）；账单退款时按退款比例扣回（负数记录），已解冻的也扣回，可提现佣金可能因此为负。
          *
          *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralGet"];
         put?: never;
@@ -5184,6 +5328,8 @@ export interface paths {
         /**
          * 我邀请的用户（邮箱、手机号掩码）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralInviteesList"];
         put?: never;
@@ -5204,6 +5350,8 @@ export interface paths {
         /**
          * 我的佣金记录（含扣回）
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralCommissionsList"];
         put?: never;
@@ -5224,6 +5372,8 @@ export interface paths {
         /**
          * 我的佣金提现申请
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralWithdrawalsList"];
         put?: never;
@@ -5232,6 +5382,8 @@ export interface paths {
          * @description method=balance 提现到账户余额（审核通过即到账）；external 提现到外部账户（需 account_name、account_no，审核通过后线下打款）。单次最低、最高金额与每日合计上限见系统设置 referral.*（默认 10.00 到 5000.00 元，每日 10000.00 元），超出 42200。金额由一条条件更新从可提现佣金中冻结，绝不超提（不足 40982）。
          *
          *     需要客户登录；操作 withdrawal 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
          */
         post: operations["clientReferralWithdrawalsCreate"];
         delete?: never;
@@ -5250,11 +5402,105 @@ export interface paths {
         /**
          * 提现申请详情
          * @description 需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralWithdrawalsGet"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的个人访问令牌（不含令牌密钥）
+         * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        get: operations["clientAccessTokensList"];
+        put?: never;
+        /**
+         * 创建个人访问令牌（完整令牌只在本次返回）
+         * @description 供脚本与下游系统调用客户端接口：请求头 Authorization: Bearer hp_pat_…。权限范围 read（只读接口）、purchase（下单、账单、支付、续费、流量包、升降级）、console（控制台、VNC、电源等服务操作），可多选；有效期必填，1 到 365 天；每个用户最多同时持有 20 个有效令牌。账号管理接口（密码、资料、令牌、两步验证、实名认证）不能使用令牌，管理端接口也不能。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        post: operations["clientAccessTokensCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/access-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 吊销个人访问令牌（立即失效）
+         * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        delete: operations["clientAccessTokensDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 用户的个人访问令牌（按用户筛选；不含令牌密钥）
+         * @description 需要管理员登录，权限 user.view
+         */
+        get: operations["adminAccessTokensList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/access-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * 吊销用户的个人访问令牌（立即失效）
+         * @description 需要管理员登录，权限 user.manage
+         */
+        delete: operations["adminAccessTokensDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8396,6 +8642,57 @@ export interface components {
              * @example 100.00
              */
             commission_amount: string;
+        };
+        CreatedAccessToken: components["schemas"]["AccessToken"] & {
+            /**
+             * @description 完整令牌，仅在创建时返回一次，请立即妥善保存
+             * @example hp_pat_0123456789abcdef_…
+             */
+            token: string;
+        };
+        AccessToken: {
+            id: number;
+            user_id: number;
+            name: string;
+            /**
+             * @description 令牌的公开前缀（hp_pat_ 加 16 位标识），用于辨认令牌；不含密钥
+             * @example hp_pat_0123456789abcdef
+             */
+            token_prefix: string;
+            /** @description read 只读；purchase 购买与支付；console 控制台与电源操作 */
+            scopes: ("read" | "purchase" | "console")[];
+            /**
+             * @description active 有效，expired 已过期，revoked 已吊销
+             * @enum {string}
+             */
+            status: "active" | "expired" | "revoked";
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            expires_at: string;
+            /**
+             * @description 最近使用时间（每个令牌至多每分钟记录一次）
+             * @example 2026-01-01 08:00:00
+             */
+            last_used_at: string | null;
+            last_used_ip: string | null;
+            created_ip: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            revoked_at: string | null;
+            /**
+             * @description 吊销者类型：user 本人，admin 管理员
+             * @enum {string|null}
+             */
+            revoked_by_type: "admin" | "user" | "system" | null;
         };
     };
     responses: never;
@@ -33211,6 +33508,401 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: components["schemas"]["ReferralWithdrawal"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAccessTokensList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                status?: "active" | "expired" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AccessToken"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAccessTokensCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: ("read" | "purchase" | "console")[];
+                    expires_in_days: number;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CreatedAccessToken"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAccessTokensDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AccessToken"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAccessTokensList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                user_id?: number;
+                status?: "active" | "expired" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AccessToken"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAccessTokensDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AccessToken"];
                         timestamp: number;
                     };
                 };

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
 import { defaultMessages, ErrorCode, httpStatusFor } from '../../lib/errors.js';
 import type { PermissionCode } from '../../domain/auth/permissions.js';
+import type { TokenScope } from '../../db/models/personal-access-token.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { requireAccess, requirePrecondition } from '../middleware/auth.js';
@@ -14,8 +15,18 @@ import { documentAccess, operationIdFor } from './operations.js';
 export type Access =
   | { surface: 'public' }
   | { surface: 'admin'; permission?: PermissionCode }
-  /** `precondition`: the action whose e-mail / real-name requirement (settings group `access`) is checked: 40301. */
-  | { surface: 'client'; precondition?: AccessAction };
+  /**
+   * `precondition`: the action whose e-mail / real-name requirement (settings group `access`) is checked: 40301.
+   * `tokenScope`: the scope a personal access token needs here, or `none` (tokens refused, 40300).
+   * Default: `read` for GET, `none` for writes; `defineRoute` fills it in (`resolveAccess`).
+   */
+  | { surface: 'client'; precondition?: AccessAction; tokenScope?: TokenScope | 'none' };
+
+/** The access rule with its token scope decided: GET → `read`, a write without a declared scope → `none`. */
+export function resolveAccess(access: Access, method: string): Access {
+  if (access.surface !== 'client' || access.tokenScope) return access;
+  return { ...access, tokenScope: method === 'get' ? 'read' : 'none' };
+}
 
 type RequestSpec = NonNullable<RouteConfig['request']>;
 
@@ -41,7 +52,9 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
 function accessText(access: Access): string {
   if (access.surface === 'public') return '公开接口';
   if (access.surface === 'client') {
-    return access.precondition ? `需要客户登录；操作 ${access.precondition} 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）` : '需要客户登录';
+    const login = access.precondition ? `需要客户登录；操作 ${access.precondition} 可能需要已验证邮箱或实名认证（由设置决定，否则 40301）` : '需要客户登录';
+    const scope = access.tokenScope ?? 'none';
+    return `${login}\n\n${scope === 'none' ? '个人访问令牌：不可使用（仅限登录令牌）' : `个人访问令牌：需要权限范围 ${scope}`}`;
   }
   return access.permission ? `需要管理员登录，权限 ${access.permission}` : '需要管理员登录';
 }
@@ -53,7 +66,11 @@ function accessText(access: Access): string {
  * operation id follows `operationIdFor`.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a route without input has an empty request
-export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spec: RouteSpec<R, D>) {
+export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(declared: RouteSpec<R, D>) {
+  const spec = { ...declared, access: resolveAccess(declared.access, declared.method) };
+  if (spec.access.surface === 'client' && spec.method !== 'get' && spec.access.tokenScope === 'read') {
+    throw new Error(`${spec.method.toUpperCase()} ${spec.path}: 写操作的 tokenScope 只能是 purchase、console 或 none`);
+  }
   const codes = new Set<number>(spec.errors ?? []);
   if (spec.request) codes.add(ErrorCode.VALIDATION);
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Access } from './define-route.js';
 
-/** The one security scheme: the access token of the admin or the client surface. */
+/** The one security scheme: the access token of the admin or the client surface, or a client's personal access token. */
 export const BEARER_SCHEME = 'bearerAuth';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -49,6 +49,8 @@ export function documentAccess(access: Access) {
   return {
     security: access.surface === 'public' ? [] : [{ [BEARER_SCHEME]: [] }],
     'x-access': access,
+    // Client routes: the personal access token scope this route needs, or `none` (README "Personal access tokens").
+    ...(access.surface === 'client' ? { 'x-token-scope': access.tokenScope ?? 'none' } : {}),
   };
 }
 

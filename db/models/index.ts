@@ -7,6 +7,7 @@ import { defineBillingModels } from './billing.js';
 import { defineNotificationLog } from './notification-log.js';
 import { definePlugin } from './plugin.js';
 import { definePluginBinding } from './plugin-binding.js';
+import { definePersonalAccessToken } from './personal-access-token.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
 import { defineSecurityGroupModels } from './security-group.js';
 import { defineServiceModels } from './service.js';
@@ -28,6 +29,7 @@ export function defineModels(sequelize: Sequelize) {
     Admin,
     User: defineUser(sequelize),
     AuthSession: defineAuthSession(sequelize),
+    PersonalAccessToken: definePersonalAccessToken(sequelize),
     LoginLog: defineLoginLog(sequelize),
     TaskRun: defineTaskRun(sequelize),
     Plugin,

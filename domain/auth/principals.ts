@@ -1,3 +1,4 @@
+import type { TokenScope } from '../../db/models/personal-access-token.js';
 import type { PermissionCode } from './permissions.js';
 
 export type AdminPrincipal = {
@@ -16,6 +17,8 @@ export type ClientPrincipal = {
   sessionId: string;
   emailVerified: boolean;
   isVerified: boolean;
+  /** Set when the request came with a personal access token instead of a login session. */
+  token?: { id: number; scopes: readonly TokenScope[] };
 };
 
 export function adminHasPermission(admin: AdminPrincipal, permission: PermissionCode): boolean {

@@ -3,11 +3,12 @@ import type { TestPlatform } from './platform.js';
 export type RouteAccess =
   | { surface: 'public' }
   | { surface: 'admin'; permission?: string }
-  | { surface: 'client'; precondition?: string };
+  | { surface: 'client'; precondition?: string; tokenScope?: string };
 
-export type DocumentedRoute = { method: string; path: string; access: RouteAccess };
+/** `tokenScope`: the operation's `x-token-scope` (client routes only). */
+export type DocumentedRoute = { method: string; path: string; access: RouteAccess; tokenScope?: string };
 
-type OpenApiDocument = { paths: Record<string, Record<string, { 'x-access'?: RouteAccess }>> };
+type OpenApiDocument = { paths: Record<string, Record<string, { 'x-access'?: RouteAccess; 'x-token-scope'?: string }>> };
 
 /** Every route of the OpenAPI document with its declared access rule. */
 export async function documentedRoutes(platform: TestPlatform): Promise<DocumentedRoute[]> {
@@ -18,6 +19,7 @@ export async function documentedRoutes(platform: TestPlatform): Promise<Document
       method: method.toUpperCase(),
       path,
       access: op['x-access'] ?? { surface: 'public' },
+      ...(op['x-token-scope'] !== undefined ? { tokenScope: op['x-token-scope'] } : {}),
     })),
   );
 }

@@ -67,7 +67,7 @@ const me = defineRoute({
   path: '/api/v2/client/auth/me',
   tags,
   summary: '当前用户',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'none' },
   data: userSchema,
 });
 

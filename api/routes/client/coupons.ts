@@ -39,7 +39,7 @@ const check = defineRoute({
   summary: '校验优惠码（按所选商品报价）',
   description:
     '与商品报价、创建账单走同一个计价函数：answer 为使用该优惠码（及会员折扣）后的报价。不可用时 42200，data.errors.coupon_code 说明原因（不存在、已停用、未到时间、已过期、不适用于此场景或商品、未达门槛、仅限新客户、已领完、已达个人上限）。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'purchase' },
   request: jsonBody(
     z.object({
       coupon_code: z.string({ error: '请填写优惠码' }).min(1, { error: '请填写优惠码' }).max(32),

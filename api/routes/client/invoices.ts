@@ -21,7 +21,7 @@ const create = defineRoute({
   summary: '创建新购账单（按商品报价计价）',
   description:
     '由目录的报价函数在同一事务内计价，报价与账单永远一致：报价的各行成为账单明细，合计为账单金额。账单为 unpaid，同时生成 pending 订单（new_purchase）。quantity 为实例数（1 到 20），支付后每个实例生成一条服务记录。',
-  access: { surface: 'client', precondition: 'purchase' },
+  access: { surface: 'client', precondition: 'purchase', tokenScope: 'purchase' },
   request: jsonBody(
     z.object({
       product_id: idInput('请选择商品'),
@@ -66,7 +66,7 @@ const cancel = defineRoute({
   tags,
   summary: '取消未支付的账单',
   description: '仅 unpaid 且没有进行中的扫码支付的账单可取消（40913）；已支付 40910，其他状态 40912。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'purchase' },
   request: { params: idParam('id') },
   data: invoiceDetailSchema,
   errors: [ErrorCode.INVOICE_ALREADY_PAID, ErrorCode.INVOICE_NOT_PAYABLE, ErrorCode.PAYMENT_IN_PROGRESS],

@@ -21,7 +21,7 @@ const payBalance = defineRoute({
   summary: '余额支付',
   description:
     '在账单行锁与账户行锁下原子完成：一笔负数 payment 流水、账单结清、订单已支付、新购生成服务并派发开通。重复支付只结算一次，第二次答 40910（账单已支付）；余额不足 40911；有进行中的扫码支付 40913；充值账单不能用余额支付（42200）。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'purchase' },
   request: { params: idParam('id') },
   data: invoiceDetailSchema,
   errors: [ErrorCode.INVOICE_ALREADY_PAID, ErrorCode.INSUFFICIENT_BALANCE, ErrorCode.INVOICE_NOT_PAYABLE, ErrorCode.PAYMENT_IN_PROGRESS],
@@ -35,7 +35,7 @@ const payQr = defineRoute({
   summary: '创建扫码支付（可先用余额抵扣，组合支付）',
   description:
     'use_balance=true 时先扣除可用余额（余额足以支付全部时请直接用余额支付，42200），余下部分生成扫码支付单；二维码在支付窗口内有效（QRPAY_PAYMENT_WINDOW_SECONDS），过期后关闭交易并退回余额抵扣部分。支付单等待支付期间重复调用返回同一支付单。qr_code_url 是买家扫码的 URL（从不返回 base64 图片）。网关创建失败答 50300。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'purchase' },
   request: {
     params: idParam('id'),
     body: { content: { 'application/json': { schema: z.object({ use_balance: z.boolean().optional() }) } }, required: false },

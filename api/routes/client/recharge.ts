@@ -33,7 +33,7 @@ const create = defineRoute({
   tags,
   summary: '充值：创建充值账单并生成扫码支付',
   description: `金额 ${RECHARGE_MIN_AMOUNT} 到 ${RECHARGE_MAX_AMOUNT} 元，最多两位小数。生成 recharge 类型账单并立即创建扫码支付；到账后余额入账并生成 user_recharge 充值记录。用 GET /api/v2/client/recharge/{invoice_id} 轮询状态；二维码过期后可用 pay/qrpay 重新生成。`,
-  access: { surface: 'client', precondition: 'recharge' },
+  access: { surface: 'client', precondition: 'recharge', tokenScope: 'purchase' },
   request: jsonBody(z.object({ amount: moneyInput })),
   data: rechargeState,
   errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],

@@ -53,7 +53,7 @@ const create = defineRoute({
   tags,
   summary: '创建安全组',
   description: `名称在本用户内唯一（40900）；可同时带上规则（最多 ${SECURITY_GROUP_LIMITS.rulesPerGroup} 条）。每个用户最多 ${SECURITY_GROUP_LIMITS.groupsPerUser} 个安全组（40950）。创建时不请求上游。`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: {
     ...jsonBody(
       z.object({
@@ -83,7 +83,7 @@ const remove = defineRoute({
   tags,
   summary: '删除安全组',
   description: '仍关联着服务的安全组不能删除（40901），请先解除关联。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id') },
   data: z.object({ id: z.number().int(), deleted: z.boolean() }),
   errors: [ErrorCode.IN_USE, ErrorCode.TOO_MANY_REQUESTS],
@@ -95,7 +95,7 @@ const addRule = defineRoute({
   tags,
   summary: '添加安全组规则',
   description: `direction（in/out）、protocol（tcp/udp/icmp/all）、port_range（tcp/udp 必填：端口或范围，如 22、1000-2000）、cidr（IPv4 或 IPv6 地址段）、action（allow/deny）。每个安全组最多 ${SECURITY_GROUP_LIMITS.rulesPerGroup} 条（40950）。${SYNC_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id'), ...jsonBody(securityRuleInput) },
   data: securityRuleSchema,
   errors: [ErrorCode.CONSOLE_LIMIT_REACHED, ErrorCode.SERVICE_CONSOLE_READ_ONLY, ErrorCode.SERVICE_NOT_ACTIVE, ErrorCode.SERVICE_ACTION_UNSUPPORTED, ErrorCode.SUPPLIER_REFUSED, ErrorCode.DEPENDENCY_UNAVAILABLE, ErrorCode.TOO_MANY_REQUESTS],
@@ -107,7 +107,7 @@ const removeRule = defineRoute({
   tags,
   summary: '删除安全组规则',
   description: `先从所有已关联服务的上游主机删除该规则，再删除本地规则；上游失败时规则保留（可重试）。${SYNC_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id').extend(idParam('rule').shape) },
   data: z.object({ group_id: z.number().int(), rule_id: z.number().int(), deleted: z.boolean() }),
   errors: [ErrorCode.SERVICE_CONSOLE_READ_ONLY, ErrorCode.SERVICE_NOT_ACTIVE, ErrorCode.SERVICE_ACTION_UNSUPPORTED, ErrorCode.SUPPLIER_REFUSED, ErrorCode.DEPENDENCY_UNAVAILABLE, ErrorCode.TOO_MANY_REQUESTS],

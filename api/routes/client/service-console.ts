@@ -33,7 +33,7 @@ const power = defineRoute({
   tags,
   summary: '电源操作',
   description: `action：on 开机、off 关机、reboot 重启、hard_off 强制关机、hard_reboot 强制重启。${CONSOLE_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id'), ...jsonBody(z.object({ action: z.enum(POWER_ACTION_NAMES, { error: `action 只能是 ${POWER_ACTION_NAMES.join('、')}` }) })) },
   data: z.object({ service_id: z.number().int(), action: z.enum(POWER_ACTION_NAMES), done: z.boolean(), message: z.string() }),
   errors: CONSOLE_ERRORS,
@@ -47,7 +47,7 @@ const vnc = defineRoute({
   description:
     `返回一次性公开控制台令牌与本平台控制台页面地址（console_url，带令牌）：令牌 256 位随机、只保存其哈希，绑定当前用户、该服务与请求方 IP，${VNC_PUBLIC_TOKEN_TTL_SECONDS} 秒内有效且只能兑换一次（GET /api/v2/client/vnc-tokens/{token}）。` +
     `从不返回 VNC 密码或上游控制台地址：VNC 认证由平台的中继完成。此时不请求上游，会话结束时写入服务记录。每个服务每小时最多 ${VNC_TOKENS_PER_HOUR} 个令牌（42900）。${CONSOLE_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id') },
   data: z.object({ service_id: z.number().int(), token: z.string(), console_url: z.string(), expires_in: z.number().int(), expires_at: z.string() }),
   errors: [ErrorCode.SERVICE_CONSOLE_READ_ONLY, ErrorCode.SERVICE_NOT_ACTIVE, ErrorCode.SERVICE_ACTION_UNSUPPORTED, ErrorCode.TOO_MANY_REQUESTS],
@@ -59,7 +59,7 @@ const reinstall = defineRoute({
   tags,
   summary: '重装系统',
   description: `os_id 为该服务商品的操作系统选项的子选项编号（42200 否则）。password 可选（8 到 32 位，含字母和数字），不填则自动生成；新密码加密保存，可通过查看密码操作获取，从不在此返回。${CONSOLE_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: {
     params: idParam('id'),
     ...jsonBody(z.object({ os_id: idInput('请选择操作系统'), password: hostPassword.optional() })),
@@ -74,7 +74,7 @@ const resetPassword = defineRoute({
   tags,
   summary: '重置服务密码',
   description: `在上游重置主机密码（8 到 32 位，含字母和数字），成功后加密保存；从不回显。${CONSOLE_RULES}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id'), ...jsonBody(z.object({ password: hostPassword })) },
   data: z.object({ service_id: z.number().int(), done: z.boolean() }),
   errors: CONSOLE_ERRORS,

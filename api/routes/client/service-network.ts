@@ -67,7 +67,7 @@ const natAdd = defineRoute({
   description:
     `protocol：tcp 或 udp；internal_port：主机端口；external_port 可选，不填由上游分配。先按上游限制检查：规则已达上限 40950，外网端口超出范围 42200，端口已被该主机的规则使用 40951（上游报告端口被占用同样为 40951），不通过时不请求上游。` +
     `成功或失败都写入服务记录。${rules('network', 'network')}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: {
     params: idParam('id'),
     ...jsonBody(
@@ -88,7 +88,7 @@ const natDelete = defineRoute({
   tags,
   summary: '删除 NAT 端口转发规则',
   description: `规则必须属于该服务的主机（先实时读取上游核对），否则 40400 且不请求上游。${rules('network', 'network')}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id').extend(idParam('rule').shape) },
   data: z.object({ service_id: z.number().int(), rule_id: z.number().int(), deleted: z.boolean() }),
   errors: CONSOLE_ERRORS,
@@ -114,7 +114,7 @@ const link = defineRoute({
   description:
     `group_id 为当前用户自己的安全组（他人的为 40400）。关联后逐条把规则推送到上游主机；任一条失败则撤回已推送的规则、不保留关联，并返回上游的中文错误。已关联 40900；每个服务最多 ${GROUPS_PER_SERVICE} 个安全组（40950）；上游规则数达上限 40950。` +
     rules('security', 'security'),
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id'), ...jsonBody(z.object({ group_id: idInput('请选择安全组') })) },
   data: z.object({ service_id: z.number().int(), group_id: z.number().int(), linked: z.boolean(), rules_pushed: z.number().int() }),
   errors: [...CONSOLE_ERRORS, ErrorCode.CONFLICT, ErrorCode.CONSOLE_LIMIT_REACHED],
@@ -126,7 +126,7 @@ const unlink = defineRoute({
   tags,
   summary: '解除服务与安全组的关联',
   description: `从上游主机逐条删除该安全组推送过的规则，然后解除关联；上游失败时保留关联（可重试）。未关联为 40400。${rules('security', 'security')}`,
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'console' },
   request: { params: idParam('id').extend(idParam('group').shape) },
   data: z.object({ service_id: z.number().int(), group_id: z.number().int(), linked: z.boolean() }),
   errors: CONSOLE_ERRORS,

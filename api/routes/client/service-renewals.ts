@@ -37,7 +37,7 @@ const create = defineRoute({
     '账单类型 renew（payload 含 service_id、billing_period、months），通过 pay/* 支付；支付后工作流 renew:<invoice_no> 向上游续费一次并顺延到期时间。',
     '每个服务最多一张未支付的续费账单：相同周期返回已有账单（message 说明），其他周期 40940（请先支付或取消）；上一笔续费仍在处理中 40941；服务不可续费（非运行中或已暂停、一次性付费）40942；周期不可选 42200。',
   ].join('\n\n'),
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'purchase' },
   request: {
     params: idParam('id'),
     ...jsonBody(

@@ -29,7 +29,7 @@ const feeConfig = defineRoute({
   path: '/api/v2/client/verification/fee-config',
   tags,
   summary: '实名认证费用配置',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'none' },
   data: feeConfigSchema,
 });
 
@@ -80,7 +80,7 @@ const status = defineRoute({
   tags,
   summary: '实名认证状态（本人）',
   description: '只看当前登录用户自己的状态与最近一次认证；结果由平台向服务商查询确定，客户端轮询本接口即可。',
-  access: { surface: 'client' },
+  access: { surface: 'client', tokenScope: 'none' },
   data: z.object({ ...verificationUserSchema, attempt: attemptSchema.nullable() }),
 });
 
