@@ -9,6 +9,7 @@ import { recordConfigError, recordSystemLog } from '../domain/logs/system-logs.j
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { createTemporalGateway } from '../lib/temporal.js';
+import { stopTracing } from '../lib/tracing.js';
 import { createDatabase } from '../db/sequelize.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { createSettingsCache } from '../domain/settings/settings-cache.js';
@@ -51,7 +52,10 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
     'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath, traced);
   // With tracing on (README "Traces"): the workflow and activity spans join the caller's trace.
   const tracing = workerTracingOptions(traced, false);
-  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle, ...tracing };
+  // On shutdown, activities in flight get SHUTDOWN_GRACE_SECONDS to finish before they are cancelled
+  // (their attempt fails and Temporal retries it on another worker); workflow tasks are handed back.
+  const shutdownGraceTime = deps.config.shutdown.graceSeconds * 1000;
+  const common = { connection, namespace: deps.config.temporal.namespace, activities, workflowBundle, shutdownGraceTime, ...tracing };
   return Promise.all([
     Worker.create({ ...common, taskQueue: deps.config.temporal.taskQueue, ...platformWorkerTuning(deps.config.temporal.workerConcurrency) }),
     Worker.create({ ...common, taskQueue: deps.config.temporal.automationQueue }),
@@ -96,6 +100,30 @@ async function main(config: AppConfig, logger: Logger) {
   // The outbox relay lives beside the workers (never in the API): what a commit promised is
   // performed by the process that runs the workflows, with its own Temporal connection.
   const relay = startOutboxRelay(deps);
+  const running = Promise.all(workers.map((w) => w.run()));
+  // Awaited below; a failure before that must not count as an unhandled rejection meanwhile.
+  running.catch(() => undefined);
+  // Graceful stop (README "Stopping"): the relay stops claiming (a pass under way finishes and its
+  // leases are settled), the workers stop polling and give activities in flight the grace, then
+  // everything closes and the process exits 0. A second signal, or the stop outlasting the grace
+  // (+ time to close), exits at once with 1.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'worker stop forced by a second signal');
+      process.exit(1);
+    }
+    stopping = true;
+    setTimeout(() => {
+      logger.error({ graceSeconds: config.shutdown.graceSeconds }, 'worker stop took too long: exiting');
+      process.exit(1);
+    }, config.shutdown.graceSeconds * 1000 + CLOSE_ALLOWANCE_MS).unref();
+    logger.info({ signal, graceSeconds: config.shutdown.graceSeconds }, 'worker stopping');
+    workers.forEach((w) => w.shutdown());
+    void relay.stop();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   logger.info({ queues: [config.temporal.taskQueue, config.temporal.automationQueue], metricsPort: metrics?.port }, 'worker started');
   await recordSystemLog(deps, {
     category: 'startup',
@@ -104,10 +132,7 @@ async function main(config: AppConfig, logger: Logger) {
     process: 'worker',
     detail: { pid: process.pid, queues: [config.temporal.taskQueue, config.temporal.automationQueue], metrics_port: metrics?.port ?? null },
   });
-  const stop = () => workers.forEach((w) => w.shutdown());
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  await Promise.all(workers.map((w) => w.run()));
+  await running;
   await relay.stop();
   await metrics?.close();
   unwatchPool();
@@ -117,6 +142,9 @@ async function main(config: AppConfig, logger: Logger) {
   await db.close();
   logger.info('worker stopped');
 }
+
+/** Closing the relay, pools and connections after the grace: this long at most before the stop is forced. */
+const CLOSE_ALLOWANCE_MS = 10_000;
 
 // Real paths on both sides: Node resolves symlinks for import.meta.url, not for argv[1].
 if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
@@ -129,9 +157,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.a
     process.exit(1);
   }
   const logger = createLogger(config.logLevel, 'worker');
-  Runtime.install({ logger: new DefaultLogger('WARN'), ...temporalTelemetry(config) });
-  main(config, logger).catch((err: unknown) => {
-    logger.fatal({ err }, 'worker failed');
-    process.exit(1);
-  });
+  // The SDK's own signal handlers would stop the workers without our relay and force rules: the process handles them (main).
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [], ...temporalTelemetry(config) });
+  main(config, logger).then(
+    async () => {
+      await stopTracing();
+      process.exit(0);
+    },
+    (err: unknown) => {
+      logger.fatal({ err }, 'worker failed');
+      process.exit(1);
+    },
+  );
 }

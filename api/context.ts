@@ -12,6 +12,8 @@ export type AppDeps = DomainDeps & {
   operations?: OperationsWriters;
   /** Stops reporting this process's pool in `db_pool_connections` (on close). */
   unwatchPool?: () => void;
+  /** Set when the process is stopping (SIGTERM): `/api/health` answers 503 so a balancer takes it out. */
+  lifecycle?: { draining: boolean };
 };
 
 export type OperationsWriters = {

@@ -1,4 +1,4 @@
-import { type IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
@@ -47,11 +47,12 @@ export type ServedApp = {
   /** The port actually bound (the given one, or the one picked for port 0). */
   port: number;
   /**
-   * Stops accepting connections, ends open websockets, waits for open connections to close, then
-   * for requests still running (even those whose client went away, up to `drainMs`), so the
-   * caller may close the pool.
+   * Stops accepting connections and closes idle keep-alive ones, ends open websockets (close code
+   * 1001), lets requests in flight finish (even those whose client went away) for up to `graceMs`,
+   * closing each connection as it goes idle, then closes whatever is left, so the caller may close
+   * the pool. Resolves with the number of requests cut off by the grace running out.
    */
-  stop(options?: { drainMs?: number }): Promise<void>;
+  stop(options?: { graceMs?: number }): Promise<number>;
 };
 
 /**
@@ -105,12 +106,23 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
   return {
     server,
     port: (server.address() as AddressInfo).port,
-    async stop({ drainMs = 10_000 } = {}) {
+    async stop({ graceMs = 10_000 } = {}) {
+      const http = server as Server;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections between requests would hold the server open until they time out.
+      http.closeIdleConnections();
       // Open websockets keep the server from closing: they are ended (and recorded) first.
       await app.upgrade?.close();
+      const deadline = Date.now() + graceMs;
+      while (inFlight > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        // A connection whose request was just answered would otherwise wait for its next one.
+        http.closeIdleConnections();
+      }
+      const cutOff = inFlight;
+      http.closeAllConnections();
       await closed;
-      for (let waited = 0; waited < drainMs && inFlight > 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      return cutOff;
     },
   };
 }

@@ -120,6 +120,8 @@ const envSchema = z.object({
   TEST_HOLD_AFTER_COMMIT_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   VNC_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   VNC_MAX_SESSION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(14_400),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
   DATA_DIR: z.string().min(1).default('./data'),
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: z.string().url().optional(),
@@ -245,6 +247,13 @@ export type AppConfig = {
   /** Browser console relay: closed after this long without a byte either way, and after this long in all. */
   vnc: { idleTimeoutSeconds: number; maxSessionSeconds: number };
   /**
+   * Graceful stop on SIGTERM (README "Stopping"): an API first answers `/api/health` with 503 for
+   * `drainSeconds` while still serving, so a balancer takes it out; then it stops accepting
+   * connections and gives requests in flight `graceSeconds` to finish. A worker gives its
+   * in-flight activities `graceSeconds` before they are cancelled and handed back to Temporal.
+   */
+  shutdown: { drainSeconds: number; graceSeconds: number };
+  /**
    * Uploaded files (README "Support and content"): local disk under `<dataDir>/media` (never a
    * served folder) or an S3-compatible bucket; private asset links live `assetUrlTtlSeconds`.
    */
@@ -360,6 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tracing: tracingEnabled(env),
     testHoldAfterCommitMs: e.NODE_ENV === 'test' ? e.TEST_HOLD_AFTER_COMMIT_MS : 0,
     vnc: { idleTimeoutSeconds: e.VNC_IDLE_TIMEOUT_SECONDS, maxSessionSeconds: e.VNC_MAX_SESSION_SECONDS },
+    shutdown: { drainSeconds: e.SHUTDOWN_DRAIN_SECONDS, graceSeconds: e.SHUTDOWN_GRACE_SECONDS },
     storage: {
       driver: e.STORAGE_DRIVER,
       dataDir: e.DATA_DIR,

@@ -33,11 +33,16 @@ export function createSecretBox(secretKey: string): SecretBox {
   };
 }
 
-/** A mask that never equals the original: keeps at most a quarter of the characters. */
+/**
+ * A mask that never equals the original: shows at most a quarter of the characters and never
+ * more than four in all (the first half of them from the start, the rest from the end).
+ */
 export function maskSecret(value: string): string {
   if (value.length === 0) return '';
-  const keep = Math.min(4, Math.floor(value.length / 4));
-  return `${value.slice(0, keep)}${'*'.repeat(Math.max(4, value.length - keep * 2))}${keep > 0 ? value.slice(-keep) : ''}`;
+  const shown = Math.min(4, Math.floor(value.length / 4));
+  const head = Math.ceil(shown / 2);
+  const tail = shown - head;
+  return `${value.slice(0, head)}${'*'.repeat(Math.max(4, value.length - shown))}${tail > 0 ? value.slice(-tail) : ''}`;
 }
 
 export function randomToken(bytes = 16): string {

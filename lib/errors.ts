@@ -145,6 +145,15 @@ export const defaultMessages: Record<number, string> = {
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * An empty field → messages map without a prototype: field names come from the request, and a
+ * field named `constructor`, `toString` or `__proto__` must be a key like any other, not a member
+ * of Object.prototype (`errors[key] ??= []` found the inherited function and crashed).
+ */
+export function fieldErrorMap(): FieldErrors {
+  return Object.create(null) as FieldErrors;
+}
+
 /** A failure that reaches the client as the envelope: a code, a Chinese message, optional data. */
 export class AppError extends Error {
   override name = 'AppError';
@@ -175,7 +184,7 @@ export function cutText(text: string, max: number): string {
  */
 export function boundedFieldErrors(errors: FieldErrors): { errors: FieldErrors; error_count: number } {
   const entries = Object.entries(errors);
-  const bounded: FieldErrors = {};
+  const bounded = fieldErrorMap();
   for (const [field, messages] of entries.slice(0, VALIDATION_LIMITS.fields)) {
     bounded[cutText(field, VALIDATION_LIMITS.fieldNameLength)] = messages
       .slice(0, VALIDATION_LIMITS.messagesPerField)

@@ -41,16 +41,16 @@ export function redactValue(value: unknown, depth = 0): unknown {
     return items;
   }
   if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    let count = 0;
+    // Built from entries (own data properties): a key named `__proto__` stays a key, never the prototype.
+    const entries: [string, unknown][] = [];
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      if (count++ >= MAX_ITEMS) {
-        out['…'] = 'more fields';
+      if (entries.length >= MAX_ITEMS) {
+        entries.push(['…', 'more fields']);
         break;
       }
-      out[key] = isSecretKey(key) ? REDACTED : redactValue(child, depth + 1);
+      entries.push([key, isSecretKey(key) ? REDACTED : redactValue(child, depth + 1)]);
     }
-    return out;
+    return Object.fromEntries(entries);
   }
   return String(value);
 }

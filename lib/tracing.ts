@@ -13,6 +13,20 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 
 export type TracingHandle = { shutdown(): Promise<void> };
 
+// Kept on the global object: the preload and the process's entry share it even if they were to load this module twice.
+const ACTIVE = Symbol.for('hosting-platform.tracing');
+const holder = globalThis as { [ACTIVE]?: TracingHandle };
+
+/**
+ * Flushes and stops the tracing the preload started (nothing when it is off). Called last by the
+ * API's and the worker's graceful stop, so the spans of what finished while stopping are sent.
+ */
+export async function stopTracing(): Promise<void> {
+  const handle = holder[ACTIVE];
+  delete holder[ACTIVE];
+  await handle?.shutdown().catch(() => undefined);
+}
+
 /**
  * Starts the Node SDK with the HTTP (server and client: our API, supplier and gateway calls)
  * and pg instrumentations. Must run before `http` and `pg` are loaded: `node --import
@@ -37,5 +51,7 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
     ],
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown() };
+  const handle = { shutdown: () => sdk.shutdown() };
+  holder[ACTIVE] = handle;
+  return handle;
 }

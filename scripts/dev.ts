@@ -155,7 +155,8 @@ async function main() {
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
   stops.push(() => stopChild(worker));
-  const api = startNodeChild('api', 'api/main.ts', env);
+  // No balancer in dev: the API stops without the drain (README "Stopping"), unless the variable is set.
+  const api = startNodeChild('api', 'api/main.ts', { SHUTDOWN_DRAIN_SECONDS: '0', ...env });
   stops.push(() => stopChild(api));
   for (const child of [worker, api]) {
     void child.exited.then((code) => {

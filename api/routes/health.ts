@@ -8,14 +8,18 @@ const health = defineRoute({
   path: '/api/health',
   tags: ['系统'],
   summary: '健康检查：数据库与 Temporal 连通性',
-  description: '全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。',
+  description:
+    '全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。进程正在停止（收到 SIGTERM 后的摘流阶段）时同样 HTTP 503、code 50300，' +
+    'data.status 为 stopping，负载均衡据此摘除该实例，进行中的请求仍会完成。',
   access: { surface: 'public' },
   data: z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) }),
   errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
 });
 
 export const healthRoutes = createRouter().openapi(health, async (c) => {
-  const { db, temporal } = c.var.deps;
+  const { db, temporal, lifecycle } = c.var.deps;
+  // Draining before a stop: still serving, but a balancer's health check must take this process out now.
+  if (lifecycle?.draining) throw new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '服务正在停止，请求将由其他实例处理', { status: 'stopping' });
   const [database, temporalUp] = await Promise.all([
     db.sequelize.query('SELECT 1').then(() => true, () => false),
     temporal.check(),

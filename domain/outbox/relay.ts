@@ -75,6 +75,7 @@ export type OutboxRelay = {
  */
 export function startOutboxRelay(deps: DomainDeps, options: { pollMs?: number } = {}): OutboxRelay {
   let stopped = false;
+  let stopping: Promise<void> | undefined;
   let running: Promise<void> | null = null;
   let again = false;
   let healthy = true;
@@ -131,12 +132,16 @@ export function startOutboxRelay(deps: DomainDeps, options: { pollMs?: number } 
   schedule(0);
   return {
     isListening: () => listener.isListening(),
-    async stop() {
-      stopped = true;
-      clearInterval(poll);
-      if (wake) clearTimeout(wake);
-      await listener.close();
-      await running;
+    // Idempotent: the worker calls it on the signal (to stop claiming at once) and again on its way out.
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        clearInterval(poll);
+        if (wake) clearTimeout(wake);
+        await listener.close();
+        await running;
+      })();
+      return stopping;
     },
   };
 }

@@ -1,5 +1,5 @@
-import { QueryTypes, UniqueConstraintError } from 'sequelize';
-import { conflict, notFound } from '../../lib/errors.js';
+import { DatabaseError, QueryTypes, UniqueConstraintError } from 'sequelize';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { offerAuditBefore } from '../../lib/request-context.js';
 import { hashPassword } from '../auth/passwords.js';
 import { revokeAllSessions } from '../auth/sessions.js';
@@ -18,10 +18,16 @@ function profileOf(user: { id: number; email: string | null; phone: string | nul
   return { id: user.id, email: user.email, phone: user.phone, nickname: user.nickname, status: user.status };
 }
 
-function duplicate(err: unknown): never {
+const NEEDS_ACCOUNT = '邮箱和手机号不能同时为空，至少保留一个用于登录';
+
+function duplicate(err: unknown, emptied?: 'email' | 'phone'): never {
   if (err instanceof UniqueConstraintError) {
     const fields = Object.keys(err.fields ?? {});
     throw conflict(fields.includes('phone') ? '该手机号已被其他用户使用' : '该邮箱已被其他用户使用');
+  }
+  // users_has_account (email or phone): a concurrent edit removed the other one meanwhile.
+  if (err instanceof DatabaseError && (err.parent as { constraint?: string }).constraint === 'users_has_account') {
+    throw validationError({ [emptied ?? 'email']: [NEEDS_ACCOUNT] });
   }
   throw err;
 }
@@ -56,10 +62,13 @@ export async function updateUserProfile(deps: DomainDeps, id: number, input: Upd
   }
   if (input.phone !== undefined) user.phone = input.phone === null ? null : input.phone.trim();
   if (input.nickname !== undefined) user.nickname = input.nickname.trim();
+  // A user signs in with an e-mail or a phone (CHECK users_has_account): removing the last one is refused, naming the field.
+  const emptied = input.email === null ? 'email' : input.phone === null ? 'phone' : undefined;
+  if (user.email === null && user.phone === null) throw validationError({ [emptied ?? 'email']: [NEEDS_ACCOUNT] });
   try {
     await user.save();
   } catch (err) {
-    duplicate(err);
+    duplicate(err, emptied);
   }
   return user;
 }

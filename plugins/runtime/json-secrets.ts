@@ -31,11 +31,11 @@ export function splitSecretItems(key: string, field: ConfigFieldDefinition, subm
   const items: Record<string, unknown>[] = [];
   const secrets: SecretItems = [];
   for (const [index, item] of submitted.entries()) {
-    const publicItem: Record<string, unknown> = {};
+    // From entries (own data properties): a submitted key named `__proto__` stays a key, never the prototype.
+    const publicItem: Record<string, unknown> = Object.fromEntries(
+      Object.entries(item).filter(([k]) => !secretKeys.includes(k) && !secretKeys.some((s) => k === hasFlag(s))),
+    );
     const secretItem: Record<string, string> = {};
-    for (const [k, v] of Object.entries(item)) {
-      if (!secretKeys.includes(k) && !secretKeys.some((s) => k === hasFlag(s))) publicItem[k] = v;
-    }
     for (const secretKey of secretKeys) {
       const value = item[secretKey];
       const old = previous[index]?.[secretKey];

@@ -30,9 +30,8 @@ function walk(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? String(value) : value;
   if (depth > 6) return '[…]';
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = isSensitiveKey(k) ? REDACTED : walk(v, depth + 1);
-  return out;
+  // From entries (own data properties): a key named `__proto__` stays a key, never the prototype.
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSensitiveKey(k) ? REDACTED : walk(v, depth + 1)]));
 }
 
 /**
@@ -57,9 +56,7 @@ function flatten(value: unknown, depth: number, maxDepth: number): unknown {
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? String(value) : value;
   if (depth >= maxDepth) return JSON.stringify(walk(value, depth)) ?? '';
   if (Array.isArray(value)) return value.slice(0, 100).map((v) => flatten(v, depth + 1, maxDepth));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = isSensitiveKey(k) ? REDACTED : flatten(v, depth + 1, maxDepth);
-  return out;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSensitiveKey(k) ? REDACTED : flatten(v, depth + 1, maxDepth)]));
 }
 
 /**

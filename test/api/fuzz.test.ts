@@ -11,6 +11,9 @@ import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
  * comes in, the answer is never a 5xx, JSON answers are the envelope with a Chinese message,
  * code 0 only with HTTP 200, and no answer exceeds the spec's 100 KB.
  * FUZZ_RUNS raises the number of requests per operation (default 12).
+ * Besides the random requests, every operation gets the inputs that broke it before, each time:
+ * keys named like Object.prototype's members in the body and the query, and `null` for every
+ * documented body field (all at once and one at a time).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const HAN = /\p{Script=Han}/u;
@@ -69,6 +72,8 @@ const hostileStrings = [
   '9'.repeat(400),
   '长'.repeat(3000),
 ];
+/** Keys that are members of every plain object: a map keyed by input must not trip over them. */
+const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'] as const;
 const hostileNumbers = [0, -1, 0.5, 1e-7, 2147483647, 2147483648, -2147483649, 2 ** 53 + 2, 1e21, 1e308, -1e308];
 const hostileScalar = fc.oneof(
   fc.constantFrom<unknown>(...hostileStrings, ...hostileNumbers, null, true, false),
@@ -77,6 +82,11 @@ const hostileScalar = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true }),
 );
+/** The object with one more own, enumerable key (even `__proto__`, which plain assignment would not add). */
+function withKey(value: unknown, key: string, child: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.defineProperty({ ...value }, key, { value: child, enumerable: true, configurable: true, writable: true });
+}
 // Deeply nested input: refused with a message, never a stack overflow.
 const deep = fc.constant(JSON.parse(`${'['.repeat(200)}1${']'.repeat(200)}`) as unknown);
 
@@ -113,13 +123,22 @@ function arbitraryFor(doc: Document, schema: Schema | undefined, depth = 0): fc.
         const entries = Object.entries(s.properties ?? {});
         if (entries.length === 0) return fc.dictionary(fc.string({ maxLength: 12 }), hostileScalar, { maxKeys: 4 });
         const record = Object.fromEntries(entries.map(([k, v]) => [k, arbitraryFor(doc, v, depth + 1)]));
-        return fc.record(record, { requiredKeys: [] });
+        const prototypeKey = fc.oneof(
+          { weight: 3, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), hostileScalar) },
+        );
+        return fc.tuple(fc.record(record, { requiredKeys: [] }), prototypeKey).map(([value, extra]) => (extra ? withKey(value, ...extra) : value));
       }
       default:
         return fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom(...hostileStrings));
     }
   };
-  return fc.oneof({ weight: 3, arbitrary: shaped() }, { weight: 1, arbitrary: hostileScalar }, { weight: 1, arbitrary: fc.constant(undefined) });
+  return fc.oneof(
+    { weight: 3, arbitrary: shaped() },
+    { weight: 1, arbitrary: hostileScalar },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
 }
 
 /** Percent-encodes a path segment; a lone surrogate goes out as the (invalid) UTF-8 bytes of one. */
@@ -152,7 +171,7 @@ function requestArbitrary(doc: Document, path: string, op: Operation): fc.Arbitr
     );
   const queryArb = fc.tuple(
     fc.subarray(queryNames).chain((chosen) => fc.tuple(...chosen.map((p) => queryValue(p).map((v) => [p.name, v] as [string, string])))),
-    fc.array(fc.tuple(fc.constantFrom('limit', 'per_page', 'x', '', 'page[]', 'sort'), fc.constantFrom(...hostileStrings)), { maxLength: 2 }),
+    fc.array(fc.tuple(fc.constantFrom('limit', 'per_page', 'x', '', 'page[]', 'sort', ...PROTOTYPE_KEYS), fc.constantFrom(...hostileStrings)), { maxLength: 2 }),
   );
   const jsonSchema = op.requestBody?.content['application/json']?.schema;
   const bodyArb: fc.Arbitrary<{ type?: string; body?: string }> = op.requestBody
@@ -202,6 +221,43 @@ function problemWith(status: number, contentType: string, raw: string): string |
   return null;
 }
 
+/** The documented properties of a JSON body (resolved through $ref and allOf), or none. */
+function bodyProperties(doc: Document, op: Operation): string[] {
+  const resolve = resolver(doc);
+  let schema = resolve(op.requestBody?.content['application/json']?.schema);
+  if (schema.allOf?.length) schema = resolve(schema.allOf[0]);
+  const alternatives = (schema.anyOf ?? schema.oneOf ?? []).map(resolve);
+  return [...new Set([...Object.keys(schema.properties ?? {}), ...alternatives.flatMap((a) => Object.keys(a.properties ?? {}))])];
+}
+
+/** The fixed requests every operation gets: prototype keys (body and query) and nulls for every body field. */
+function fixedRequests(doc: Document, path: string, method: string, op: Operation): { label: string; req: FuzzRequest }[] {
+  // A delete is aimed at a row that does not exist, so that the subjects survive the pass.
+  const id = method === 'delete' ? '999999' : '1';
+  const concrete = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const values = resolver(doc)((op.parameters ?? []).find((p) => p.name === name)?.schema).enum;
+    return encodeSegment(values?.length ? String(values[0]) : id);
+  });
+  const json = { 'content-type': 'application/json' };
+  const requests: { label: string; req: FuzzRequest }[] = [
+    { label: 'prototype keys in the query', req: { path: concrete, query: PROTOTYPE_KEYS.map((k) => [k, 'x']), headers: {} } },
+  ];
+  if (!op.requestBody || method === 'get') return requests;
+  const asBody = (entries: [string, unknown][]) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+  requests.push({ label: 'prototype keys in the body', req: { path: concrete, query: [], headers: json, body: asBody(PROTOTYPE_KEYS.map((k) => [k, 'x'])) } });
+  for (const key of PROTOTYPE_KEYS) {
+    requests.push({ label: `body key ${key}`, req: { path: concrete, query: [], headers: json, body: asBody([[key, 'x']]) } });
+  }
+  const fields = bodyProperties(doc, op);
+  if (fields.length > 0) {
+    requests.push({ label: 'null for every field', req: { path: concrete, query: [], headers: json, body: asBody(fields.map((f) => [f, null])) } });
+    for (const field of fields) {
+      requests.push({ label: `null for ${field}`, req: { path: concrete, query: [], headers: json, body: asBody([[field, null]]) } });
+    }
+  }
+  return requests;
+}
+
 describe('every documented operation, fuzzed', () => {
   let platform: TestPlatform;
   let doc: Document;
@@ -221,6 +277,31 @@ describe('every documented operation, fuzzed', () => {
     return (await issueSession(platform.deps, surface, subjects[surface] as number, { ip: '127.0.0.1', userAgent: 'fuzz' })).access_token;
   }
 
+  async function send(method: string, req: FuzzRequest, bearer: string | undefined): Promise<string | null> {
+    const url = new URL(req.path, platform.baseUrl);
+    for (const [k, v] of req.query) url.searchParams.append(k, v);
+    const res = await fetch(url, {
+      method: method.toUpperCase(),
+      headers: { accept: 'application/json', ...req.headers, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+      ...(req.body !== undefined && method !== 'get' ? { body: req.body } : {}),
+    });
+    return problemWith(res.status, res.headers.get('content-type') ?? '', await res.text());
+  }
+
+  it('answers prototype keys and nulls in every field without a 5xx, on every operation', { timeout: 600_000 }, async () => {
+    const failures: string[] = [];
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+    expect(operations.length).toBeGreaterThan(100);
+    for (const { path, method, op } of operations) {
+      const surface = op['x-access']?.surface ?? 'public';
+      for (const { label, req } of fixedRequests(doc, path, method, op)) {
+        const problem = await send(method, req, surface === 'public' ? undefined : await tokenFor(surface));
+        if (problem) failures.push(`${method.toUpperCase()} ${path} (${label}): ${problem}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('never answers 5xx, always the envelope in Chinese and within the size limit', { timeout: 600_000 }, async () => {
     const failures: string[] = [];
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
@@ -230,14 +311,7 @@ describe('every documented operation, fuzzed', () => {
       const result = await fc.check(
         fc.asyncProperty(requestArbitrary(doc, path, op), fc.boolean(), async (req, withToken) => {
           const bearer = withToken && surface !== 'public' ? await tokenFor(surface) : undefined;
-          const url = new URL(req.path, platform.baseUrl);
-          for (const [k, v] of req.query) url.searchParams.append(k, v);
-          const res = await fetch(url, {
-            method: method.toUpperCase(),
-            headers: { accept: 'application/json', ...req.headers, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
-            ...(req.body !== undefined && method !== 'get' ? { body: req.body } : {}),
-          });
-          const problem = problemWith(res.status, res.headers.get('content-type') ?? '', await res.text());
+          const problem = await send(method, req, bearer);
           if (problem) throw new Error(problem);
         }),
         { numRuns: RUNS, endOnFailure: true, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },

@@ -10,6 +10,10 @@ export type ApiProcess = {
   stop(): Promise<number | null>;
   /** SIGKILL: no graceful stop, nothing in the process's memory survives (a crash). */
   kill(): Promise<void>;
+  /** Sends a signal without waiting for the exit (a second SIGTERM, for example). */
+  signal(name: NodeJS.Signals): void;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
 };
 
 const API_ENTRY = fileURLToPath(new URL('../../api/main.ts', import.meta.url));
@@ -30,6 +34,7 @@ async function freePort(): Promise<number> {
 export function startApiProcess(platform: TestPlatform, extraEnv: Record<string, string> = {}): ApiProcess {
   let exitCode: Promise<number | null> = Promise.resolve(null);
   let child: ReturnType<typeof spawn> | null = null;
+  let output = '';
   const ready = freePort().then(
     (port) =>
       new Promise<string>((resolve, reject) => {
@@ -39,7 +44,6 @@ export function startApiProcess(platform: TestPlatform, extraEnv: Record<string,
         });
         child = proc;
         exitCode = new Promise((r) => proc.once('exit', (code) => r(code)));
-        let output = '';
         proc.stdout?.on('data', (chunk: Buffer) => {
           output += chunk.toString();
           if (output.includes('"api listening"')) resolve(`http://127.0.0.1:${port}`);
@@ -59,6 +63,11 @@ export function startApiProcess(platform: TestPlatform, extraEnv: Record<string,
       if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       return exitCode;
     },
+    signal(name) {
+      const proc = child as ReturnType<typeof spawn> | null;
+      if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill(name);
+    },
+    output: () => output,
     async kill() {
       await ready.catch(() => {});
       const proc = child as ReturnType<typeof spawn> | null;

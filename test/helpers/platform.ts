@@ -80,6 +80,8 @@ export async function startTestPlatform(options: { worker?: boolean; schedules?:
     DATABASE_POOL_MAX: '5',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: join(tmpdir(), `platform-data-${id}`),
+    // API processes a test spawns stop without the balancer's drain (test/api/graceful-shutdown.test.ts sets its own).
+    SHUTDOWN_DRAIN_SECONDS: '0',
     ...options.env,
   };
   const config = loadConfig(env);

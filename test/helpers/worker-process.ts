@@ -8,8 +8,12 @@ export type WorkerProcess = {
   ready: Promise<void>;
   /** SIGKILL: no graceful shutdown, in-flight activities are abandoned mid-step. */
   kill(): Promise<void>;
-  /** SIGTERM and wait. */
-  stop(): Promise<void>;
+  /** SIGTERM and wait: the exit code (null when ended by a signal). */
+  stop(): Promise<number | null>;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
 };
 
 const WORKER_ENTRY = fileURLToPath(new URL('../../activities/worker.ts', import.meta.url));
@@ -23,7 +27,7 @@ export function startWorkerProcess(platform: TestPlatform, extraEnv: Record<stri
     env: { ...process.env, ...platform.env, LOG_LEVEL: 'info', WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -38,7 +42,13 @@ export function startWorkerProcess(platform: TestPlatform, extraEnv: Record<stri
   ready.catch(() => {});
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
-    await exited;
+    return exited;
   };
-  return { ready, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  return {
+    ready,
+    kill: async () => void (await signal('SIGKILL')),
+    stop: () => signal('SIGTERM'),
+    running: () => child.exitCode === null && child.signalCode === null,
+    output: () => output,
+  };
 }

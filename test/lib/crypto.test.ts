@@ -27,4 +27,16 @@ describe('maskSecret', () => {
       expect(masked.replace(/\*/g, '').length).toBeLessThanOrEqual(Math.floor(value.length / 2));
     }
   });
+
+  it('shows at most a quarter of the characters and never more than four in all', () => {
+    for (let length = 1; length <= 80; length++) {
+      const value = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3).slice(0, length).padEnd(length, 'Z');
+      const shown = maskSecret(value).replace(/\*/g, '').length;
+      expect(shown, `length ${length}`).toBeLessThanOrEqual(Math.min(4, Math.floor(length / 4)));
+    }
+  });
+
+  it('shows a 12-character invite code as 3 of its 12 characters, from both ends', () => {
+    expect(maskSecret('INVITE-12345')).toBe('IN*********5');
+  });
 });

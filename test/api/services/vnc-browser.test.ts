@@ -1,19 +1,17 @@
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_PICTURE } from '../../../sandbox/upstream-finance/console/picture.js';
 import { registerClient, type TestClient } from '../../helpers/billing.js';
+import { ensureChromium } from '../../helpers/chromium.js';
 import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../helpers/services.js';
 import { openConsole } from '../../helpers/vnc.js';
 
 /**
- * Debian's Chromium (`apt-get install -y chromium`, done once on the machine; this test installs
- * nothing and downloads nothing). Without it the file is skipped with one line saying so.
+ * Debian's Chromium (test/helpers/chromium.ts: installed once where the run is root with apt-get;
+ * otherwise the file is skipped with one line saying why). Playwright downloads nothing.
  */
-const CHROMIUM = '/usr/bin/chromium';
+const { path: CHROMIUM } = await ensureChromium();
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[vnc-browser] skipped: ${CHROMIUM} not found (install Debian's chromium package to run the browser test)`);
 
 /** The page's types, for code that runs in the browser (this project's TypeScript has no DOM library). */
 type PageCanvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null };
@@ -30,7 +28,7 @@ function readCanvas(points: number[][]): { size: number[]; colours: number[][] }
   return { size: [canvas.width, canvas.height], colours: colours.map((c) => c.slice(0, 3)) };
 }
 
-describe.skipIf(!hasChromium)('VNC console page in a real browser', () => {
+describe.skipIf(CHROMIUM === null)('VNC console page in a real browser', () => {
   let platform: ServicesPlatform;
   let client: TestClient;
   let browser: Browser;
@@ -38,7 +36,7 @@ describe.skipIf(!hasChromium)('VNC console page in a real browser', () => {
   beforeAll(async () => {
     platform = await startServicesPlatform();
     client = await registerClient(platform);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM ?? undefined, headless: true, args: CHROMIUM_FLAGS });
   });
   afterAll(async () => {
     await browser?.close();
