@@ -8,11 +8,11 @@ import type { RequestMeta } from './sessions.js';
 
 /**
  * The login-log reasons that count as a failure: a wrong password, an unknown account, a wrong
- * second-factor code. 'throttled' (refused unverified) and 'disabled' (right password) never
+ * or already used second-factor code. 'throttled' (refused unverified) and 'disabled' (right password) never
  * count, so nobody can extend a throttle by asking again. An attempt still being verified
  * ('pending') is not a failure: see `beginLoginAttempt` for how a burst is kept in check.
  */
-const FAILURE_REASONS = ['bad_password', 'unknown_account', 'bad_code'] as const;
+const FAILURE_REASONS = ['bad_password', 'unknown_account', 'bad_code', 'replayed_code'] as const;
 const FAILURE_SQL = `reason IN (${FAILURE_REASONS.map((r) => `'${r}'`).join(', ')})`;
 /** Failures, and attempts in progress that might become failures. */
 const GUESS_SQL = `(${FAILURE_SQL} OR reason = 'pending')`;
@@ -227,7 +227,7 @@ export async function settleLoginAttempt(deps: DomainDeps, attempt: LoginAttempt
   let reason = outcome.reason;
   if (outcome.success && outcome.subjectId !== null) {
     const { failures, addresses } = await failuresSinceLastLogin(deps, attempt.surface, outcome.subjectId, attempt.id);
-    if (failures > 0) reason = `after_failures:${failures},addresses:${addresses}`;
+    if (failures > 0) reason = [outcome.reason, `after_failures:${failures},addresses:${addresses}`].filter(Boolean).join(';');
   }
   await deps.db.models.LoginLog.update(
     { success: outcome.success, reason, subject_id: outcome.subjectId },

@@ -1,3 +1,4 @@
+import type { SessionScope } from '../../db/models/auth-session.js';
 import type { PermissionCode } from './permissions.js';
 
 export type AdminPrincipal = {
@@ -8,6 +9,8 @@ export type AdminPrincipal = {
   isSuper: boolean;
   permissions: string[];
   sessionId: string;
+  /** 'enrol': this session may only enrol a second factor (and read itself, log out). */
+  sessionScope: SessionScope;
 };
 
 export type ClientPrincipal = {
