@@ -4952,7 +4952,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v2/two-factor/qr": {
+    "/api/secure-assets/two-factor-qr": {
         parameters: {
             query?: never;
             header?: never;
@@ -4963,7 +4963,7 @@ export interface paths {
          * 两步验证绑定二维码（签名链接，PNG）
          * @description 公开接口（以签名校验代替登录：<img> 无法带令牌）。链接由 …/auth/2fa/enrol 的 qr_url 给出，10 分钟有效，仅在绑定确认前可用。签名无效 40300；过期 41000（HTTP 410）；已确认或已重新开始 40400。成功时返回 image/png（不套 JSON 信封），Cache-Control: no-store。
          */
-        get: operations["twoFactorQrGet"];
+        get: operations["secureAssetsTwoFactorQrGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9959,7 +9959,7 @@ export interface operations {
                         data: {
                             /** @description otpauth://totp/…（RFC 6238，SHA1，6 位，30 秒） */
                             otpauth_uri: string;
-                            /** @description 相对 API 根的签名链接（/api/v2/two-factor/qr?…），有效期见 qr_expires_in */
+                            /** @description 相对 API 根的签名链接（/api/secure-assets/two-factor-qr?…），有效期见 qr_expires_in */
                             qr_url: string;
                             qr_expires_in: number;
                         };
@@ -14826,7 +14826,7 @@ export interface operations {
                         data: {
                             /** @description otpauth://totp/…（RFC 6238，SHA1，6 位，30 秒） */
                             otpauth_uri: string;
-                            /** @description 相对 API 根的签名链接（/api/v2/two-factor/qr?…），有效期见 qr_expires_in */
+                            /** @description 相对 API 根的签名链接（/api/secure-assets/two-factor-qr?…），有效期见 qr_expires_in */
                             qr_url: string;
                             qr_expires_in: number;
                         };
@@ -31790,7 +31790,7 @@ export interface operations {
             };
         };
     };
-    twoFactorQrGet: {
+    secureAssetsTwoFactorQrGet: {
         parameters: {
             query: {
                 enrolment: string;

@@ -243,7 +243,7 @@ const qrImage = createRoute({
   operationId: operationIdFor('get', TWO_FACTOR_QR_PATH),
   method: 'get',
   path: TWO_FACTOR_QR_PATH,
-  tags: ['认证：两步验证'],
+  tags: ['文件'],
   summary: '两步验证绑定二维码（签名链接，PNG）',
   description:
     '公开接口（以签名校验代替登录：<img> 无法带令牌）。链接由 …/auth/2fa/enrol 的 qr_url 给出，10 分钟有效，仅在绑定确认前可用。签名无效 40300；过期 41000（HTTP 410）；已确认或已重新开始 40400。成功时返回 image/png（不套 JSON 信封），Cache-Control: no-store。',

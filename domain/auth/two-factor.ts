@@ -39,7 +39,7 @@ const DRIFT_STEPS = 1;
 const RECOVERY_CODE_COUNT = 10;
 export const CHALLENGE_TTL_SECONDS = 300;
 const QR_TTL_SECONDS = 600;
-export const TWO_FACTOR_QR_PATH = '/api/v2/two-factor/qr';
+export const TWO_FACTOR_QR_PATH = '/api/secure-assets/two-factor-qr';
 
 const WRONG_CODE = '验证码错误或已使用';
 const CHALLENGE_GONE = '两步验证已过期，请重新登录';
