@@ -227,7 +227,7 @@ export interface paths {
          * 重置其他管理员的两步验证（丢失手机时；其会话全部失效，需重新绑定）
          * @description 需要管理员登录，权限 admin.reset_2fa；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
-        post: operations["adminAuthAdmins2faReset"];
+        post: operations["adminAuthAdminsTwoFactorReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -265,7 +265,7 @@ export interface paths {
          * 两步验证状态
          * @description 需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
-        get: operations["adminAuth2faGet"];
+        get: operations["adminAuthTwoFactorGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -289,7 +289,7 @@ export interface paths {
          *
          *     需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
-        post: operations["adminAuth2faEnrol"];
+        post: operations["adminAuthTwoFactorEnrol"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,7 +311,7 @@ export interface paths {
          *
          *     需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
-        post: operations["adminAuth2faConfirm"];
+        post: operations["adminAuthTwoFactorConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -333,7 +333,7 @@ export interface paths {
          *
          *     需要管理员登录
          */
-        post: operations["adminAuth2faVerify"];
+        post: operations["adminAuthTwoFactorVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,7 +355,7 @@ export interface paths {
          *
          *     需要管理员登录
          */
-        post: operations["adminAuth2faDisable"];
+        post: operations["adminAuthTwoFactorDisable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -377,7 +377,7 @@ export interface paths {
          *
          *     公开接口
          */
-        post: operations["adminLogin2fa"];
+        post: operations["adminLoginTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1367,7 +1367,7 @@ export interface paths {
          * 两步验证状态
          * @description 需要客户登录
          */
-        get: operations["clientAuth2faGet"];
+        get: operations["clientAuthTwoFactorGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1391,7 +1391,7 @@ export interface paths {
          *
          *     需要客户登录
          */
-        post: operations["clientAuth2faEnrol"];
+        post: operations["clientAuthTwoFactorEnrol"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1413,7 +1413,7 @@ export interface paths {
          *
          *     需要客户登录
          */
-        post: operations["clientAuth2faConfirm"];
+        post: operations["clientAuthTwoFactorConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1435,7 +1435,7 @@ export interface paths {
          *
          *     需要客户登录
          */
-        post: operations["clientAuth2faVerify"];
+        post: operations["clientAuthTwoFactorVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1457,7 +1457,7 @@ export interface paths {
          *
          *     需要客户登录
          */
-        post: operations["clientAuth2faDisable"];
+        post: operations["clientAuthTwoFactorDisable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1479,7 +1479,7 @@ export interface paths {
          *
          *     公开接口
          */
-        post: operations["clientLogin2fa"];
+        post: operations["clientLoginTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9671,7 +9671,7 @@ export interface operations {
             };
         };
     };
-    adminAuthAdmins2faReset: {
+    adminAuthAdminsTwoFactorReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -9874,7 +9874,7 @@ export interface operations {
             };
         };
     };
-    adminAuth2faGet: {
+    adminAuthTwoFactorGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -9936,7 +9936,7 @@ export interface operations {
             };
         };
     };
-    adminAuth2faEnrol: {
+    adminAuthTwoFactorEnrol: {
         parameters: {
             query?: never;
             header?: never;
@@ -10005,7 +10005,7 @@ export interface operations {
             };
         };
     };
-    adminAuth2faConfirm: {
+    adminAuthTwoFactorConfirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -10123,7 +10123,7 @@ export interface operations {
             };
         };
     };
-    adminAuth2faVerify: {
+    adminAuthTwoFactorVerify: {
         parameters: {
             query?: never;
             header?: never;
@@ -10244,7 +10244,7 @@ export interface operations {
             };
         };
     };
-    adminAuth2faDisable: {
+    adminAuthTwoFactorDisable: {
         parameters: {
             query?: never;
             header?: never;
@@ -10361,7 +10361,7 @@ export interface operations {
             };
         };
     };
-    adminLogin2fa: {
+    adminLoginTwoFactor: {
         parameters: {
             query?: never;
             header?: never;
@@ -14741,7 +14741,7 @@ export interface operations {
             };
         };
     };
-    clientAuth2faGet: {
+    clientAuthTwoFactorGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -14803,7 +14803,7 @@ export interface operations {
             };
         };
     };
-    clientAuth2faEnrol: {
+    clientAuthTwoFactorEnrol: {
         parameters: {
             query?: never;
             header?: never;
@@ -14872,7 +14872,7 @@ export interface operations {
             };
         };
     };
-    clientAuth2faConfirm: {
+    clientAuthTwoFactorConfirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -14990,7 +14990,7 @@ export interface operations {
             };
         };
     };
-    clientAuth2faVerify: {
+    clientAuthTwoFactorVerify: {
         parameters: {
             query?: never;
             header?: never;
@@ -15111,7 +15111,7 @@ export interface operations {
             };
         };
     };
-    clientAuth2faDisable: {
+    clientAuthTwoFactorDisable: {
         parameters: {
             query?: never;
             header?: never;
@@ -15228,7 +15228,7 @@ export interface operations {
             };
         };
     };
-    clientLogin2fa: {
+    clientLoginTwoFactor: {
         parameters: {
             query?: never;
             header?: never;

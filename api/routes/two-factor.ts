@@ -73,6 +73,14 @@ export const LOGIN_DESCRIPTION =
 
 type Surface = 'admin' | 'client';
 
+/**
+ * Operation ids are letters only: these paths keep the short `2fa` segment, and their ids are
+ * made by the usual rule from the spelled-out path (`adminAuthTwoFactorVerify`).
+ */
+export function twoFactorOperationId(method: 'get' | 'post', path: string): string {
+  return operationIdFor(method, path.replace(/\/2fa(?=\/|$)/, '/two-factor'));
+}
+
 function subjectOf(c: Context<AppEnv>, surface: Surface): Promise<TwoFactorSubject> | TwoFactorSubject {
   if (surface === 'admin') return { surface, subjectId: c.var.admin.id, account: c.var.admin.username };
   return (async () => {
@@ -104,6 +112,7 @@ function routesFor(surface: Surface) {
   const status = defineRoute({
     method: 'get',
     path: base,
+    operationId: twoFactorOperationId('get', base),
     tags,
     summary: '两步验证状态',
     access,
@@ -119,6 +128,7 @@ function routesFor(surface: Surface) {
   const enrol = defineRoute({
     method: 'post',
     path: `${base}/enrol`,
+    operationId: twoFactorOperationId('post', `${base}/enrol`),
     tags,
     summary: '开始绑定两步验证（返回 otpauth URI 与二维码链接）',
     description:
@@ -135,6 +145,7 @@ function routesFor(surface: Surface) {
   const confirm = defineRoute({
     method: 'post',
     path: `${base}/confirm`,
+    operationId: twoFactorOperationId('post', `${base}/confirm`),
     tags,
     summary: '以首个验证码确认绑定（返回 10 个一次性恢复码，仅此一次）',
     description: '确认后本会话视为刚完成两步验证；仅能绑定的受限令牌即成为完整令牌。验证码错误 42200（计入登录限流）。',
@@ -147,6 +158,7 @@ function routesFor(surface: Surface) {
   const verify = defineRoute({
     method: 'post',
     path: `${base}/verify`,
+    operationId: twoFactorOperationId('post', `${base}/verify`),
     tags,
     summary: '重新验证两步验证码（敏感操作前，刷新本会话的验证时间）',
     description: '敏感操作答 40302 时调用；成功后在系统设置 security.step_up_max_age_minutes 分钟内可执行敏感操作。错误或已用过的验证码 42200（计入登录限流）。',
@@ -159,6 +171,7 @@ function routesFor(surface: Surface) {
   const disable = defineRoute({
     method: 'post',
     path: `${base}/disable`,
+    operationId: twoFactorOperationId('post', `${base}/disable`),
     tags,
     summary: '关闭自己的两步验证（需当前验证码或恢复码）',
     description: '系统设置要求开启的管理员不能关闭（42200）。',
@@ -209,6 +222,7 @@ function loginCodeRoute<D extends z.ZodType>(surface: Surface, data: D) {
   return defineRoute({
     method: 'post',
     path: `/api/v2/${surface}/login/2fa`,
+    operationId: twoFactorOperationId('post', `/api/v2/${surface}/login/2fa`),
     tags: [surface === 'admin' ? '管理端：认证与管理员' : '客户端：认证'],
     summary: '两步登录第二步：提交验证码（或恢复码）换取令牌',
     description: `${LOGIN_DESCRIPTION} 同一验证码只能用一次（并发的两个登录只有一个成功）；恢复码用后作废。challenge_token 一次性、5 分钟有效，失效时 40100。`,

@@ -11,7 +11,7 @@ import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { LOGIN_DESCRIPTION, loginAnswerSchema } from '../two-factor.js';
+import { LOGIN_DESCRIPTION, loginAnswerSchema, twoFactorOperationId } from '../two-factor.js';
 import { adminResource, adminSchema, roleResource, roleSchema, tokenSchema } from '../../resources/accounts.js';
 import { idInput, idParam, jsonBody as json, listQuery, newPassword as password } from '../../schemas.js';
 
@@ -164,6 +164,7 @@ const updateAdminRoute = defineRoute({
 const resetTwoFactorRoute = defineRoute({
   method: 'post',
   path: '/api/v2/admin/auth/admins/{admin}/2fa/reset',
+  operationId: twoFactorOperationId('post', '/api/v2/admin/auth/admins/{admin}/2fa/reset'),
   tags,
   summary: '重置其他管理员的两步验证（丢失手机时；其会话全部失效，需重新绑定）',
   access: { surface: 'admin', permission: 'admin.reset_2fa', stepUp: true },
