@@ -265,7 +265,7 @@ const qrImage = createRoute({
   middleware: [guardStrings] as const,
   request: {
     query: z.object({
-      enrolment: z.string().regex(/^[0-9]{1,12}$/, { error: '参数 enrolment 格式不正确' }).transform(Number),
+      enrolment: z.string().regex(/^[1-9][0-9]{0,8}$/, { error: '参数 enrolment 格式不正确' }).transform(Number),
       expires: z.string().regex(/^[0-9]{1,12}$/, { error: '参数 expires 必须是 Unix 秒' }).transform(Number),
       sig: z.string().max(128, { error: '参数 sig 过长' }),
     }),

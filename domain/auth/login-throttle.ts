@@ -19,7 +19,9 @@ const GUESS_SQL = `(${FAILURE_SQL} OR reason = 'pending')`;
 
 /** How long an attempt waits for earlier attempts in progress on its account or address to finish. */
 const SETTLE_WAIT_MS = 10_000;
+/** First pause between looks, doubled up to the longest (a burst of waiting requests stays cheap). */
 const SETTLE_POLL_MS = 25;
+const SETTLE_POLL_MAX_MS = 200;
 
 /** An attempt whose login-log row exists (reason 'pending') and that passed the throttle. */
 export type LoginAttempt = { id: number; surface: Surface; account: string };
@@ -190,14 +192,14 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
 async function waitForEarlierAttempts(deps: DomainDeps, eitherScope: string, replacements: Record<string, unknown>): Promise<void> {
   const deadline = Date.now() + SETTLE_WAIT_MS;
   const fresh = new Date(Date.now() - SETTLE_WAIT_MS);
-  for (;;) {
+  for (let pause = SETTLE_POLL_MS; ; pause = Math.min(pause * 2, SETTLE_POLL_MAX_MS)) {
     const [open] = await deps.db.sequelize.query<{ id: number }>(
       `SELECT id FROM login_logs
         WHERE reason = 'pending' AND id < :ownId AND created_at >= :fresh AND ${eitherScope} LIMIT 1`,
       { replacements: { ...replacements, fresh }, type: QueryTypes.SELECT },
     );
     if (!open || Date.now() >= deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 
@@ -221,7 +223,8 @@ async function failuresSinceLastLogin(deps: DomainDeps, surface: Surface, subjec
 /**
  * Writes the attempt's outcome on its row. A success after failed guesses is recorded as
  * `after_failures:N,addresses:M` (N failed passwords since the previous successful login, from
- * M addresses). Guarded on 'pending' so an outcome is written once.
+ * M addresses), after the outcome's own reason if it has one (`totp;after_failures:…`). Guarded
+ * on 'pending' so an outcome is written once.
  */
 export async function settleLoginAttempt(deps: DomainDeps, attempt: LoginAttempt, outcome: LoginOutcome): Promise<void> {
   let reason = outcome.reason;

@@ -167,6 +167,9 @@ describe('admin enrolment and two-step login', () => {
     const text = JSON.stringify(audit);
     expect(text).not.toContain(secret);
     for (const recovery of recoveryCodes) expect(text).not.toContain(recovery);
+    // Nor the QR link: whoever reads the audit could fetch the secret while the enrolment is open.
+    expect(audit.find((r) => r.route === '/api/v2/admin/auth/2fa/enrol')?.after).toMatchObject({ qr_url: '[REDACTED]', otpauth_uri: '[REDACTED]' });
+    expect(text).not.toContain(new URL(qrUrl, platform.baseUrl).searchParams.get('sig') as string);
   });
 
   it('throttles wrong codes like wrong passwords: after the limit even the right code is refused', async () => {
