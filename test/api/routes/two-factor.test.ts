@@ -301,6 +301,28 @@ describe('step-up', () => {
     expect(audit.find((r) => r.route === '/api/v2/admin/auth/2fa/verify' && r.code === 0)?.request).toEqual({ second_factor: 'totp' });
   });
 
+  it('takes a recovery code for step-up, once, and says so in the login log and the audit', async () => {
+    const admin = await adminWithSecondFactor(['admin.manage']);
+    const signedIn = await twoStepLogin(admin.username, { otp: code(admin.totp) });
+    const token = signedIn.body.data.access_token as string;
+    await platform.deps.db.sequelize.query(`UPDATE auth_sessions SET second_factor_at = NULL WHERE subject_id = $1 AND surface = 'admin'`, { bind: [admin.id] });
+    const role = { code: `tf_stepup_${admin.id}`, name: '步进验证角色', permissions: [] };
+    expectError(await platform.api.post('/api/v2/admin/auth/roles', { token, body: role }), 40302, 403);
+    const recovery = admin.recoveryCodes[0] as string;
+    const verified = await platform.api.post('/api/v2/admin/auth/2fa/verify', { token, body: { recovery_code: recovery } });
+    expect(verified.body.data.method).toBe('recovery_code');
+    expect((await platform.api.post('/api/v2/admin/auth/roles', { token, body: role })).body.code).toBe(0);
+    const again = await platform.api.post('/api/v2/admin/auth/2fa/verify', { token, body: { recovery_code: recovery } });
+    expectError(again, 42200, 422);
+    expect(again.body.message).toBeTruthy();
+    expect(await loginReasons(admin.username)).toContain('step_up_recovery_code');
+    const audit = await auditRows(admin.id, (rows) => rows.filter((r) => r.route === '/api/v2/admin/auth/2fa/verify').length >= 2);
+    expect(audit.filter((r) => r.route === '/api/v2/admin/auth/2fa/verify').map((r) => [r.code, r.request])).toEqual([
+      [0, { second_factor: 'recovery_code' }],
+      [42200, { second_factor: 'recovery_code' }],
+    ]);
+  });
+
   it('is declared in the OpenAPI document of the sensitive routes', async () => {
     const doc = await fetch(`${platform.baseUrl}/api/openapi.json`).then((r) => r.json() as Promise<{ paths: Record<string, Record<string, { 'x-access': { stepUp?: boolean }; description: string }>> }>);
     const stepUp = Object.entries(doc.paths).flatMap(([path, ops]) =>
