@@ -73,6 +73,7 @@ import { clientTicketRoutes } from './routes/client/tickets.js';
 import { clientContentRoutes } from './routes/client/content.js';
 import { siteContentRoutes } from './routes/site/content.js';
 import { secureAssetRoutes } from './routes/secure-assets.js';
+import { adminTwoFactorRoutes, clientTwoFactorRoutes, twoFactorQrRoutes } from './routes/two-factor.js';
 import { adminCouponRoutes } from './routes/admin/coupons.js';
 import { adminMemberLevelRoutes } from './routes/admin/member-levels.js';
 import { adminReferralRoutes } from './routes/admin/referrals.js';
@@ -105,6 +106,7 @@ export function createApiRoutes() {
   const api = new OpenAPIHono<AppEnv>();
   api.route('/', healthRoutes);
   api.route('/', adminAuthRoutes);
+  api.route('/', adminTwoFactorRoutes);
   api.route('/', adminUserRoutes);
   api.route('/', adminUserManagementRoutes);
   api.route('/', adminSettingRoutes);
@@ -118,6 +120,7 @@ export function createApiRoutes() {
   api.route('/', adminPluginRuntimeLogRoutes);
   api.route('/', adminPluginRoutes);
   api.route('/', clientAuthRoutes);
+  api.route('/', clientTwoFactorRoutes);
   api.route('/', adminProductTypeRoutes);
   api.route('/', adminSupplierRoutes);
   api.route('/', adminProvisioningRoutes);
@@ -161,6 +164,7 @@ export function createApiRoutes() {
   api.route('/', clientContentRoutes);
   api.route('/', siteContentRoutes);
   api.route('/', secureAssetRoutes);
+  api.route('/', twoFactorQrRoutes);
   api.route('/', adminCouponRoutes);
   api.route('/', adminMemberLevelRoutes);
   api.route('/', adminReferralRoutes);

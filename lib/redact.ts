@@ -6,7 +6,7 @@
  * hostile body cannot grow a row.
  */
 const SECRET_KEY =
-  /(pass(word|wd)?$|password|secret|token|api_?key|private_?key|access_?key|(^|[._-])key$|(^|[._-])auth$|authorization|cookie|credential|signature|^sign$|id_?number|id_?card|identity_?no|verify_?code|verification_?code|sms_?code|email_?code|captcha|otp$|^pin$|cvv|card_?no)/i;
+  /(pass(word|wd)?$|password|secret|token|api_?key|private_?key|access_?key|(^|[._-])key$|(^|[._-])auth$|authorization|cookie|credential|signature|^sign$|id_?number|id_?card|identity_?no|verify_?code|verification_?code|sms_?code|email_?code|captcha|otp$|otpauth|recovery_?codes?|^qr_url$|^pin$|cvv|card_?no)/i;
 
 /** 18-digit resident ID numbers (last may be X), alone or inside text. */
 const ID_NUMBER = /(?<![0-9A-Za-z])(\d{6})\d{8}(\d{3}[\dXx])(?![0-9A-Za-z])/g;

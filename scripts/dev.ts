@@ -15,6 +15,7 @@ import { seedDemoSupplier } from './seeders/supplier.js';
 import { seedDemoUpgradableService } from './seeders/upgrades.js';
 import { seedDemoConsole } from './seeders/console.js';
 import { seedDemoSupport } from './seeders/support.js';
+import { seedTwoFactorAdmin } from './seeders/security.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -126,6 +127,7 @@ async function main() {
   const applied = await runMigrations(db.sequelize);
   log(applied.length ? `已执行迁移 / migrations applied: ${applied.join(', ')}` : '数据库已是最新 / database up to date');
   const admin = await ensureSuperAdmin(deps, { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD });
+  const twoFactorAdmin = await seedTwoFactorAdmin(deps);
   const seeded = await seedDemoData(deps);
   if (seeded.created.length) log(`演示数据 / demo data: ${seeded.created.join(', ')}`);
   const operations = await seedOperationsDemo(deps);
@@ -178,6 +180,9 @@ async function main() {
     `  API 参考        http://localhost:${port}/api/docs  (OpenAPI: /api/openapi.json)`,
     `  Temporal UI    ${temporalUiUrl}  (心跳计划 / heartbeat schedule: Schedules → ${config.temporal.schedulePrefix}heartbeat)`,
     `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
+    twoFactorAdmin
+      ? `  两步验证管理员 / admin with 2FA  ${twoFactorAdmin.username}  密码 / password: ${twoFactorAdmin.password}  TOTP 密钥 / secret: ${twoFactorAdmin.secret}  (仅显示一次 / shown once)`
+      : '  两步验证管理员 / admin with 2FA  security-admin  (已存在，密码与密钥未变 / exists, unchanged)',
     `  演示客户 / demo client  ${DEMO_CLIENT.email}  ${DEMO_CLIENT.password}`,
     `  演示客户令牌 / demo client token  ${demoToken.token ? `${demoToken.token}  (read, purchase, console; 365 天 / days; 仅显示一次 / shown once)` : '(已创建，不再显示 / created earlier, not shown again)'}`,
     `  实名演示 / verification demo  ${DEMO_VERIFIED_CLIENT.email} (已实名)  ${DEMO_PENDING_CLIENT.email} (认证中)  ${DEMO_VERIFIED_CLIENT.password}`,

@@ -34,8 +34,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * 管理员登录
-         * @description 公开接口
+         * 管理员登录（开启两步验证时为第一步）
+         * @description 两步登录：已开启两步验证的账号，密码正确时不返回令牌，而是 `{two_factor_required: true, challenge_token, challenge_expires_in}`；再以 `POST …/login/2fa {challenge_token, otp}`（或 `recovery_code`）换取令牌。未开启时直接返回 `{two_factor_required: false, two_factor_enrolment_required, access_token, token_type, expires_in, …}`。密码错误、验证码错误同样计入登录限流（42900）。
+         *
+         *     公开接口
          */
         post: operations["adminLogin"];
         delete?: never;
@@ -55,7 +57,7 @@ export interface paths {
         put?: never;
         /**
          * 退出登录（当前令牌立即失效）
-         * @description 需要管理员登录
+         * @description 需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
         post: operations["adminAuthLogout"];
         delete?: never;
@@ -75,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * 刷新令牌（旧令牌立即失效）
-         * @description 需要管理员登录
+         * @description 需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
         post: operations["adminAuthRefresh"];
         delete?: never;
@@ -93,7 +95,7 @@ export interface paths {
         };
         /**
          * 当前管理员
-         * @description 需要管理员登录
+         * @description 需要管理员登录；仅能绑定两步验证的受限令牌也可调用
          */
         get: operations["adminAuthMeGet"];
         put?: never;
@@ -159,7 +161,7 @@ export interface paths {
         put?: never;
         /**
          * 创建角色
-         * @description 需要管理员登录，权限 admin.manage
+         * @description 需要管理员登录，权限 admin.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminAuthRolesCreate"];
         delete?: never;
@@ -178,7 +180,7 @@ export interface paths {
         get?: never;
         /**
          * 修改角色名称或权限
-         * @description 需要管理员登录，权限 admin.manage
+         * @description 需要管理员登录，权限 admin.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         put: operations["adminAuthRolesUpdate"];
         post?: never;
@@ -203,9 +205,29 @@ export interface paths {
         put?: never;
         /**
          * 创建管理员
-         * @description 需要管理员登录，权限 admin.manage
+         * @description 需要管理员登录，权限 admin.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminAuthAdminsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/admins/{admin}/2fa/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 重置其他管理员的两步验证（丢失手机时；其会话全部失效，需重新绑定）
+         * @description 需要管理员登录，权限 admin.reset_2fa；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
+         */
+        post: operations["adminAuthAdminsTwoFactorReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -222,10 +244,140 @@ export interface paths {
         get?: never;
         /**
          * 修改管理员（资料、角色、状态、重置密码）
-         * @description 需要管理员登录，权限 admin.manage
+         * @description 需要管理员登录，权限 admin.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         put: operations["adminAuthAdminsUpdate"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 两步验证状态
+         * @description 需要管理员登录；仅能绑定两步验证的受限令牌也可调用
+         */
+        get: operations["adminAuthTwoFactorGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/2fa/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 开始绑定两步验证（返回 otpauth URI 与二维码链接）
+         * @description 生成新的密钥（替换未确认的绑定）。otpauth_uri 含密钥，仅此一次返回；qr_url 为短时有效的签名图片链接（PNG，不缓存），供 <img> 直接显示。随后以首个验证码调用 confirm。已开启时 40900。
+         *
+         *     需要管理员登录；仅能绑定两步验证的受限令牌也可调用
+         */
+        post: operations["adminAuthTwoFactorEnrol"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/2fa/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 以首个验证码确认绑定（返回 10 个一次性恢复码，仅此一次）
+         * @description 确认后本会话视为刚完成两步验证；仅能绑定的受限令牌即成为完整令牌。验证码错误 42200（计入登录限流）。
+         *
+         *     需要管理员登录；仅能绑定两步验证的受限令牌也可调用
+         */
+        post: operations["adminAuthTwoFactorConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/2fa/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 重新验证两步验证码（敏感操作前，刷新本会话的验证时间）
+         * @description 敏感操作答 40302 时调用；成功后在系统设置 security.step_up_max_age_minutes 分钟内可执行敏感操作。错误或已用过的验证码 42200（计入登录限流）。
+         *
+         *     需要管理员登录
+         */
+        post: operations["adminAuthTwoFactorVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 关闭自己的两步验证（需当前验证码或恢复码）
+         * @description 系统设置要求开启的管理员不能关闭（42200）。
+         *
+         *     需要管理员登录
+         */
+        post: operations["adminAuthTwoFactorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/login/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 两步登录第二步：提交验证码（或恢复码）换取令牌
+         * @description 两步登录：已开启两步验证的账号，密码正确时不返回令牌，而是 `{two_factor_required: true, challenge_token, challenge_expires_in}`；再以 `POST …/login/2fa {challenge_token, otp}`（或 `recovery_code`）换取令牌。未开启时直接返回 `{two_factor_required: false, two_factor_enrolment_required, access_token, token_type, expires_in, …}`。密码错误、验证码错误同样计入登录限流（42900）。 同一验证码只能用一次（并发的两个登录只有一个成功）；恢复码用后作废。challenge_token 一次性、5 分钟有效，失效时 40100。
+         *
+         *     公开接口
+         */
+        post: operations["adminLoginTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1010,7 +1162,7 @@ export interface paths {
         get?: never;
         /**
          * 保存插件配置（密钥加密保存，空值保留原密钥）
-         * @description 需要管理员登录，权限 plugin.manage
+         * @description 需要管理员登录，权限 plugin.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         put: operations["adminIntegrationPluginsConfigUpdate"];
         post?: never;
@@ -1112,8 +1264,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * 登录（邮箱或手机号）
-         * @description 公开接口
+         * 登录（邮箱或手机号；开启两步验证时为第一步）
+         * @description 两步登录：已开启两步验证的账号，密码正确时不返回令牌，而是 `{two_factor_required: true, challenge_token, challenge_expires_in}`；再以 `POST …/login/2fa {challenge_token, otp}`（或 `recovery_code`）换取令牌。未开启时直接返回 `{two_factor_required: false, two_factor_enrolment_required, access_token, token_type, expires_in, …}`。密码错误、验证码错误同样计入登录限流（42900）。
+         *
+         *     公开接口
          */
         post: operations["clientLogin"];
         delete?: never;
@@ -1210,6 +1364,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/client/auth/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 两步验证状态
+         * @description 需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        get: operations["clientAuthTwoFactorGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/2fa/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 开始绑定两步验证（返回 otpauth URI 与二维码链接）
+         * @description 生成新的密钥（替换未确认的绑定）。otpauth_uri 含密钥，仅此一次返回；qr_url 为短时有效的签名图片链接（PNG，不缓存），供 <img> 直接显示。随后以首个验证码调用 confirm。已开启时 40900。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        post: operations["clientAuthTwoFactorEnrol"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/2fa/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 以首个验证码确认绑定（返回 10 个一次性恢复码，仅此一次）
+         * @description 确认后本会话视为刚完成两步验证；仅能绑定的受限令牌即成为完整令牌。验证码错误 42200（计入登录限流）。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        post: operations["clientAuthTwoFactorConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/2fa/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 重新验证两步验证码（敏感操作前，刷新本会话的验证时间）
+         * @description 敏感操作答 40302 时调用；成功后在系统设置 security.step_up_max_age_minutes 分钟内可执行敏感操作。错误或已用过的验证码 42200（计入登录限流）。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        post: operations["clientAuthTwoFactorVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 关闭自己的两步验证（需当前验证码或恢复码）
+         * @description 系统设置要求开启的管理员不能关闭（42200）。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：不可使用（仅限登录令牌）
+         */
+        post: operations["clientAuthTwoFactorDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/login/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 两步登录第二步：提交验证码（或恢复码）换取令牌
+         * @description 两步登录：已开启两步验证的账号，密码正确时不返回令牌，而是 `{two_factor_required: true, challenge_token, challenge_expires_in}`；再以 `POST …/login/2fa {challenge_token, otp}`（或 `recovery_code`）换取令牌。未开启时直接返回 `{two_factor_required: false, two_factor_enrolment_required, access_token, token_type, expires_in, …}`。密码错误、验证码错误同样计入登录限流（42900）。 同一验证码只能用一次（并发的两个登录只有一个成功）；恢复码用后作废。challenge_token 一次性、5 分钟有效，失效时 40100。
+         *
+         *     公开接口
+         */
+        post: operations["clientLoginTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/product-type-options": {
         parameters: {
             query?: never;
@@ -1267,7 +1561,7 @@ export interface paths {
          * 创建供应商（API 密钥加密保存，从不返回）
          * @description 接口类型 upstream_finance_api 或 hosting_panel_api，须已安装声明该 provider_key 的上游插件。生产环境只允许 HTTPS，且地址不能解析到内网、回环或保留地址。
          *
-         *     需要管理员登录，权限 supplier.manage
+         *     需要管理员登录，权限 supplier.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminSuppliersCreate"];
         delete?: never;
@@ -1290,7 +1584,7 @@ export interface paths {
         get: operations["adminSuppliersGet"];
         /**
          * 修改供应商（api_key 留空保留原密钥）
-         * @description 需要管理员登录，权限 supplier.manage
+         * @description 需要管理员登录，权限 supplier.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         put: operations["adminSuppliersUpdate"];
         post?: never;
@@ -2609,7 +2903,7 @@ export interface paths {
          *
          *     生成红字退款账单（type=refund，金额为负，origin_invoice_id 指向原账单）。
          *
-         *     需要管理员登录，权限 invoice.manage
+         *     需要管理员登录，权限 invoice.manage；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminUsersInvoicesRefundsCreate"];
         delete?: never;
@@ -2677,7 +2971,7 @@ export interface paths {
          *
          *     detail.adjustment.amount 为调整金额的绝对值（两位小数字符串），direction 为 increase（充值）或 decrease（扣款）。
          *
-         *     需要管理员登录，权限 user.recharge
+         *     需要管理员登录，权限 user.recharge；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminUsersRechargesCreate"];
         delete?: never;
@@ -4804,6 +5098,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/secure-assets/two-factor-qr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 两步验证绑定二维码（签名链接，PNG）
+         * @description 公开接口（以签名校验代替登录：<img> 无法带令牌）。链接由 …/auth/2fa/enrol 的 qr_url 给出，10 分钟有效，仅在绑定确认前可用。签名无效 40300；过期 41000（HTTP 410）；已确认或已重新开始 40400。成功时返回 image/png（不套 JSON 信封），Cache-Control: no-store。
+         */
+        get: operations["secureAssetsTwoFactorQrGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/coupons": {
         parameters: {
             query?: never;
@@ -5169,7 +5483,7 @@ export interface paths {
          * 审核通过提现
          * @description 仅 pending 可通过。提现到余额：同一事务内记一笔 commission_withdrawal 账户流水（幂等键 withdrawal:<提现单号>）并直接变为 paid；提现到外部账户：变为 approved，线下打款后标记已打款。每个状态变更是一条带预期状态的条件更新（同一语句），并发操作只有一个生效，其余 40981。
          *
-         *     需要管理员登录，权限 referral.withdrawal
+         *     需要管理员登录，权限 referral.withdrawal；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminReferralWithdrawalsApprove"];
         delete?: never;
@@ -5213,7 +5527,7 @@ export interface paths {
          * 标记外部提现已打款
          * @description 仅 approved 的外部账户提现可标记。每个状态变更是一条带预期状态的条件更新（同一语句），并发操作只有一个生效，其余 40981。
          *
-         *     需要管理员登录，权限 referral.withdrawal
+         *     需要管理员登录，权限 referral.withdrawal；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify
          */
         post: operations["adminReferralWithdrawalsMarkPaid"];
         delete?: never;
@@ -8783,12 +9097,23 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
+                            /** @enum {boolean} */
+                            two_factor_required: false;
+                            /** @description true：系统设置要求此管理员开启两步验证而尚未绑定；令牌仅可用于绑定两步验证（/auth/2fa、/auth/2fa/enrol、/auth/2fa/confirm）、查看自己（/auth/me）、刷新与退出，其他接口 40300。绑定确认后同一令牌即成为完整令牌。客户端恒为 false。 */
+                            two_factor_enrolment_required: boolean;
                             access_token: string;
                             /** @enum {string} */
                             token_type: "Bearer";
                             /** @description 有效期（秒） */
                             expires_in: number;
                             admin: components["schemas"]["Admin"];
+                        } | {
+                            /** @enum {boolean} */
+                            two_factor_required: true;
+                            /** @description 第二步（POST …/login/2fa）用的一次性凭证；不能作为访问令牌 */
+                            challenge_token: string;
+                            /** @description 凭证有效期（秒），300 */
+                            challenge_expires_in: number;
                         };
                         timestamp: number;
                     };
@@ -9299,7 +9624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9407,7 +9732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9597,7 +9922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9626,6 +9951,89 @@ export interface operations {
             };
             /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthAdminsTwoFactorReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                admin: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9708,7 +10116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9755,6 +10163,611 @@ export interface operations {
             };
             /** @description 42200 参数校验失败 */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthTwoFactorGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            enabled: boolean;
+                            /** @description 已开始绑定、尚未用首个验证码确认 */
+                            pending: boolean;
+                            confirmed_at: string | null;
+                            recovery_codes_remaining: number;
+                            /** @description 系统设置是否要求本账号开启（仅管理员） */
+                            required: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthTwoFactorEnrol: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @description otpauth://totp/…（RFC 6238，SHA1，6 位，30 秒） */
+                            otpauth_uri: string;
+                            /** @description 相对 API 根的签名链接（/api/secure-assets/two-factor-qr?…），有效期见 qr_expires_in */
+                            qr_url: string;
+                            qr_expires_in: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthTwoFactorConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @description 10 个一次性恢复码，仅此一次返回，请妥善保存 */
+                            recovery_codes: string[];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthTwoFactorVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            verified_at: string;
+                            /** @enum {string} */
+                            method: "totp" | "recovery_code";
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuthTwoFactorDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminLoginTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                    challenge_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @enum {boolean} */
+                            two_factor_required: false;
+                            /** @description true：系统设置要求此管理员开启两步验证而尚未绑定；令牌仅可用于绑定两步验证（/auth/2fa、/auth/2fa/enrol、/auth/2fa/confirm）、查看自己（/auth/me）、刷新与退出，其他接口 40300。绑定确认后同一令牌即成为完整令牌。客户端恒为 false。 */
+                            two_factor_enrolment_required: boolean;
+                            access_token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            /** @description 有效期（秒） */
+                            expires_in: number;
+                            admin: components["schemas"]["Admin"];
+                        } | {
+                            /** @enum {boolean} */
+                            two_factor_required: true;
+                            /** @description 第二步（POST …/login/2fa）用的一次性凭证；不能作为访问令牌 */
+                            challenge_token: string;
+                            /** @description 凭证有效期（秒），300 */
+                            challenge_expires_in: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13235,7 +14248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13674,12 +14687,23 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
+                            /** @enum {boolean} */
+                            two_factor_required: false;
+                            /** @description true：系统设置要求此管理员开启两步验证而尚未绑定；令牌仅可用于绑定两步验证（/auth/2fa、/auth/2fa/enrol、/auth/2fa/confirm）、查看自己（/auth/me）、刷新与退出，其他接口 40300。绑定确认后同一令牌即成为完整令牌。客户端恒为 false。 */
+                            two_factor_enrolment_required: boolean;
                             access_token: string;
                             /** @enum {string} */
                             token_type: "Bearer";
                             /** @description 有效期（秒） */
                             expires_in: number;
                             user: components["schemas"]["User"];
+                        } | {
+                            /** @enum {boolean} */
+                            two_factor_required: true;
+                            /** @description 第二步（POST …/login/2fa）用的一次性凭证；不能作为访问令牌 */
+                            challenge_token: string;
+                            /** @description 凭证有效期（秒），300 */
+                            challenge_expires_in: number;
                         };
                         timestamp: number;
                     };
@@ -14024,6 +15048,611 @@ export interface operations {
             };
         };
     };
+    clientAuthTwoFactorGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            enabled: boolean;
+                            /** @description 已开始绑定、尚未用首个验证码确认 */
+                            pending: boolean;
+                            confirmed_at: string | null;
+                            recovery_codes_remaining: number;
+                            /** @description 系统设置是否要求本账号开启（仅管理员） */
+                            required: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthTwoFactorEnrol: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @description otpauth://totp/…（RFC 6238，SHA1，6 位，30 秒） */
+                            otpauth_uri: string;
+                            /** @description 相对 API 根的签名链接（/api/secure-assets/two-factor-qr?…），有效期见 qr_expires_in */
+                            qr_url: string;
+                            qr_expires_in: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthTwoFactorConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @description 10 个一次性恢复码，仅此一次返回，请妥善保存 */
+                            recovery_codes: string[];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthTwoFactorVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            verified_at: string;
+                            /** @enum {string} */
+                            method: "totp" | "recovery_code";
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientAuthTwoFactorDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: null;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40900 操作冲突，请刷新后重试 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientLoginTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 身份验证器应用显示的 6 位验证码（TOTP，30 秒一换） */
+                    otp?: string;
+                    /** @description 绑定时给出的 10 个一次性恢复码之一（形如 ABCDE-FGHJK），用后作废 */
+                    recovery_code?: string;
+                    challenge_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            /** @enum {boolean} */
+                            two_factor_required: false;
+                            /** @description true：系统设置要求此管理员开启两步验证而尚未绑定；令牌仅可用于绑定两步验证（/auth/2fa、/auth/2fa/enrol、/auth/2fa/confirm）、查看自己（/auth/me）、刷新与退出，其他接口 40300。绑定确认后同一令牌即成为完整令牌。客户端恒为 false。 */
+                            two_factor_enrolment_required: boolean;
+                            access_token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            /** @description 有效期（秒） */
+                            expires_in: number;
+                            user: components["schemas"]["User"];
+                        } | {
+                            /** @enum {boolean} */
+                            two_factor_required: true;
+                            /** @description 第二步（POST …/login/2fa）用的一次性凭证；不能作为访问令牌 */
+                            challenge_token: string;
+                            /** @description 凭证有效期（秒），300 */
+                            challenge_expires_in: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminProductTypeOptionsList: {
         parameters: {
             query?: never;
@@ -14271,7 +15900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14460,7 +16089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20667,7 +22296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20974,7 +22603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30468,6 +32097,75 @@ export interface operations {
             };
         };
     };
+    secureAssetsTwoFactorQrGet: {
+        parameters: {
+            query: {
+                enrolment: string;
+                expires: string;
+                sig: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 二维码图片 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41000 文件链接已过期，请刷新页面后重新获取 */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminCouponsList: {
         parameters: {
             query?: {
@@ -32589,7 +34287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32788,7 +34486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40300 没有权限执行此操作 */
+            /** @description 40300 没有权限执行此操作；40302 此操作需要重新输入两步验证码 */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { forbidden, unauthenticated } from '../../lib/errors.js';
+import { requireFreshSecondFactor } from '../../domain/auth/two-factor.js';
 import { adminHasPermission } from '../../domain/auth/principals.js';
 import { authenticateAdmin, authenticateClient } from '../../domain/auth/sessions.js';
 import { isPersonalAccessToken } from '../../domain/auth/personal-tokens.js';
@@ -41,6 +42,22 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
 export function requirePrecondition(action: AccessAction): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await requireVerified(c.var.deps, c.var.client.id, action);
+    await next();
+  };
+}
+
+/**
+ * After `requireAccess` (and the audit) on an admin route: a session that must first enrol a
+ * second factor reaches only the routes marked `duringEnrolment` (40300 elsewhere), and a
+ * `stepUp` route needs a recent second-factor verification (40302; docs/security.md).
+ */
+export function requireSecondFactor(access: Extract<Access, { surface: 'admin' }>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const admin = c.var.admin;
+    if (admin.sessionScope === 'enrol' && !access.duringEnrolment) {
+      throw forbidden('请先绑定两步验证：当前登录仅可用于绑定两步验证（/api/v2/admin/auth/2fa）');
+    }
+    if (access.stepUp) await requireFreshSecondFactor(c.var.deps, admin);
     await next();
   };
 }

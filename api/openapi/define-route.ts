@@ -4,7 +4,7 @@ import type { PermissionCode } from '../../domain/auth/permissions.js';
 import type { TokenScope } from '../../db/models/personal-access-token.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
-import { requireAccess, requirePrecondition } from '../middleware/auth.js';
+import { requireAccess, requirePrecondition, requireSecondFactor } from '../middleware/auth.js';
 import type { AccessAction } from '../../lib/config.js';
 import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
@@ -14,7 +14,12 @@ import { documentAccess, operationIdFor } from './operations.js';
 
 export type Access =
   | { surface: 'public' }
-  | { surface: 'admin'; permission?: PermissionCode }
+  /**
+   * `stepUp`: a sensitive write; an admin with a second factor must have verified it within
+   * `security.step_up_max_age_minutes` (40302 otherwise). `duringEnrolment`: also open to a
+   * session that must first enrol a second factor (every other route refuses it, 40300).
+   */
+  | { surface: 'admin'; permission?: PermissionCode; stepUp?: boolean; duringEnrolment?: boolean }
   /**
    * `precondition`: the action whose e-mail / real-name requirement (settings group `access`) is checked: 40301.
    * `tokenScope`: the scope a personal access token needs here, or `none` (tokens refused, 40300).
@@ -56,7 +61,12 @@ function accessText(access: Access): string {
     const scope = access.tokenScope ?? 'none';
     return `${login}\n\n${scope === 'none' ? '个人访问令牌：不可使用（仅限登录令牌）' : `个人访问令牌：需要权限范围 ${scope}`}`;
   }
-  return access.permission ? `需要管理员登录，权限 ${access.permission}` : '需要管理员登录';
+  const text = access.permission ? `需要管理员登录，权限 ${access.permission}` : '需要管理员登录';
+  const stepUp = access.stepUp
+    ? '；敏感操作（step-up）：已开启两步验证的管理员须在系统设置 security.step_up_max_age_minutes 分钟内验证过验证码，否则 40302，先调用 POST /api/v2/admin/auth/2fa/verify'
+    : '';
+  const enrolment = access.duringEnrolment ? '；仅能绑定两步验证的受限令牌也可调用' : '';
+  return `${text}${stepUp}${enrolment}`;
 }
 
 /**
@@ -75,6 +85,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
   if (spec.request) codes.add(ErrorCode.VALIDATION);
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
+  if (spec.access.surface === 'admin' && spec.access.stepUp) codes.add(ErrorCode.STEP_UP_REQUIRED);
   if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
   const precondition = spec.access.surface === 'client' ? spec.access.precondition : undefined;
   if (precondition) codes.add(ErrorCode.PRECONDITION_REQUIRED);
@@ -113,6 +124,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
       ...(precondition ? [requirePrecondition(precondition)] : []),
       // Every admin write is audited, here and only here (README "Admin audit").
       ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
+      // After the audit, so that its refusals (enrol-only session, step-up) are audited too.
+      ...(spec.access.surface === 'admin' ? [requireSecondFactor(spec.access)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],

@@ -55,7 +55,9 @@ async function presentViewer(deps: AppDeps, header: string | undefined): Promise
     return { type: 'user', id: (await authenticateClient(deps, token)).id };
   } catch {
     try {
-      return { type: 'admin', id: (await authenticateAdmin(deps, token)).id };
+      const admin = await authenticateAdmin(deps, token);
+      // A session that must first enrol a second factor sees nothing (docs/security.md).
+      return admin.sessionScope === 'enrol' ? null : { type: 'admin', id: admin.id };
     } catch {
       return null;
     }

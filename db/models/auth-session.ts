@@ -9,6 +9,9 @@ import {
 
 export type Surface = 'admin' | 'client';
 
+export const SESSION_SCOPES = ['full', 'enrol'] as const;
+export type SessionScope = (typeof SESSION_SCOPES)[number];
+
 export interface AuthSessionRow extends Model<InferAttributes<AuthSessionRow>, InferCreationAttributes<AuthSessionRow>> {
   id: string;
   surface: Surface;
@@ -16,6 +19,10 @@ export interface AuthSessionRow extends Model<InferAttributes<AuthSessionRow>, I
   ip: string;
   user_agent: string;
   expires_at: Date;
+  /** 'enrol': a login that must first enrol a second factor may only do that (and read itself, log out). */
+  scope: CreationOptional<SessionScope>;
+  /** When this session last proved a second factor (login code, confirmation, step-up verify). */
+  second_factor_at: CreationOptional<Date | null>;
   revoked_at: CreationOptional<Date | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
@@ -45,6 +52,8 @@ export function defineAuthSession(sequelize: Sequelize) {
       ip: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
       user_agent: { type: DataTypes.STRING(255), allowNull: false, defaultValue: '' },
       expires_at: { type: DataTypes.DATE, allowNull: false },
+      scope: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'full' },
+      second_factor_at: { type: DataTypes.DATE, allowNull: true },
       revoked_at: { type: DataTypes.DATE, allowNull: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,

@@ -14,6 +14,7 @@ import { defineServiceModels } from './service.js';
 import { defineServiceUpstreamOrder } from './service-upstream-order.js';
 import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
+import { defineTwoFactorModels } from './two-factor.js';
 import { defineUser } from './user.js';
 import { defineVncSession } from './vnc-session.js';
 
@@ -44,6 +45,7 @@ export function defineModels(sequelize: Sequelize) {
     IdempotencyKey: defineIdempotencyKey(sequelize),
     VncSession: defineVncSession(sequelize),
     ...defineSecurityGroupModels(sequelize),
+    ...defineTwoFactorModels(sequelize),
   };
 }
 

@@ -7,13 +7,21 @@ import type { DomainDeps } from '../deps.js';
 import type { RequestMeta } from './sessions.js';
 
 /**
- * The login-log reasons that count as a guess. 'pending' is an attempt still being verified: it
- * counts from the moment its row exists, so a burst of parallel requests cannot all pass the
- * check before any of them is recorded. 'throttled' (refused unverified) and 'disabled' (right
- * password) never count, so nobody can extend a throttle by asking again.
+ * The login-log reasons that count as a failure: a wrong password, an unknown account, a wrong
+ * or already used second-factor code. 'throttled' (refused unverified) and 'disabled' (right password) never
+ * count, so nobody can extend a throttle by asking again. An attempt still being verified
+ * ('pending') is not a failure: see `beginLoginAttempt` for how a burst is kept in check.
  */
-const GUESS_REASONS = ['bad_password', 'unknown_account', 'pending'] as const;
-const GUESS_SQL = `reason IN (${GUESS_REASONS.map((r) => `'${r}'`).join(', ')})`;
+const FAILURE_REASONS = ['bad_password', 'unknown_account', 'bad_code', 'replayed_code'] as const;
+const FAILURE_SQL = `reason IN (${FAILURE_REASONS.map((r) => `'${r}'`).join(', ')})`;
+/** Failures, and attempts in progress that might become failures. */
+const GUESS_SQL = `(${FAILURE_SQL} OR reason = 'pending')`;
+
+/** How long an attempt waits for earlier attempts in progress on its account or address to finish. */
+const SETTLE_WAIT_MS = 10_000;
+/** First pause between looks, doubled up to the longest (a burst of waiting requests stays cheap). */
+const SETTLE_POLL_MS = 25;
+const SETTLE_POLL_MAX_MS = 200;
 
 /** An attempt whose login-log row exists (reason 'pending') and that passed the throttle. */
 export type LoginAttempt = { id: number; surface: Surface; account: string };
@@ -59,14 +67,14 @@ export function throttleAddressKey(ip: string, prefixLength: number): string {
 type Scope = { sql: string; replacements: Record<string, unknown> };
 
 /**
- * Seconds until fewer than `limit` guesses of the scope remain in the window (the window
- * slides, and only guesses count, so this is when the scope is free again unless it guesses
+ * Seconds until fewer than `limit` failures of the scope remain in the window (the window
+ * slides, and only failures count, so this is when the scope is free again unless it fails
  * more). 0 if it already is.
  */
 async function secondsUntilBelow(deps: DomainDeps, scope: Scope, limit: number, since: Date, ownId: number): Promise<number> {
   const [row] = await deps.db.sequelize.query<{ created_at: Date }>(
     `SELECT created_at FROM login_logs
-      WHERE ${scope.sql} AND ${GUESS_SQL} AND created_at >= :since AND id <> :ownId
+      WHERE ${scope.sql} AND ${FAILURE_SQL} AND created_at >= :since AND id <> :ownId
       ORDER BY created_at DESC OFFSET :offset LIMIT 1`,
     { replacements: { ...scope.replacements, since, ownId, offset: limit - 1 }, type: QueryTypes.SELECT },
   );
@@ -75,17 +83,26 @@ async function secondsUntilBelow(deps: DomainDeps, scope: Scope, limit: number, 
   return Math.max(0, (new Date(row.created_at).getTime() + windowMs - Date.now()) / 1000);
 }
 
+type Counts = { pair: number; account: number; address: number };
+
 /**
  * Opens the attempt's login-log row, then refuses it (42900) if its address, or its account
- * from its address, has guessed too often within the sliding window:
+ * from its address, has failed too often within the sliding window:
  * - per account and address together: LOGIN_MAX_FAILURES_PER_ACCOUNT;
  * - per address over every account: LOGIN_MAX_FAILURES_PER_IP;
- * - once the account has LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL guesses from all addresses
+ * - once the account has LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL failures from all addresses
  *   together (distributed guessing), each address gets one guess per window on it.
  * Whether an attempt is refused therefore depends only on what its own address did: the owner
  * of an account logs in from a clean address whatever others send. A refused attempt is logged
  * as 'throttled', never verifies the password and never counts. Counted in PostgreSQL so that
  * every API instance sees the same numbers.
+ *
+ * Attempts in progress: an attempt is let through at once when even counting every attempt in
+ * progress as a failure keeps it under the limits (the usual case). Otherwise it waits until the
+ * earlier attempts in progress on its account or address have their outcome, and is then decided
+ * on real failures alone: a burst of parallel guesses gets no more than the limit verified (each
+ * one waits for the ones before it), and twenty colleagues signing in at once from one office
+ * are all let in. The 42900 message names failures only when there were failures.
  */
 export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, account: string, meta: RequestMeta): Promise<LoginAttempt> {
   const limits = deps.config.loginThrottle;
@@ -108,31 +125,58 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
   };
   const accountScope: Scope = { sql: 'surface = :surface AND account = :account', replacements: { surface, account: row.account } };
   const addressScope: Scope = { sql: 'address_key = :addressKey', replacements: { addressKey } };
+  const replacements = { surface, account: row.account, addressKey, since, ownId: row.id };
+  const eitherScope = `((${accountScope.sql}) OR (${addressScope.sql}))`;
 
-  const [counts] = await deps.db.sequelize.query<{ pair: number; account: number; address: number }>(
-    `SELECT count(*) FILTER (WHERE ${pairScope.sql})::int AS pair,
-            count(*) FILTER (WHERE ${accountScope.sql})::int AS account,
-            count(*) FILTER (WHERE ${addressScope.sql})::int AS address
-       FROM login_logs
-      WHERE ${GUESS_SQL} AND created_at >= :since AND id <> :ownId
-        AND ((${accountScope.sql}) OR (${addressScope.sql}))`,
-    { replacements: { surface, account: row.account, addressKey, since, ownId: row.id }, type: QueryTypes.SELECT },
-  );
-  const pair = counts?.pair ?? 0;
-  const underAttack = (counts?.account ?? 0) >= limits.maxFailuresPerAccountGlobal;
-  // An unknown address ('') is not one client: only the per-pair rule applies to it.
-  const addressThrottled = addressKey !== '' && (counts?.address ?? 0) >= limits.maxFailuresPerIp;
-  const pairThrottled = pair >= (underAttack ? 1 : limits.maxFailuresPerAccount);
-  if (!addressThrottled && !pairThrottled) return attempt;
+  /** Rows matching `condition` per scope, in the window, other than this attempt's own. */
+  const count = async (condition: string): Promise<Counts> => {
+    const [counts] = await deps.db.sequelize.query<Counts>(
+      `SELECT count(*) FILTER (WHERE ${pairScope.sql})::int AS pair,
+              count(*) FILTER (WHERE ${accountScope.sql})::int AS account,
+              count(*) FILTER (WHERE ${addressScope.sql})::int AS address
+         FROM login_logs
+        WHERE ${condition} AND created_at >= :since AND id <> :ownId AND ${eitherScope}`,
+      { replacements, type: QueryTypes.SELECT },
+    );
+    return { pair: counts?.pair ?? 0, account: counts?.account ?? 0, address: counts?.address ?? 0 };
+  };
+  const over = (counts: Counts) => {
+    const underAttack = counts.account >= limits.maxFailuresPerAccountGlobal;
+    return {
+      underAttack,
+      // An unknown address ('') is not one client: only the per-pair rule applies to it.
+      address: addressKey !== '' && counts.address >= limits.maxFailuresPerIp,
+      pair: counts.pair >= (underAttack ? 1 : limits.maxFailuresPerAccount),
+    };
+  };
+  const isOver = (counts: Counts) => {
+    const o = over(counts);
+    return o.address || o.pair;
+  };
+
+  if (!isOver(await count(GUESS_SQL))) return attempt;
+  let failures = await count(FAILURE_SQL);
+  let undecided = false;
+  if (!isOver(failures)) {
+    // Over only because of attempts in progress: wait for the earlier ones to finish, then decide
+    // on failures. Earlier attempts still unfinished after the wait (a crashed request) count.
+    await waitForEarlierAttempts(deps, eitherScope, replacements);
+    failures = await count(FAILURE_SQL);
+    undecided = !isOver(failures);
+    if (undecided && !isOver(await count(`(${FAILURE_SQL} OR (reason = 'pending' AND id < :ownId))`))) return attempt;
+  }
 
   await settleLoginAttempt(deps, attempt, { success: false, reason: 'throttled', subjectId: null });
+  if (undecided) throw new AppError(ErrorCode.TOO_MANY_REQUESTS, '登录尝试过于频繁，请稍后再试');
+  const { underAttack, address: addressThrottled, pair: pairThrottled } = over(failures);
   let wait = 0;
   if (addressThrottled) wait = await secondsUntilBelow(deps, addressScope, limits.maxFailuresPerIp, since, row.id);
   if (pairThrottled) {
-    const belowPairLimit = pair >= limits.maxFailuresPerAccount ? await secondsUntilBelow(deps, pairScope, limits.maxFailuresPerAccount, since, row.id) : 0;
+    const belowPairLimit =
+      failures.pair >= limits.maxFailuresPerAccount ? await secondsUntilBelow(deps, pairScope, limits.maxFailuresPerAccount, since, row.id) : 0;
     let pairWait = belowPairLimit;
     if (underAttack) {
-      // Free once this address's own guesses have all left the window, or once the account is
+      // Free once this address's own failures have all left the window, or once the account is
       // below the global ceiling again and this address below the per-pair limit.
       const clean = await secondsUntilBelow(deps, pairScope, 1, since, row.id);
       const calm = await secondsUntilBelow(deps, accountScope, limits.maxFailuresPerAccountGlobal, since, row.id);
@@ -142,6 +186,21 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
   }
   const minutes = Math.max(1, Math.ceil(wait / 60));
   throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `登录失败次数过多，请 ${minutes} 分钟后再试`);
+}
+
+/** Waits (bounded) until no earlier attempt on the account or address is still in progress. */
+async function waitForEarlierAttempts(deps: DomainDeps, eitherScope: string, replacements: Record<string, unknown>): Promise<void> {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  const fresh = new Date(Date.now() - SETTLE_WAIT_MS);
+  for (let pause = SETTLE_POLL_MS; ; pause = Math.min(pause * 2, SETTLE_POLL_MAX_MS)) {
+    const [open] = await deps.db.sequelize.query<{ id: number }>(
+      `SELECT id FROM login_logs
+        WHERE reason = 'pending' AND id < :ownId AND created_at >= :fresh AND ${eitherScope} LIMIT 1`,
+      { replacements: { ...replacements, fresh }, type: QueryTypes.SELECT },
+    );
+    if (!open || Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 /**
@@ -164,13 +223,14 @@ async function failuresSinceLastLogin(deps: DomainDeps, surface: Surface, subjec
 /**
  * Writes the attempt's outcome on its row. A success after failed guesses is recorded as
  * `after_failures:N,addresses:M` (N failed passwords since the previous successful login, from
- * M addresses). Guarded on 'pending' so an outcome is written once.
+ * M addresses), after the outcome's own reason if it has one (`totp;after_failures:…`). Guarded
+ * on 'pending' so an outcome is written once.
  */
 export async function settleLoginAttempt(deps: DomainDeps, attempt: LoginAttempt, outcome: LoginOutcome): Promise<void> {
   let reason = outcome.reason;
   if (outcome.success && outcome.subjectId !== null) {
     const { failures, addresses } = await failuresSinceLastLogin(deps, attempt.surface, outcome.subjectId, attempt.id);
-    if (failures > 0) reason = `after_failures:${failures},addresses:${addresses}`;
+    if (failures > 0) reason = [outcome.reason, `after_failures:${failures},addresses:${addresses}`].filter(Boolean).join(';');
   }
   await deps.db.models.LoginLog.update(
     { success: outcome.success, reason, subject_id: outcome.subjectId },

@@ -6,6 +6,7 @@ import type { DomainDeps } from '../deps.js';
 import { beginLoginAttempt, settleLoginAttempt } from './login-throttle.js';
 import { hashPassword, isLegacyHash, verifyDecoy, verifyPassword } from './passwords.js';
 import { type IssuedToken, issueSession, type RequestMeta } from './sessions.js';
+import { createLoginChallenge, hasSecondFactor, twoFactorRequiredFor } from './two-factor.js';
 
 const BAD_CREDENTIALS = '账号或密码错误';
 const DISABLED = '账号已被禁用';
@@ -13,8 +14,18 @@ const DISABLED = '账号已被禁用';
 type Account = { id: number; password_hash: string; status: string; last_login_at: Date | null; save(): Promise<unknown> };
 
 /**
+ * What a right password gets: a session (`enrolmentRequired`: an admin the settings require to
+ * have a second factor, who has none, gets an enrol-only session), or, where a second factor is
+ * on, a challenge for the code step (`completeTwoFactorLogin`).
+ */
+export type LoginResult<T> =
+  | { row: T; token: IssuedToken; enrolmentRequired: boolean; challenge?: undefined }
+  | { row: T; challenge: { challengeToken: string; expiresIn: number }; token?: undefined };
+
+/**
  * Shared steps of both login forms: open the attempt's log row and throttle (before anything is
- * looked up or verified), verify, log the outcome, upgrade a legacy hash, open a session.
+ * looked up or verified), verify, log the outcome, upgrade a legacy hash, then open a session or,
+ * where a second factor is on, answer a challenge instead.
  */
 async function authenticate<T extends Account>(
   deps: DomainDeps,
@@ -23,7 +34,8 @@ async function authenticate<T extends Account>(
   password: string,
   meta: RequestMeta,
   find: () => Promise<T | null>,
-): Promise<{ row: T; token: IssuedToken }> {
+  mustEnrol: (row: T) => Promise<boolean> = async () => false,
+): Promise<LoginResult<T>> {
   const attempt = await beginLoginAttempt(deps, surface, account, meta);
   const row = await find();
   if (!row) {
@@ -42,14 +54,27 @@ async function authenticate<T extends Account>(
   row.last_login_at = new Date();
   if (isLegacyHash(row.password_hash)) row.password_hash = await hashPassword(password);
   await row.save();
-  await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: true, reason: '' });
-  return { row, token: await issueSession(deps, surface, row.id, meta) };
+  if (await hasSecondFactor(deps, surface, row.id)) {
+    // The password was right, not yet the login: the code step writes the success row.
+    await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: false, reason: 'two_factor_challenge' });
+    return { row, challenge: await createLoginChallenge(deps, { surface, subjectId: row.id, account: attempt.account }) };
+  }
+  const enrolmentRequired = await mustEnrol(row);
+  await settleLoginAttempt(deps, attempt, { subjectId: row.id, success: true, reason: enrolmentRequired ? 'two_factor_enrolment_required' : '' });
+  const token = await issueSession(deps, surface, row.id, meta, undefined, { scope: enrolmentRequired ? 'enrol' : 'full' });
+  return { row, token, enrolmentRequired };
 }
 
 export async function loginAdmin(deps: DomainDeps, input: { username: string; password: string }, meta: RequestMeta) {
   const username = input.username.trim();
-  return authenticate<AdminRow>(deps, 'admin', username, input.password, meta, () =>
-    deps.db.models.Admin.findOne({ where: { username } }),
+  return authenticate<AdminRow>(
+    deps,
+    'admin',
+    username,
+    input.password,
+    meta,
+    () => deps.db.models.Admin.findOne({ where: { username }, include: [{ association: 'role' }] }),
+    async (admin) => twoFactorRequiredFor(deps, { roleCode: admin.role?.code ?? '' }),
   );
 }
 

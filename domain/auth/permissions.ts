@@ -5,6 +5,7 @@
  */
 export const PERMISSIONS = {
   'admin.manage': '管理员与角色管理',
+  'admin.reset_2fa': '重置其他管理员的两步验证',
   'user.view': '查看用户',
   'user.manage': '管理用户（创建、编辑资料、重置密码、备注、禁用、启用）',
   'user.recharge': '用户余额调整',

@@ -1,3 +1,4 @@
+import type { SessionScope } from '../../db/models/auth-session.js';
 import type { TokenScope } from '../../db/models/personal-access-token.js';
 import type { PermissionCode } from './permissions.js';
 
@@ -9,6 +10,8 @@ export type AdminPrincipal = {
   isSuper: boolean;
   permissions: string[];
   sessionId: string;
+  /** 'enrol': this session may only enrol a second factor (and read itself, log out). */
+  sessionScope: SessionScope;
 };
 
 export type ClientPrincipal = {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { AppError, ErrorCode, forbidden, unauthenticated } from '../../lib/errors.js';
-import type { Surface } from '../../db/models/auth-session.js';
+import type { SessionScope, Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
 import { publishAuthChange } from './auth-events.js';
 import type { AdminPrincipal, ClientPrincipal } from './principals.js';
@@ -11,19 +11,32 @@ export type IssuedToken = { access_token: string; token_type: 'Bearer'; expires_
 
 export type RequestMeta = { ip: string; userAgent: string };
 
-/** Opens a session row and signs an access token bound to it; logout revokes the row. */
+/**
+ * Opens a session row and signs an access token bound to it; logout revokes the row. `scope`
+ * 'enrol' limits the session to enrolling a second factor; `secondFactorAt` is when it proved one.
+ */
 export async function issueSession(
   deps: DomainDeps,
   surface: Surface,
   subjectId: number,
   meta: RequestMeta,
   transaction?: Transaction,
+  options: { scope?: SessionScope; secondFactorAt?: Date | null } = {},
 ): Promise<IssuedToken> {
   const ttl = deps.config.accessTokenTtlSeconds;
   const expiresAt = new Date(Date.now() + ttl * 1000);
   const id = randomUUID();
   await deps.db.models.AuthSession.create(
-    { id, surface, subject_id: subjectId, ip: meta.ip.slice(0, 64), user_agent: meta.userAgent.slice(0, 255), expires_at: expiresAt },
+    {
+      id,
+      surface,
+      subject_id: subjectId,
+      ip: meta.ip.slice(0, 64),
+      user_agent: meta.userAgent.slice(0, 255),
+      expires_at: expiresAt,
+      scope: options.scope ?? 'full',
+      second_factor_at: options.secondFactorAt ?? null,
+    },
     { transaction },
   );
   const token = await signAccessToken(deps.config.secretKey, { surface, subjectId, sessionId: id }, expiresAt);
@@ -47,6 +60,7 @@ export async function revokeAllSessions(deps: DomainDeps, surface: Surface, subj
 
 type AdminSessionRow = {
   revoked_at: Date | null;
+  scope: SessionScope;
   expires_at: Date;
   id: number;
   username: string;
@@ -81,7 +95,7 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
   if (cached?.kind === 'admin' && cached.id === claims.subjectId) return cached;
   const ticket = deps.authCache?.ticket() ?? 0;
   const row = await deps.db.sequelize.query<AdminSessionRow>(
-    `SELECT s.revoked_at, s.expires_at, a.id, a.username, a.status, r.code AS role_code, r.is_super, r.permissions
+    `SELECT s.revoked_at, s.expires_at, s.scope, a.id, a.username, a.status, r.code AS role_code, r.is_super, r.permissions
        FROM auth_sessions s
        JOIN admins a ON a.id = s.subject_id
        JOIN admin_roles r ON r.id = a.role_id
@@ -99,6 +113,7 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
     isSuper: admin.is_super,
     permissions: admin.permissions,
     sessionId: claims.sessionId,
+    sessionScope: admin.scope,
   };
   deps.authCache?.set(ticket, principal, admin.expires_at);
   return principal;
@@ -131,7 +146,10 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
   return principal;
 }
 
-/** Swaps the current session for a new one: the old token stops working at once. */
+/**
+ * Swaps the current session for a new one: the old token stops working at once. The new one
+ * keeps the old one's scope and second-factor time (a refresh never widens a session).
+ */
 export async function refreshSession(
   deps: DomainDeps,
   surface: Surface,
@@ -140,12 +158,12 @@ export async function refreshSession(
   meta: RequestMeta,
 ): Promise<IssuedToken> {
   return deps.db.sequelize.transaction(async (transaction) => {
-    const [revoked] = await deps.db.models.AuthSession.update(
+    const [revoked, [old]] = await deps.db.models.AuthSession.update(
       { revoked_at: new Date() },
-      { where: { id: sessionId, revoked_at: null }, transaction },
+      { where: { id: sessionId, revoked_at: null }, transaction, returning: true },
     );
-    if (revoked !== 1) throw unauthenticated('登录已失效，请重新登录');
+    if (revoked !== 1 || !old) throw unauthenticated('登录已失效，请重新登录');
     await publishAuthChange(deps, { session_id: sessionId }, transaction);
-    return issueSession(deps, surface, subjectId, meta, transaction);
+    return issueSession(deps, surface, subjectId, meta, transaction, { scope: old.scope, secondFactorAt: old.second_factor_at });
   });
 }

@@ -7,6 +7,7 @@ import { ticketSettings } from './groups/ticket.js';
 import { uploadSettings } from './groups/upload.js';
 import { verificationSettings } from './groups/verification.js';
 import { accessSettings } from './groups/access.js';
+import { securitySettings } from './groups/security.js';
 
 /**
  * Every settings group, in the order the admin page shows them. An area adds its group here
@@ -16,6 +17,7 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   siteSettings,
   registrationSettings,
   accessSettings,
+  securitySettings,
   verificationSettings,
   consoleSettings,
   ticketSettings,

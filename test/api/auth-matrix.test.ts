@@ -27,6 +27,7 @@ describe('auth matrix', () => {
     const open = (await documentedRoutes(platform)).filter((r) => r.access.surface === 'public').map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual([
       'GET /api/health',
+      'GET /api/secure-assets/two-factor-qr',
       'GET /api/secure-assets/view',
       'GET /api/v2/client/auth/captcha',
       'GET /api/v2/client/auth/captcha/image',
@@ -50,9 +51,11 @@ describe('auth matrix', () => {
       'GET /api/v2/site/products',
       'GET /api/v2/site/products/{productId}',
       'POST /api/v2/admin/login',
+      'POST /api/v2/admin/login/2fa',
       'POST /api/v2/client/auth/password/reset',
       'POST /api/v2/client/auth/password/reset-code',
       'POST /api/v2/client/login',
+      'POST /api/v2/client/login/2fa',
       'POST /api/v2/client/payment/qrpay/notify',
       'POST /api/v2/client/register',
       'POST /api/v2/client/verification/callback',

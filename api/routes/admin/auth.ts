@@ -6,10 +6,12 @@ import { changeOwnPassword } from '../../../domain/auth/change-password.js';
 import { loginAdmin } from '../../../domain/auth/login.js';
 import { PERMISSIONS } from '../../../domain/auth/permissions.js';
 import { refreshSession, revokeSession } from '../../../domain/auth/sessions.js';
+import { resetTwoFactor } from '../../../domain/auth/two-factor.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { LOGIN_DESCRIPTION, loginAnswerSchema, twoFactorOperationId } from '../two-factor.js';
 import { adminResource, adminSchema, roleResource, roleSchema, tokenSchema } from '../../resources/accounts.js';
 import { idInput, idParam, jsonBody as json, listQuery, newPassword as password } from '../../schemas.js';
 
@@ -19,10 +21,11 @@ const login = defineRoute({
   method: 'post',
   path: '/api/v2/admin/login',
   tags,
-  summary: '管理员登录',
+  summary: '管理员登录（开启两步验证时为第一步）',
+  description: LOGIN_DESCRIPTION,
   access: { surface: 'public' },
   request: json(z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(128) })),
-  data: z.object({ ...tokenSchema, admin: adminSchema }),
+  data: loginAnswerSchema('admin', adminSchema),
   errors: [ErrorCode.UNAUTHENTICATED, ErrorCode.FORBIDDEN, ErrorCode.TOO_MANY_REQUESTS],
 });
 
@@ -31,7 +34,7 @@ const logout = defineRoute({
   path: '/api/v2/admin/auth/logout',
   tags,
   summary: '退出登录（当前令牌立即失效）',
-  access: { surface: 'admin' },
+  access: { surface: 'admin', duringEnrolment: true },
   data: z.null(),
 });
 
@@ -40,7 +43,7 @@ const refresh = defineRoute({
   path: '/api/v2/admin/auth/refresh',
   tags,
   summary: '刷新令牌（旧令牌立即失效）',
-  access: { surface: 'admin' },
+  access: { surface: 'admin', duringEnrolment: true },
   data: z.object(tokenSchema),
 });
 
@@ -49,7 +52,7 @@ const me = defineRoute({
   path: '/api/v2/admin/auth/me',
   tags,
   summary: '当前管理员',
-  access: { surface: 'admin' },
+  access: { surface: 'admin', duringEnrolment: true },
   data: adminSchema,
 });
 
@@ -92,7 +95,7 @@ const createRoleRoute = defineRoute({
   path: '/api/v2/admin/auth/roles',
   tags,
   summary: '创建角色',
-  access: { surface: 'admin', permission: 'admin.manage' },
+  access: { surface: 'admin', permission: 'admin.manage', stepUp: true },
   request: json(roleBody),
   data: roleSchema,
   errors: [ErrorCode.CONFLICT],
@@ -103,7 +106,7 @@ const updateRoleRoute = defineRoute({
   path: '/api/v2/admin/auth/roles/{role}',
   tags,
   summary: '修改角色名称或权限',
-  access: { surface: 'admin', permission: 'admin.manage' },
+  access: { surface: 'admin', permission: 'admin.manage', stepUp: true },
   request: { params: idParam('role'), ...json(roleBody.omit({ code: true }).partial()) },
   data: roleSchema,
   errors: [ErrorCode.CONFLICT],
@@ -124,7 +127,7 @@ const createAdminRoute = defineRoute({
   path: '/api/v2/admin/auth/admins',
   tags,
   summary: '创建管理员',
-  access: { surface: 'admin', permission: 'admin.manage' },
+  access: { surface: 'admin', permission: 'admin.manage', stepUp: true },
   request: json(
     z.object({
       username: z.string().regex(/^[A-Za-z0-9_.-]{3,64}$/, { error: '用户名为 3 到 64 位字母、数字、下划线、点或横线' }),
@@ -142,7 +145,7 @@ const updateAdminRoute = defineRoute({
   path: '/api/v2/admin/auth/admins/{admin}',
   tags,
   summary: '修改管理员（资料、角色、状态、重置密码）',
-  access: { surface: 'admin', permission: 'admin.manage' },
+  access: { surface: 'admin', permission: 'admin.manage', stepUp: true },
   request: {
     params: idParam('admin'),
     ...json(
@@ -158,12 +161,34 @@ const updateAdminRoute = defineRoute({
   errors: [ErrorCode.CONFLICT],
 });
 
+const resetTwoFactorRoute = defineRoute({
+  method: 'post',
+  path: '/api/v2/admin/auth/admins/{admin}/2fa/reset',
+  operationId: twoFactorOperationId('post', '/api/v2/admin/auth/admins/{admin}/2fa/reset'),
+  tags,
+  summary: '重置其他管理员的两步验证（丢失手机时；其会话全部失效，需重新绑定）',
+  access: { surface: 'admin', permission: 'admin.reset_2fa', stepUp: true },
+  request: { params: idParam('admin') },
+  data: z.null(),
+  errors: [ErrorCode.CONFLICT],
+});
+
 export const adminAuthRoutes = createRouter()
   .openapi(login, async (c) => {
-    const { row, token } = await loginAdmin(c.var.deps, c.req.valid('json'), requestMeta(c));
-    const admin = await c.var.deps.db.models.Admin.findByPk(row.id, { include: [{ association: 'role' }] });
+    const result = await loginAdmin(c.var.deps, c.req.valid('json'), requestMeta(c));
+    if (result.challenge) {
+      const { challengeToken, expiresIn } = result.challenge;
+      return ok(c, { two_factor_required: true as const, challenge_token: challengeToken, challenge_expires_in: expiresIn }, '请输入两步验证码');
+    }
+    const admin = await c.var.deps.db.models.Admin.findByPk(result.row.id, { include: [{ association: 'role' }] });
     if (!admin) throw notFound('管理员不存在');
-    return ok(c, { ...token, admin: adminResource(admin) }, '登录成功');
+    const answer = {
+      two_factor_required: false as const,
+      two_factor_enrolment_required: result.enrolmentRequired,
+      ...result.token,
+      admin: adminResource(admin),
+    };
+    return ok(c, answer, result.enrolmentRequired ? '登录成功，请先绑定两步验证' : '登录成功');
   })
   .openapi(logout, async (c) => {
     await revokeSession(c.var.deps, c.var.admin.sessionId);
@@ -196,6 +221,10 @@ export const adminAuthRoutes = createRouter()
     return ok(c, page(rows.map(adminResource), total, query));
   })
   .openapi(createAdminRoute, async (c) => ok(c, adminResource(await createAdmin(c.var.deps, c.req.valid('json'))), '管理员已创建'))
+  .openapi(resetTwoFactorRoute, async (c) => {
+    await resetTwoFactor(c.var.deps, c.var.admin, c.req.valid('param').admin, requestMeta(c));
+    return ok(c, null, '已重置该管理员的两步验证');
+  })
   .openapi(updateAdminRoute, async (c) => {
     const admin = await updateAdmin(c.var.deps, c.var.admin.id, c.req.valid('param').admin, c.req.valid('json'));
     return ok(c, adminResource(admin), '管理员已更新');

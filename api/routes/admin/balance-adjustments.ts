@@ -24,7 +24,7 @@ const recharge = defineRoute({
     '充值：已结清的 recharge 账单（渠道 admin）、正数 admin_recharge 流水、admin_recharge 充值记录（固定备注加操作人与时间，原因另存）。扣款：已结清的 deduction 账单、负数 admin_deduction 流水（可使余额为负）、不生成充值记录。',
     'detail.adjustment.amount 为调整金额的绝对值（两位小数字符串），direction 为 increase（充值）或 decrease（扣款）。',
   ].join('\n\n'),
-  access: { surface: 'admin', permission: 'user.recharge' },
+  access: { surface: 'admin', permission: 'user.recharge', stepUp: true },
   request: {
     params: idParam('user'),
     ...jsonBody(z.object({ amount: moneyInput, remark: z.string({ error: '请填写调整原因' }) })),

@@ -15,6 +15,8 @@ const tags = ['管理端：集成插件'];
 const base = '/api/v2/admin/integration-plugins';
 const view = { surface: 'admin', permission: 'plugin.view' } as const;
 const manage = { surface: 'admin', permission: 'plugin.manage' } as const;
+/** Writes that carry plugin secrets: step-up (docs/security.md). */
+const manageSecrets = { ...manage, stepUp: true } as const;
 
 const list = defineRoute({
   method: 'get',
@@ -80,7 +82,7 @@ const configure = defineRoute({
   path: `${base}/{id}/config`,
   tags,
   summary: '保存插件配置（密钥加密保存，空值保留原密钥）',
-  access: manage,
+  access: manageSecrets,
   request: {
     params: idParam('id'),
     body: {

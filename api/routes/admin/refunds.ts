@@ -55,7 +55,7 @@ const create = defineRoute({
     'scope：要同步状态的关联单据，order（全额退款后订单为 refunded）与 payment（支付单的已退金额与状态），默认两者；原路退款必须包含 payment。',
     '生成红字退款账单（type=refund，金额为负，origin_invoice_id 指向原账单）。',
   ].join('\n\n'),
-  access: { surface: 'admin', permission: 'invoice.manage' },
+  access: { surface: 'admin', permission: 'invoice.manage', stepUp: true },
   request: {
     params: idParam('user').extend(idParam('invoice').shape),
     ...jsonBody(

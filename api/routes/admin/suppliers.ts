@@ -15,6 +15,8 @@ import { idInput, idParam, jsonBody, listQuery, PAGE_SIZE_MAX } from '../../sche
 const tags = ['管理端：供应商'];
 const view = { surface: 'admin', permission: 'supplier.view' } as const;
 const manage = { surface: 'admin', permission: 'supplier.manage' } as const;
+/** Writes that carry the supplier's API secret: step-up (docs/security.md). */
+const manageSecrets = { ...manage, stepUp: true } as const;
 const base = '/api/v2/admin/suppliers';
 const upstreamErrors = [ErrorCode.SUPPLIER_REFUSED, ErrorCode.DEPENDENCY_UNAVAILABLE];
 
@@ -72,7 +74,7 @@ const create = defineRoute({
   tags,
   summary: '创建供应商（API 密钥加密保存，从不返回）',
   description: '接口类型 upstream_finance_api 或 hosting_panel_api，须已安装声明该 provider_key 的上游插件。生产环境只允许 HTTPS，且地址不能解析到内网、回环或保留地址。',
-  access: manage,
+  access: manageSecrets,
   request: jsonBody(createBody),
   data: supplierSchema,
   errors: [ErrorCode.CONFLICT],
@@ -83,7 +85,7 @@ const update = defineRoute({
   path: `${base}/{supplier}`,
   tags,
   summary: '修改供应商（api_key 留空保留原密钥）',
-  access: manage,
+  access: manageSecrets,
   request: { params: idParam('supplier'), ...jsonBody(updateBody) },
   data: supplierSchema,
 });

@@ -8,6 +8,7 @@ import { ErrorCode } from '../../../lib/errors.js';
 import { ok } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { LOGIN_DESCRIPTION, loginAnswerSchema } from '../two-factor.js';
 import { tokenSchema, userResource, userSchema } from '../../resources/accounts.js';
 import { jsonBody as json, newPassword as password } from '../../schemas.js';
 
@@ -37,10 +38,11 @@ const login = defineRoute({
   method: 'post',
   path: '/api/v2/client/login',
   tags,
-  summary: '登录（邮箱或手机号）',
+  summary: '登录（邮箱或手机号；开启两步验证时为第一步）',
+  description: LOGIN_DESCRIPTION,
   access: { surface: 'public' },
   request: json(z.object({ account: z.string().min(1).max(191), password: z.string().min(1).max(128) })),
-  data: z.object({ ...tokenSchema, user: userSchema }),
+  data: loginAnswerSchema('user', userSchema),
   errors: [ErrorCode.UNAUTHENTICATED, ErrorCode.FORBIDDEN, ErrorCode.TOO_MANY_REQUESTS],
 });
 
@@ -88,8 +90,13 @@ export const clientAuthRoutes = createRouter()
     return ok(c, { ...token, user: userResource(user) }, '注册成功');
   })
   .openapi(login, async (c) => {
-    const { row, token } = await loginClient(c.var.deps, c.req.valid('json'), requestMeta(c));
-    return ok(c, { ...token, user: userResource(row) }, '登录成功');
+    const result = await loginClient(c.var.deps, c.req.valid('json'), requestMeta(c));
+    if (result.challenge) {
+      const { challengeToken, expiresIn } = result.challenge;
+      return ok(c, { two_factor_required: true as const, challenge_token: challengeToken, challenge_expires_in: expiresIn }, '请输入两步验证码');
+    }
+    const answer = { two_factor_required: false as const, two_factor_enrolment_required: false, ...result.token, user: userResource(result.row) };
+    return ok(c, answer, '登录成功');
   })
   .openapi(logout, async (c) => {
     await revokeSession(c.var.deps, c.var.client.sessionId);

@@ -167,6 +167,34 @@ describe('login throttling by account and address', () => {
 });
 
 describe('login throttling over HTTP', () => {
+  it('twenty simultaneous logins with the right password from one address all succeed (attempts in progress are not failures)', async () => {
+    const email = 'office@example.com';
+    await registerClient(email);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => platform.api.post('/api/v2/client/login', { body: { account: email, password: PASSWORD } })),
+    );
+    expect(answers.map((res) => [res.status, res.body.code, res.body.code === 0 ? '' : res.body.message])).toEqual(
+      Array.from({ length: 20 }, () => [200, 0, '']),
+    );
+    const log = await rows(email);
+    expect(log.map((r) => r.reason)).toEqual(Array.from({ length: 20 }, () => ''));
+  });
+
+  it('beside two real failures, simultaneous right passwords are still let in; the next failure then throttles truthfully', async () => {
+    const email = 'office-typo@example.com';
+    await registerClient(email);
+    const answers = await Promise.all([
+      ...Array.from({ length: 2 }, () => tryLogin(email, 'wrong-password', '203.0.113.17')),
+      ...Array.from({ length: 10 }, () => tryLogin(email, PASSWORD, '203.0.113.17')),
+    ]);
+    expect(answers).toEqual([40100, 40100, ...Array.from({ length: 10 }, () => 0)]);
+    expect(await tryLogin(email, 'wrong-password', '203.0.113.17')).toBe(40100);
+    await expect(loginClient(platform.deps, { account: email, password: PASSWORD }, meta('203.0.113.17'))).rejects.toMatchObject({
+      code: 42900,
+      message: '登录失败次数过多，请 15 分钟后再试',
+    });
+  });
+
   it('the owner logs in while the account is throttled for an attacker, and the admin login log shows the failures', async () => {
     const email = 'http-owner@example.com';
     const userId = await registerClient(email);
