@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
+import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
+import { writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
 import { queryConfig, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
@@ -31,6 +32,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     timezone: '+00:00',
   });
+  auditManagedTransactions(sequelize);
   const models = defineModels(sequelize);
   const read = async <T extends pg.QueryResultRow>(sql: string | Statement, params: unknown[] = []): Promise<T[]> => {
     const pool = sequelize.connectionManager;
@@ -44,4 +46,37 @@ export function createDatabase(options: DatabaseOptions): Database {
     }
   };
   return { sequelize, models, read, close: () => sequelize.close() };
+}
+
+/**
+ * Every managed transaction (`sequelize.transaction(async (t) => ...)`, not nested in another)
+ * inserts the current request's pending admin audit row after its work and before its COMMIT
+ * (`writePendingAudit`, lib/request-context.ts): an admin change commits with its audit row or
+ * not at all. Wrapped once here, where the database is made, so no caller can forget it.
+ * Unmanaged transactions (`await sequelize.transaction()`) are not used in this code base.
+ */
+function auditManagedTransactions(sequelize: Sequelize): void {
+  const original = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  const wrapped = (first?: unknown, second?: unknown): Promise<unknown> => {
+    const work = (typeof first === 'function' ? first : second) as ((t: Transaction) => Promise<unknown>) | undefined;
+    const options = (typeof first === 'function' ? undefined : first) as TransactionOptions | undefined;
+    if (typeof work !== 'function' || options?.transaction) return original(first, second);
+    let settle: ((committed: boolean) => void) | null = null;
+    const audited = async (t: Transaction) => {
+      const result = await work(t);
+      settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
+      return result;
+    };
+    return (options ? original(options, audited) : original(audited)).then(
+      (result) => {
+        settle?.(true);
+        return result;
+      },
+      (err: unknown) => {
+        settle?.(false);
+        throw err;
+      },
+    );
+  };
+  sequelize.transaction = wrapped as typeof sequelize.transaction;
 }

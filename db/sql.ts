@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
+import { writePendingAudit } from '../lib/request-context.js';
 import type { Database } from './sequelize.js';
 
 /**
@@ -66,19 +67,25 @@ export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Stat
 
 /**
  * Runs `work` in a transaction on a pooled connection of its own (READ COMMITTED; the row
- * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. A connection whose
+ * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. Before COMMIT, the
+ * current request's pending admin audit row, if any, is inserted in the same transaction. A connection whose
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
+  let audited: ((committed: boolean) => void) | null = null;
   try {
     await client.query('BEGIN');
     const result = await work({ connection: client });
+    // An admin write's audit row commits with the change (lib/request-context.ts).
+    audited = await writePendingAudit((sql, bind) => client.query(sql, bind));
     await client.query('COMMIT');
+    audited?.(true);
     return result;
   } catch (err) {
+    audited?.(false);
     try {
       await client.query('ROLLBACK');
     } catch {
@@ -91,7 +98,10 @@ export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<
   }
 }
 
-/** A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside. */
+/**
+ * A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside (the
+ * pending admin audit row is written before its COMMIT by the wrapper in `db/sequelize.ts`).
+ */
 export function inSequelizeTransaction<T>(deps: SqlDeps, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   return deps.db.sequelize.transaction(work);
 }

@@ -19,6 +19,25 @@ export type RequestContext = {
    * secrets its key names do not reveal (see `offerAuditRequest`).
    */
   auditRequest?: unknown;
+  /**
+   * The admin audit row of this request, waiting for the first transaction that commits during
+   * the request (see `writePendingAudit`); set by the audit middleware on admin writes only.
+   */
+  pendingAudit?: PendingAudit;
+};
+
+/** Runs one statement on the committing transaction's connection. */
+export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
+
+/**
+ * An admin write's audit row, to be inserted in the transaction of the change. `open`: not
+ * written yet; `claimed`: being written by a transaction that has not committed; `written`: it
+ * committed with a change; `closed`: the request was answered (later transactions, e.g. work
+ * left running after the answer, do not write it).
+ */
+export type PendingAudit = {
+  state: 'open' | 'claimed' | 'written' | 'closed';
+  write(query: AuditQuery): Promise<void>;
 };
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -54,4 +73,28 @@ export function offerAuditRequest(value: unknown): void {
 export function offerAuditTarget(type: string, id: string | number): void {
   const context = storage.getStore();
   if (context) context.auditTarget = { type, id: String(id) };
+}
+
+/**
+ * Called by every transaction helper (`db/sql.ts`, the wrapped `sequelize.transaction`) right
+ * before COMMIT: when the current request is an admin write whose audit row is not written yet,
+ * it is inserted on the transaction's connection, so the change and its row commit together
+ * (or neither: a failing insert fails the transaction). Answers the function to call once the
+ * transaction has ended (`true` when it committed), or null when nothing was written (no
+ * request, not an admin write, or already written: the first committing transaction writes it).
+ * Costs one AsyncLocalStorage lookup elsewhere.
+ */
+export async function writePendingAudit(query: AuditQuery): Promise<((committed: boolean) => void) | null> {
+  const audit = storage.getStore()?.pendingAudit;
+  if (!audit || audit.state !== 'open') return null;
+  audit.state = 'claimed';
+  try {
+    await audit.write(query);
+  } catch (err) {
+    audit.state = 'open';
+    throw err;
+  }
+  return (committed) => {
+    if (audit.state === 'claimed') audit.state = committed ? 'written' : 'open';
+  };
 }

@@ -20,6 +20,7 @@ import { migration0019Support } from './0019-support.js';
 import { migration0020Marketing } from './0020-marketing.js';
 import { migration0021Operations } from './0021-operations.js';
 import { migration0022ActorTypes } from './0022-actor-types.js';
+import { migration0023AuditChain } from './0023-audit-chain.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   migration0020Marketing,
   migration0021Operations,
   migration0022ActorTypes,
+  migration0023AuditChain,
 ];
