@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
-import { writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
 import { queryConfig, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
@@ -33,6 +33,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     timezone: '+00:00',
   });
   auditManagedTransactions(sequelize);
+  auditAutocommitWrites(sequelize);
   const models = defineModels(sequelize);
   const read = async <T extends pg.QueryResultRow>(sql: string | Statement, params: unknown[] = []): Promise<T[]> => {
     const pool = sequelize.connectionManager;
@@ -67,16 +68,41 @@ function auditManagedTransactions(sequelize: Sequelize): void {
       settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
       return result;
     };
+    const leave = enterTransaction();
     return (options ? original(options, audited) : original(audited)).then(
       (result) => {
+        leave?.();
         settle?.(true);
         return result;
       },
       (err: unknown) => {
+        leave?.();
         settle?.(false);
         throw err;
       },
     );
   };
   sequelize.transaction = wrapped as typeof sequelize.transaction;
+}
+
+const WRITE_TYPES = new Set(['INSERT', 'UPDATE', 'BULKUPDATE', 'DELETE', 'BULKDELETE', 'UPSERT']);
+const WRITE_TEXT = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE)\b/i;
+
+/**
+ * A write outside any transaction (a model's `create`/`update`/`save`/`destroy`, or a
+ * `sequelize.query` INSERT/UPDATE/DELETE without `transaction`) made while an admin write's audit
+ * row is still waiting runs in a transaction of its own, with the row: the change and its audit
+ * row commit together there too. Elsewhere (no request, not an admin write, row already written)
+ * the statement runs as before; the check is one AsyncLocalStorage lookup.
+ */
+function auditAutocommitWrites(sequelize: Sequelize): void {
+  const original = sequelize.query.bind(sequelize) as (sql: unknown, options?: Record<string, unknown>) => Promise<unknown>;
+  const wrapped = (sql: unknown, options?: Record<string, unknown>): Promise<unknown> => {
+    if (options?.transaction || !pendingAuditOpen()) return original(sql, options);
+    const text = typeof sql === 'string' ? sql : ((sql as { query?: unknown } | null)?.query ?? '');
+    const writes = WRITE_TYPES.has(String(options?.type ?? '')) || (typeof text === 'string' && WRITE_TEXT.test(text));
+    if (!writes) return original(sql, options);
+    return sequelize.transaction((transaction) => original(sql, { ...options, transaction }));
+  };
+  sequelize.query = wrapped as typeof sequelize.query;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, writePendingAudit } from '../lib/request-context.js';
 import type { Database } from './sequelize.js';
 
 /**
@@ -76,6 +76,7 @@ export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
   let audited: ((committed: boolean) => void) | null = null;
+  const leave = enterTransaction();
   try {
     await client.query('BEGIN');
     const result = await work({ connection: client });
@@ -93,6 +94,7 @@ export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<
     }
     throw err;
   } finally {
+    leave?.();
     if (healthy) pool.releaseConnection(client);
     else await pool.destroyConnection(client);
   }

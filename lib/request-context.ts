@@ -38,7 +38,24 @@ export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
 export type PendingAudit = {
   state: 'open' | 'claimed' | 'written' | 'closed';
   write(query: AuditQuery): Promise<void>;
+  /** Transactions of the request open now (`enterTransaction`). */
+  open: number;
 };
+
+/**
+ * Counts a transaction of the current request as open, until the answered function is called.
+ * The row is written only by a transaction that is the request's only open one: a transaction
+ * opened while another is open (a second connection) must not wait for the chain head that the
+ * first may hold (a catalogue row inserted early), which would wait for it in turn.
+ */
+export function enterTransaction(): (() => void) | null {
+  const audit = storage.getStore()?.pendingAudit;
+  if (!audit) return null;
+  audit.open += 1;
+  return () => {
+    audit.open -= 1;
+  };
+}
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
@@ -75,6 +92,12 @@ export function offerAuditTarget(type: string, id: string | number): void {
   if (context) context.auditTarget = { type, id: String(id) };
 }
 
+/** Whether the current request is an admin write whose audit row is not written and that has no transaction open. */
+export function pendingAuditOpen(): boolean {
+  const audit = storage.getStore()?.pendingAudit;
+  return audit?.state === 'open' && audit.open === 0;
+}
+
 /**
  * Called by every transaction helper (`db/sql.ts`, the wrapped `sequelize.transaction`) right
  * before COMMIT: when the current request is an admin write whose audit row is not written yet,
@@ -86,7 +109,7 @@ export function offerAuditTarget(type: string, id: string | number): void {
  */
 export async function writePendingAudit(query: AuditQuery): Promise<((committed: boolean) => void) | null> {
   const audit = storage.getStore()?.pendingAudit;
-  if (!audit || audit.state !== 'open') return null;
+  if (!audit || audit.state !== 'open' || audit.open > 1) return null;
   audit.state = 'claimed';
   try {
     await audit.write(query);

@@ -181,6 +181,7 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
     };
     const pending: PendingAudit = {
       state: 'open',
+      open: 0,
       write: (query) => insertAuditRecord(query, base()),
     };
     context.pendingAudit = pending;

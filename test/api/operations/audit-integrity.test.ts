@@ -150,6 +150,26 @@ describe('user administration writes in transactions', () => {
   });
 });
 
+describe('a write a domain function makes without a transaction', () => {
+  it('runs in a transaction with the audit row (the role create is a plain Model.create): it fails closed too', async () => {
+    const created = await platform.api.post('/api/v2/admin/auth/roles', { token, body: { code: 'auditor_a', name: '审计员', permissions: [] } });
+    expect(created.body.code, created.body.message).toBe(0);
+    await platform.deps.operations?.audit.flush();
+    const rows = await sql<{ source: string }>('SELECT source FROM admin_audit_logs WHERE request_id = $1 ORDER BY id', [created.headers.get('x-request-id')]);
+    expect(rows.map((r) => r.source)).toEqual(['request', 'answer']);
+
+    await sql(`ALTER TABLE admin_audit_logs ADD CONSTRAINT test_refuse_roles CHECK (route IS DISTINCT FROM '/api/v2/admin/auth/roles') NOT VALID`);
+    try {
+      const refused = await platform.api.post('/api/v2/admin/auth/roles', { token, body: { code: 'auditor_b', name: '审计员乙', permissions: [] } });
+      expectError(refused, 50000, 500);
+    } finally {
+      await sql('ALTER TABLE admin_audit_logs DROP CONSTRAINT test_refuse_roles');
+    }
+    const [role] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM admin_roles WHERE code = 'auditor_b'`);
+    expect(role?.n).toBe(0);
+  });
+});
+
 describe('the hash chain', () => {
   type Report = { intact: boolean; checked: number; head: { chain_seq: number; row_hash: string }; first_break: null | { kind: string; id: number | null } };
   const verify = async () => {
