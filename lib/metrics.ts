@@ -82,7 +82,7 @@ export const logRowsDropped = new Counter({
 
 export const auditOutsideTransaction = new Counter({
   name: 'admin_audit_outside_transaction_total',
-  help: 'Admin writes answered 2xx without a committed transaction (their audit row was written after the answer), by route template',
+  help: 'Admin writes answered 2xx whose audit row no transaction wrote (nothing written, or a write no helper saw); the row was written after the answer. By route template',
   labelNames: ['route'] as const,
   registers: [metricsRegistry],
 });

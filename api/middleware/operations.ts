@@ -144,9 +144,11 @@ async function answerData(res: Response): Promise<unknown> {
  * closed). After the answer:
  * - the row was written: an `answer` row records the real outcome (status, code, the answer's
  *   data as `after`, a target the answer names); the routes show it merged into the row;
- * - nothing committed (refused, invalid, failed; or a write that used no transaction): the whole
- *   row is written then, one INSERT of its own. A 2xx answer here means a write outside any
- *   transaction: logged as a warning and counted, so such paths are found and wrapped.
+ * - nothing committed (refused, invalid, failed, or a call that wrote nothing): the whole row is
+ *   written then, one INSERT of its own. A 2xx answer here is logged as a warning and counted
+ *   (`admin_audit_outside_transaction_total`): either the call wrote nothing in the database, or
+ *   it wrote where no helper could add the row (a raw pg write outside `inTransaction`), which
+ *   must be fixed. Writes through Sequelize outside a transaction are wrapped (db/sequelize.ts).
  * Rows after the answer never fail or delay it.
  */
 export function auditAdminWrite(route: { method: string; path: string }): MiddlewareHandler<AppEnv> {
@@ -224,7 +226,7 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
           });
           if (outcome.status < 400) {
             auditOutsideTransaction.inc({ route: label(route.path) });
-            c.var.deps.logger.warn({ requestId: c.var.requestId, route: route.path }, 'admin write answered without a committed transaction: its audit row is written after the answer');
+            c.var.deps.logger.warn({ requestId: c.var.requestId, route: route.path }, 'admin write answered 2xx with no transaction that wrote its audit row (it changed nothing in the database, or wrote beside one): row written after the answer');
           }
         }
       } catch (err) {
