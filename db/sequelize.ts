@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
 import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
-import { queryConfig, type Statement } from './sql.js';
+import { queryConfig, WRITE_TEXT, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
 
 export type Database = {
@@ -86,7 +86,6 @@ function auditManagedTransactions(sequelize: Sequelize): void {
 }
 
 const WRITE_TYPES = new Set(['INSERT', 'UPDATE', 'BULKUPDATE', 'DELETE', 'BULKDELETE', 'UPSERT']);
-const WRITE_TEXT = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE)\b/i;
 
 /**
  * A write outside any transaction (a model's `create`/`update`/`save`/`destroy`, or a

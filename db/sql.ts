@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Database } from './sequelize.js';
 
 /**
@@ -57,8 +57,15 @@ function clientOf(tx: Tx): pg.ClientBase {
  */
 export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T[]> {
   if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+  // A write outside a transaction during an admin call: in a transaction of its own, with the call's audit row.
+  if (pendingAuditOpen() && WRITE_TEXT.test(typeof sql === 'string' ? sql : sql.text)) {
+    return inTransaction(deps, (own) => sqlRows<T>(deps, sql, bind, own));
+  }
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
 }
+
+/** A statement that changes rows (a data-modifying CTE included); `FOR UPDATE` in a CTE counts too, harmlessly. */
+export const WRITE_TEXT = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE)\b/i;
 
 export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T | null> {
   const rows = await sqlRows<T>(deps, sql, bind, tx);

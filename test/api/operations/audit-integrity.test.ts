@@ -168,6 +168,14 @@ describe('a write a domain function makes without a transaction', () => {
     const [role] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM admin_roles WHERE code = 'auditor_b'`);
     expect(role?.n).toBe(0);
   });
+
+  it('a raw statement outside a transaction (the ticket department create, one sqlOne) commits with its row too', async () => {
+    const created = await platform.api.post('/api/v2/admin/ticket-departments', { token, body: { name: '审计部门' } });
+    expect(created.body.code, created.body.message).toBe(0);
+    await platform.deps.operations?.audit.flush();
+    const rows = await sql<{ source: string }>('SELECT source FROM admin_audit_logs WHERE request_id = $1 ORDER BY id', [created.headers.get('x-request-id')]);
+    expect(rows.map((r) => r.source)).toEqual(['request', 'answer']);
+  });
 });
 
 describe('the hash chain', () => {
