@@ -1,5 +1,5 @@
 import type { BatchWriter } from '../lib/batch-writer.js';
-import type { AuditRequestRecord } from '../domain/logs/admin-audit.js';
+import type { AuditWriter } from '../domain/logs/admin-audit.js';
 import type { RequestLogRecord } from '../domain/logs/request-logs.js';
 import type { DomainDeps } from '../domain/deps.js';
 import type { TemporalGateway } from '../lib/temporal.js';
@@ -8,7 +8,7 @@ import type { AdminPrincipal, ClientPrincipal } from '../domain/auth/principals.
 /** Everything a request handler may reach: built once per process by `createApp`. */
 export type AppDeps = DomainDeps & {
   temporal: TemporalGateway;
-  /** The request log and admin audit writers (batched, off the request path); absent, nothing is logged. */
+  /** The request log (batched) and the admin audit rows written after the answer; absent, nothing is logged. */
   operations?: OperationsWriters;
   /** Stops reporting this process's pool in `db_pool_connections` (on close). */
   unwatchPool?: () => void;
@@ -18,7 +18,7 @@ export type AppDeps = DomainDeps & {
 
 export type OperationsWriters = {
   requestLog: BatchWriter<RequestLogRecord>;
-  audit: BatchWriter<AuditRequestRecord>;
+  audit: AuditWriter;
 };
 
 export type AppEnv = {

@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
+import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
-import { queryConfig, type Statement } from './sql.js';
+import { queryConfig, WRITE_TEXT, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
 
 export type Database = {
@@ -31,6 +32,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     define: { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     timezone: '+00:00',
   });
+  auditManagedTransactions(sequelize);
+  auditAutocommitWrites(sequelize);
   const models = defineModels(sequelize);
   const read = async <T extends pg.QueryResultRow>(sql: string | Statement, params: unknown[] = []): Promise<T[]> => {
     const pool = sequelize.connectionManager;
@@ -44,4 +47,61 @@ export function createDatabase(options: DatabaseOptions): Database {
     }
   };
   return { sequelize, models, read, close: () => sequelize.close() };
+}
+
+/**
+ * Every managed transaction (`sequelize.transaction(async (t) => ...)`, not nested in another)
+ * inserts the current request's pending admin audit row after its work and before its COMMIT
+ * (`writePendingAudit`, lib/request-context.ts): an admin change commits with its audit row or
+ * not at all. Wrapped once here, where the database is made, so no caller can forget it.
+ * Unmanaged transactions (`await sequelize.transaction()`) are not used in this code base.
+ */
+function auditManagedTransactions(sequelize: Sequelize): void {
+  const original = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  const wrapped = (first?: unknown, second?: unknown): Promise<unknown> => {
+    const work = (typeof first === 'function' ? first : second) as ((t: Transaction) => Promise<unknown>) | undefined;
+    const options = (typeof first === 'function' ? undefined : first) as TransactionOptions | undefined;
+    if (typeof work !== 'function' || options?.transaction) return original(first, second);
+    let settle: ((committed: boolean) => void) | null = null;
+    const audited = async (t: Transaction) => {
+      const result = await work(t);
+      settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
+      return result;
+    };
+    const leave = enterTransaction();
+    return (options ? original(options, audited) : original(audited)).then(
+      (result) => {
+        leave?.();
+        settle?.(true);
+        return result;
+      },
+      (err: unknown) => {
+        leave?.();
+        settle?.(false);
+        throw err;
+      },
+    );
+  };
+  sequelize.transaction = wrapped as typeof sequelize.transaction;
+}
+
+const WRITE_TYPES = new Set(['INSERT', 'UPDATE', 'BULKUPDATE', 'DELETE', 'BULKDELETE', 'UPSERT']);
+
+/**
+ * A write outside any transaction (a model's `create`/`update`/`save`/`destroy`, or a
+ * `sequelize.query` INSERT/UPDATE/DELETE without `transaction`) made while an admin write's audit
+ * row is still waiting runs in a transaction of its own, with the row: the change and its audit
+ * row commit together there too. Elsewhere (no request, not an admin write, row already written)
+ * the statement runs as before; the check is one AsyncLocalStorage lookup.
+ */
+function auditAutocommitWrites(sequelize: Sequelize): void {
+  const original = sequelize.query.bind(sequelize) as (sql: unknown, options?: Record<string, unknown>) => Promise<unknown>;
+  const wrapped = (sql: unknown, options?: Record<string, unknown>): Promise<unknown> => {
+    if (options?.transaction || !pendingAuditOpen()) return original(sql, options);
+    const text = typeof sql === 'string' ? sql : ((sql as { query?: unknown } | null)?.query ?? '');
+    const writes = WRITE_TYPES.has(String(options?.type ?? '')) || (typeof text === 'string' && WRITE_TEXT.test(text));
+    if (!writes) return original(sql, options);
+    return sequelize.transaction((transaction) => original(sql, { ...options, transaction }));
+  };
+  sequelize.query = wrapped as typeof sequelize.query;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Database } from './sequelize.js';
 
 /**
@@ -56,8 +57,15 @@ function clientOf(tx: Tx): pg.ClientBase {
  */
 export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T[]> {
   if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+  // A write outside a transaction during an admin call: in a transaction of its own, with the call's audit row.
+  if (pendingAuditOpen() && WRITE_TEXT.test(typeof sql === 'string' ? sql : sql.text)) {
+    return inTransaction(deps, (own) => sqlRows<T>(deps, sql, bind, own));
+  }
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
 }
+
+/** A statement that changes rows (a data-modifying CTE included); `FOR UPDATE` in a CTE counts too, harmlessly. */
+export const WRITE_TEXT = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE)\b/i;
 
 export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T | null> {
   const rows = await sqlRows<T>(deps, sql, bind, tx);
@@ -66,19 +74,26 @@ export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Stat
 
 /**
  * Runs `work` in a transaction on a pooled connection of its own (READ COMMITTED; the row
- * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. A connection whose
+ * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. Before COMMIT, the
+ * current request's pending admin audit row, if any, is inserted in the same transaction. A connection whose
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
+  let audited: ((committed: boolean) => void) | null = null;
+  const leave = enterTransaction();
   try {
     await client.query('BEGIN');
     const result = await work({ connection: client });
+    // An admin write's audit row commits with the change (lib/request-context.ts).
+    audited = await writePendingAudit((sql, bind) => client.query(sql, bind));
     await client.query('COMMIT');
+    audited?.(true);
     return result;
   } catch (err) {
+    audited?.(false);
     try {
       await client.query('ROLLBACK');
     } catch {
@@ -86,12 +101,16 @@ export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<
     }
     throw err;
   } finally {
+    leave?.();
     if (healthy) pool.releaseConnection(client);
     else await pool.destroyConnection(client);
   }
 }
 
-/** A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside. */
+/**
+ * A Sequelize-managed transaction, for work that calls Sequelize-based domain code inside (the
+ * pending admin audit row is written before its COMMIT by the wrapper in `db/sequelize.ts`).
+ */
 export function inSequelizeTransaction<T>(deps: SqlDeps, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   return deps.db.sequelize.transaction(work);
 }

@@ -1,8 +1,9 @@
 /**
  * Rows written off the request path: queued in memory and inserted together, when the batch is
- * full or a short interval has passed, one statement per batch. A failed insert is reported and
- * its rows dropped (a log must never break or slow a request); rows past `maxQueue` are dropped
- * and counted. `close()` writes what is queued.
+ * full or a short interval has passed, one statement per batch. When a batch is refused, its
+ * rows are tried one by one, so a row the database refuses cannot take the others with it; a
+ * refused row is reported and dropped (a log must never break or slow a request); rows past
+ * `maxQueue` are dropped and counted. `close()` writes what is queued.
  */
 export type BatchWriter<T> = {
   push(row: T): void;
@@ -38,8 +39,20 @@ export function createBatchWriter<T>(options: BatchWriterOptions<T>): BatchWrite
       try {
         await options.write(batch);
       } catch (err) {
-        droppedRows += batch.length;
-        options.onError(err, batch.length);
+        if (batch.length === 1) {
+          droppedRows += 1;
+          options.onError(err, 1);
+          continue;
+        }
+        // One bad row must not take the others with it: each is tried alone, only the refused are dropped.
+        for (const row of batch) {
+          try {
+            await options.write([row]);
+          } catch (rowErr) {
+            droppedRows += 1;
+            options.onError(rowErr, 1);
+          }
+        }
       }
     }
   };

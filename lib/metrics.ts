@@ -80,6 +80,25 @@ export const logRowsDropped = new Counter({
   registers: [metricsRegistry],
 });
 
+export const auditOutsideTransaction = new Counter({
+  name: 'admin_audit_outside_transaction_total',
+  help: 'Admin writes answered 2xx whose audit row no transaction wrote (nothing written, or a write no helper saw); the row was written after the answer. By route template',
+  labelNames: ['route'] as const,
+  registers: [metricsRegistry],
+});
+
+export const auditChainIntact = new Gauge({
+  name: 'admin_audit_chain_intact',
+  help: 'Result of the last admin audit chain verification in this process: 1 intact, 0 broken',
+  registers: [metricsRegistry],
+});
+
+export const auditChainRows = new Gauge({
+  name: 'admin_audit_chain_rows',
+  help: 'Admin audit rows checked by the last chain verification in this process',
+  registers: [metricsRegistry],
+});
+
 /** Connection pool of a process's database, read at scrape time. */
 export type PoolStats = { size: number; available: number; using: number; waiting: number; max: number };
 

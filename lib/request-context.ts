@@ -19,7 +19,43 @@ export type RequestContext = {
    * secrets its key names do not reveal (see `offerAuditRequest`).
    */
   auditRequest?: unknown;
+  /**
+   * The admin audit row of this request, waiting for the first transaction that commits during
+   * the request (see `writePendingAudit`); set by the audit middleware on admin writes only.
+   */
+  pendingAudit?: PendingAudit;
 };
+
+/** Runs one statement on the committing transaction's connection. */
+export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
+
+/**
+ * An admin write's audit row, to be inserted in the transaction of the change. `open`: not
+ * written yet; `claimed`: being written by a transaction that has not committed; `written`: it
+ * committed with a change; `closed`: the request was answered (later transactions, e.g. work
+ * left running after the answer, do not write it).
+ */
+export type PendingAudit = {
+  state: 'open' | 'claimed' | 'written' | 'closed';
+  write(query: AuditQuery): Promise<void>;
+  /** Transactions of the request open now (`enterTransaction`). */
+  open: number;
+};
+
+/**
+ * Counts a transaction of the current request as open, until the answered function is called.
+ * The row is written only by a transaction that is the request's only open one: a transaction
+ * opened while another is open (a second connection) must not wait for the chain head that the
+ * first may hold (a catalogue row inserted early), which would wait for it in turn.
+ */
+export function enterTransaction(): (() => void) | null {
+  const audit = storage.getStore()?.pendingAudit;
+  if (!audit) return null;
+  audit.open += 1;
+  return () => {
+    audit.open -= 1;
+  };
+}
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
@@ -54,4 +90,34 @@ export function offerAuditRequest(value: unknown): void {
 export function offerAuditTarget(type: string, id: string | number): void {
   const context = storage.getStore();
   if (context) context.auditTarget = { type, id: String(id) };
+}
+
+/** Whether the current request is an admin write whose audit row is not written and that has no transaction open. */
+export function pendingAuditOpen(): boolean {
+  const audit = storage.getStore()?.pendingAudit;
+  return audit?.state === 'open' && audit.open === 0;
+}
+
+/**
+ * Called by every transaction helper (`db/sql.ts`, the wrapped `sequelize.transaction`) right
+ * before COMMIT: when the current request is an admin write whose audit row is not written yet,
+ * it is inserted on the transaction's connection, so the change and its row commit together
+ * (or neither: a failing insert fails the transaction). Answers the function to call once the
+ * transaction has ended (`true` when it committed), or null when nothing was written (no
+ * request, not an admin write, or already written: the first committing transaction writes it).
+ * Costs one AsyncLocalStorage lookup elsewhere.
+ */
+export async function writePendingAudit(query: AuditQuery): Promise<((committed: boolean) => void) | null> {
+  const audit = storage.getStore()?.pendingAudit;
+  if (!audit || audit.state !== 'open' || audit.open > 1) return null;
+  audit.state = 'claimed';
+  try {
+    await audit.write(query);
+  } catch (err) {
+    audit.state = 'open';
+    throw err;
+  }
+  return (committed) => {
+    if (audit.state === 'claimed') audit.state = committed ? 'written' : 'open';
+  };
 }

@@ -892,6 +892,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/audit-logs/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 校验审计哈希链
+         * @description 每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对，报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。
+         *
+         *     需要管理员登录，权限 audit.view
+         */
+        get: operations["adminAuditLogsVerifyGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/audit-logs/{id}": {
         parameters: {
             query?: never;
@@ -6086,10 +6108,10 @@ export interface components {
             /** @enum {string} */
             level: "info" | "warn" | "error";
             /**
-             * @description startup：进程启动；migration：数据库迁移；schedule：计划的创建、变更、暂停与恢复；plugin：插件安装、启用、停用、配置与卸载；config：配置错误
+             * @description startup：进程启动；migration：数据库迁移；schedule：计划的创建、变更、暂停与恢复；plugin：插件安装、启用、停用、配置与卸载；config：配置错误；audit：管理员审计链的每日校验结果
              * @enum {string}
              */
-            category: "startup" | "migration" | "schedule" | "plugin" | "config";
+            category: "startup" | "migration" | "schedule" | "plugin" | "config" | "audit";
             event: string;
             message: string;
             /** @description api、worker 或 migrate */
@@ -6147,6 +6169,30 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             created_at: string | null;
+        };
+        AdminAuditChainReport: {
+            /** @description 整条链完整（没有被修改或删除的记录） */
+            intact: boolean;
+            /** @description 已校验的记录数（从第一条到链头） */
+            checked: number;
+            head: {
+                /** @description 链头序号（最新一条记录的 chain_seq） */
+                chain_seq: number;
+                /** @description 链头哈希（sha256，十六进制）；每日校验任务把它写入系统日志，供以后核对 */
+                row_hash: string;
+            };
+            /** @description 第一处断裂；链完整时为空 */
+            first_break: {
+                /**
+                 * @description edited：记录写入后被修改；missing_before：它之前的记录被删除；relinked：前一条记录被修改后重算了哈希或被替换；missing_after：链尾的记录被删除
+                 * @enum {string}
+                 */
+                kind: "edited" | "missing_before" | "relinked" | "missing_after";
+                /** @description 断裂处的记录编号（missing_after 时为空） */
+                id: number | null;
+                chain_seq: number;
+                message: string;
+            } | null;
         };
         AdminAuditLogDetail: components["schemas"]["AdminAuditLog"] & {
             user_agent: string;
@@ -12665,7 +12711,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                category?: "startup" | "migration" | "schedule" | "plugin" | "config";
+                category?: "startup" | "migration" | "schedule" | "plugin" | "config" | "audit";
                 level?: "info" | "warn" | "error";
                 event?: string;
                 /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
@@ -13066,6 +13112,60 @@ export interface operations {
             };
             /** @description 42200 参数校验失败 */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminAuditLogsVerifyGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminAuditChainReport"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

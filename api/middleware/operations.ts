@@ -1,9 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { httpRequestDuration, httpRequests } from '../../lib/metrics.js';
+import { auditOutsideTransaction, httpRequestDuration, httpRequests, label } from '../../lib/metrics.js';
 import { redactBounded } from '../../lib/redact.js';
-import { currentRequestContext, runWithRequestContext } from '../../lib/request-context.js';
+import { currentRequestContext, runWithRequestContext, type PendingAudit } from '../../lib/request-context.js';
+import { insertAuditRecord, type AuditRequestRecord } from '../../domain/logs/admin-audit.js';
 import type { AppEnv } from '../context.js';
 import { requestMeta } from './request-meta.js';
 
@@ -133,13 +134,59 @@ async function answerData(res: Response): Promise<unknown> {
 /**
  * The admin audit, installed by `defineRoute` on every admin route that is not a GET, right
  * after the access check (the admin is known; refusals after it are audited with their code).
- * One row per call: route template, target, action, outcome, the redacted request fields, the
- * redacted answer (`after`) and the `before` a domain function offered, request id and address.
- * Queued, written in batches; a failure to record is logged, never answered.
+ * One `request` row per call: route template, target, action, outcome, the redacted request
+ * fields, the `before` a domain function offered, request id and address.
+ *
+ * Before the handler runs, the row waits in the request context (`pendingAudit`); the first
+ * transaction that commits during the request inserts it before its COMMIT (db/sql.ts,
+ * db/sequelize.ts), with status 200 and code 0: a change and its audit row commit together, and
+ * when the row cannot be written the change is rolled back and the call answers an error (fail
+ * closed). After the answer:
+ * - the row was written: an `answer` row records the real outcome (status, code, the answer's
+ *   data as `after`, a target the answer names); the routes show it merged into the row;
+ * - nothing committed (refused, invalid, failed, or a call that wrote nothing): the whole row is
+ *   written then, one INSERT of its own. A 2xx answer here is logged as a warning and counted
+ *   (`admin_audit_outside_transaction_total`): either the call wrote nothing in the database, or
+ *   it wrote where no helper could add the row (a raw pg write outside `inTransaction`), which
+ *   must be fixed. Writes through Sequelize outside a transaction are wrapped (db/sequelize.ts).
+ * Rows after the answer never fail or delay it.
  */
 export function auditAdminWrite(route: { method: string; path: string }): MiddlewareHandler<AppEnv> {
   const method = route.method.toUpperCase();
   return async (c, next) => {
+    const admin = c.get('admin');
+    const context = currentRequestContext();
+    const writer = c.var.deps.operations?.audit;
+    if (!admin || !context || !writer) return next();
+    const shape = auditShape(method, route.path, c.req.param() as Record<string, string>);
+    const fields = await requestFields(c);
+    const base = (): AuditRequestRecord => {
+      const target = context.auditTarget ?? shape.target;
+      return {
+        adminId: admin.id,
+        adminName: admin.username,
+        method,
+        route: route.path,
+        status: 200,
+        code: ErrorCode.OK,
+        targetType: target?.type ?? null,
+        targetId: target?.id ?? null,
+        action: shape.action,
+        before: context.auditBefore === undefined ? null : redactBounded(context.auditBefore),
+        after: null,
+        request: redactBounded(context.auditRequest !== undefined ? context.auditRequest : fields),
+        requestId: c.var.requestId,
+        ip: context.ip,
+        userAgent: context.userAgent,
+        at: new Date(),
+      };
+    };
+    const pending: PendingAudit = {
+      state: 'open',
+      open: 0,
+      write: (query) => insertAuditRecord(query, base()),
+    };
+    context.pendingAudit = pending;
     let thrown: unknown = null;
     try {
       await next();
@@ -147,8 +194,41 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
       thrown = err;
       throw err;
     } finally {
+      const written = pending.state === 'written';
+      pending.state = 'closed';
       try {
-        await recordAudit(c, method, route.path, thrown);
+        const outcome = await answerOutcome(c, thrown, shape.collection);
+        const target = context.auditTarget ?? shape.target ?? outcome.target;
+        if (written) {
+          const record = base();
+          const adds = outcome.status !== record.status || outcome.code !== record.code || outcome.after !== null || target?.id !== record.targetId;
+          if (adds) {
+            writer.write({
+              ...record,
+              source: 'answer',
+              status: outcome.status,
+              code: outcome.code,
+              targetType: target?.type ?? null,
+              targetId: target?.id ?? null,
+              before: null,
+              request: null,
+              after: outcome.after === null ? null : redactBounded(outcome.after),
+            });
+          }
+        } else {
+          writer.write({
+            ...base(),
+            status: outcome.status,
+            code: outcome.code,
+            targetType: target?.type ?? null,
+            targetId: target?.id ?? null,
+            after: outcome.after === null ? null : redactBounded(outcome.after),
+          });
+          if (outcome.status < 400) {
+            auditOutsideTransaction.inc({ route: label(route.path) });
+            c.var.deps.logger.warn({ requestId: c.var.requestId, route: route.path }, 'admin write answered 2xx with no transaction that wrote its audit row (it changed nothing in the database, or wrote beside one): row written after the answer');
+          }
+        }
       } catch (err) {
         c.var.deps.logger.error({ err, requestId: c.var.requestId, route: route.path }, 'admin audit not recorded');
       }
@@ -156,10 +236,8 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
   };
 }
 
-async function recordAudit(c: Context<AppEnv>, method: string, path: string, thrown: unknown): Promise<void> {
-  const writer = c.var.deps.operations?.audit;
-  const admin = c.get('admin');
-  if (!writer || !admin) return;
+/** Status, envelope code, answer data and the target the answer names (a created row's `id`). */
+async function answerOutcome(c: Context<AppEnv>, thrown: unknown, collection: string) {
   let status: number;
   let code: number | null;
   if (thrown) {
@@ -169,29 +247,10 @@ async function recordAudit(c: Context<AppEnv>, method: string, path: string, thr
     status = c.res.status;
     code = answerCode(c);
   }
-  const context = currentRequestContext();
-  const shape = auditShape(method, path, c.req.param() as Record<string, string>);
   const after = !thrown && status < 400 ? await answerData(c.res) : null;
-  let target = context?.auditTarget ?? shape.target;
-  if (!target && after && typeof after === 'object' && 'id' in after && (typeof after.id === 'number' || typeof after.id === 'string')) {
-    target = { type: shape.collection, id: String(after.id) };
+  let target: { type: string; id: string } | null = null;
+  if (after && typeof after === 'object' && 'id' in after && (typeof after.id === 'number' || typeof after.id === 'string')) {
+    target = { type: collection, id: String(after.id) };
   }
-  writer.push({
-    adminId: admin.id,
-    adminName: admin.username,
-    method,
-    route: path,
-    status,
-    code,
-    targetType: target?.type ?? null,
-    targetId: target?.id ?? null,
-    action: shape.action,
-    before: context?.auditBefore === undefined ? null : redactBounded(context.auditBefore),
-    after: after === null ? null : redactBounded(after),
-    request: redactBounded(context?.auditRequest !== undefined ? context.auditRequest : await requestFields(c)),
-    requestId: c.var.requestId,
-    ip: context?.ip ?? '',
-    userAgent: context?.userAgent ?? '',
-    at: new Date(),
-  });
+  return { status, code, after, target };
 }

@@ -20,6 +20,7 @@ import { migration0019Support } from './0019-support.js';
 import { migration0020Marketing } from './0020-marketing.js';
 import { migration0021Operations } from './0021-operations.js';
 import { migration0022ActorTypes } from './0022-actor-types.js';
+import { migration0023AuditChain } from './0023-audit-chain.js';
 import { migration0024TwoFactor } from './0024-two-factor.js';
 import { migration0025PersonalAccessTokens } from './0025-personal-access-tokens.js';
 import type { Migration } from './types.js';
@@ -48,6 +49,7 @@ export const migrations: Migration[] = [
   migration0020Marketing,
   migration0021Operations,
   migration0022ActorTypes,
+  migration0023AuditChain,
   migration0024TwoFactor,
   migration0025PersonalAccessTokens,
 ];

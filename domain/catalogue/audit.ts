@@ -1,6 +1,7 @@
 import type { Actor } from '../../lib/actor.js';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
+import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import type { CatalogueEntityType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -126,7 +127,7 @@ export type AuditRecord = { entity_type: CatalogueEntityType; entity_id: number;
 export async function recordCatalogueAudit(deps: DomainDeps, records: AuditRecord[], operator: Actor, transaction: Transaction): Promise<void> {
   if (records.length === 0) return;
   await deps.db.models.CatalogueAuditLog.bulkCreate(
-    records.map((r) => ({ ...r, operator_id: operator.id, operator_name: operator.name.slice(0, 64) })),
+    records.map((r) => ({ ...r, changes: pgSafe(r.changes), operator_id: operator.id, operator_name: pgSafeText(operator.name).slice(0, 64) })),
     { transaction },
   );
 }

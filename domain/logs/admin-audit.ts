@@ -1,20 +1,31 @@
 import { QueryTypes } from 'sequelize';
-import { createBatchWriter, type BatchWriter } from '../../lib/batch-writer.js';
 import { notFound } from '../../lib/errors.js';
 import { logRowsDropped } from '../../lib/metrics.js';
+import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import type { DomainDeps } from '../deps.js';
 
 /**
- * The admin audit (`admin_audit_logs`, append-only by trigger): one `request` row per admin
- * write, written by the route middleware for every admin route that is not a GET (installed
- * once, in `defineRoute`), and the `catalogue` rows the catalogue writes in its own transactions
- * (`domain/catalogue/audit.ts`, through the `catalogue_audit_logs` view). Values are redacted
- * before they get here (`lib/redact.ts`).
+ * The admin audit (`admin_audit_logs`, append-only and hash-chained by triggers: migrations
+ * 0021 and 0023). Rows of three sources:
+ * - `request`: one per admin write (every admin route that is not a GET, installed once in
+ *   `defineRoute`). When the request changed something in a transaction, the row is inserted in
+ *   that transaction before its COMMIT (`writePendingAudit`, lib/request-context.ts): the change
+ *   and its row commit together or not at all. A request that committed nothing (refused,
+ *   invalid, failed) gets its row after the answer, one INSERT of its own.
+ * - `answer`: the outcome of a request whose row was written in its transaction (status, code,
+ *   answer data, target named by the answer), written after the answer; the list and the detail
+ *   show it merged into its `request` row (same `request_id`).
+ * - `catalogue`: the field-level diffs the catalogue writes in its own transactions
+ *   (`domain/catalogue/audit.ts`, through the `catalogue_audit_logs` view).
+ * Values are redacted before they get here (`lib/redact.ts`); what PostgreSQL refuses (NUL,
+ * lone surrogates) is escaped here (`lib/pg-safe.ts`), for every row.
  */
 export const AUDIT_SOURCES = ['request', 'catalogue'] as const;
 export type AuditSource = (typeof AUDIT_SOURCES)[number];
 
 export type AuditRequestRecord = {
+  /** `request` (the call) unless given; `answer` for the outcome of a call recorded in its transaction. */
+  source?: 'request' | 'answer';
   adminId: number;
   adminName: string;
   method: string;
@@ -33,44 +44,63 @@ export type AuditRequestRecord = {
   at: Date;
 };
 
-const COLUMNS = ['source', 'admin_id', 'admin_name', 'method', 'route', 'status', 'code', 'target_type', 'target_id', 'action', 'before', 'after', 'request', 'request_id', 'ip', 'user_agent', 'created_at'];
+/** Runs one statement (on a transaction's connection, or pooled). */
+export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
 
-const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+const INSERT_AUDIT = `INSERT INTO admin_audit_logs (source, admin_id, admin_name, method, route, status, code, target_type, target_id, action, before, after, request, request_id, ip, user_agent, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
 
-/** One INSERT for a batch of request rows (17 parameters a row, 500 rows at most). */
+const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(pgSafe(value)));
+const text = (value: string, max: number) => pgSafeText(value).slice(0, max);
+const textOrNull = (value: string | null, max: number) => (value === null ? null : text(value, max));
+
+/** The parameters of one audit row: bounded, and made acceptable to PostgreSQL whatever was sent. */
+export function auditRowParams(r: AuditRequestRecord): unknown[] {
+  return [
+    r.source ?? 'request', r.adminId, text(r.adminName, 64), text(r.method, 8), text(r.route, 255), r.status, r.code,
+    textOrNull(r.targetType, 32), textOrNull(r.targetId, 64), text(r.action, 32),
+    json(r.before), json(r.after), json(r.request), text(r.requestId, 64), text(r.ip, 64), text(r.userAgent, 255), r.at,
+  ];
+}
+
+/** One audit row, through `query` (the committing transaction's connection, or the pool). */
+export async function insertAuditRecord(query: AuditQuery, record: AuditRequestRecord): Promise<void> {
+  await query(INSERT_AUDIT, auditRowParams(record));
+}
+
+/** Rows one INSERT each (seeders, scripts): a row refused cannot take another with it. */
 export async function insertAuditRecords(deps: Pick<DomainDeps, 'db'>, rows: AuditRequestRecord[]): Promise<void> {
-  if (rows.length === 0) return;
-  const bind: unknown[] = [];
-  const values = rows.map((r) => {
-    const row = [
-      'request', r.adminId, r.adminName.slice(0, 64), r.method.slice(0, 8), r.route.slice(0, 255), r.status, r.code,
-      r.targetType?.slice(0, 32) ?? null, r.targetId?.slice(0, 64) ?? null, r.action.slice(0, 32),
-      json(r.before), json(r.after), json(r.request), r.requestId.slice(0, 64), r.ip.slice(0, 64), r.userAgent.slice(0, 255), r.at,
-    ];
-    const marks = row.map((value) => {
-      bind.push(value);
-      return `$${bind.length}`;
-    });
-    return `(${marks.join(', ')})`;
-  });
-  await deps.db.sequelize.query(`INSERT INTO admin_audit_logs (${COLUMNS.join(', ')}) VALUES ${values.join(', ')}`, { bind });
+  for (const row of rows) await insertAuditRecord((sql, bind) => deps.db.sequelize.query(sql, { bind }), row);
 }
 
 /**
- * The API process's audit writer: off the request path, a batch at most every 200 ms. A crash
- * loses at most what is queued (well under a second of admin writes); a failed insert is
- * logged and counted (`log_rows_dropped_total{log="audit"}`), never answered to the admin.
+ * The API process's writer of the rows written after the answer (refused calls, and the
+ * `answer` rows): one INSERT per row, started without delaying the answer, so a row PostgreSQL
+ * refuses never takes another with it. A failure is logged and counted
+ * (`log_rows_dropped_total{log="audit"}`); nothing a change depends on is written here.
+ * `flush()` waits for the inserts under way (tests, shutdown).
  */
-export function createAuditWriter(deps: Pick<DomainDeps, 'db' | 'logger'>): BatchWriter<AuditRequestRecord> {
-  return createBatchWriter({
-    write: (rows) => insertAuditRecords(deps, rows),
-    onError: (err, rows) => {
-      logRowsDropped.inc({ log: 'audit' }, rows);
-      deps.logger.error({ err, rows }, 'admin audit rows not written');
-    },
-    intervalMs: 200,
-    maxBatch: 500,
-  });
+export type AuditWriter = {
+  write(record: AuditRequestRecord): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export function createAuditWriter(deps: Pick<DomainDeps, 'db' | 'logger'>): AuditWriter {
+  const pending = new Set<Promise<void>>();
+  const write = (record: AuditRequestRecord) => {
+    const done = insertAuditRecord((sql, bind) => deps.db.sequelize.query(sql, { bind }), record)
+      .catch((err: unknown) => {
+        logRowsDropped.inc({ log: 'audit' }, 1);
+        deps.logger.error({ err, requestId: record.requestId, route: record.route }, 'admin audit row not written');
+      })
+      .finally(() => pending.delete(done));
+    pending.add(done);
+  };
+  const flush = async () => {
+    while (pending.size) await Promise.all([...pending]);
+  };
+  return { write, flush, close: flush };
 }
 
 export type AuditListQuery = {
@@ -109,6 +139,24 @@ export type AuditDetailRow = AuditSummaryRow & { before: unknown; after: unknown
 
 const SUMMARY = `id::int AS id, source, admin_id, admin_name, method, route, status, code, target_type, target_id, action, request_id, ip, created_at`;
 
+/**
+ * The rows as the routes show them: `request` and `catalogue` rows, a `request` row with the
+ * outcome its `answer` row recorded (status, code, answer data, the target the answer named).
+ */
+const AUDIT_VIEW = `(SELECT a.id, a.source, a.admin_id, a.admin_name, a.method, a.route,
+    CASE WHEN o.id IS NULL THEN a.status ELSE o.status END AS status,
+    CASE WHEN o.id IS NULL THEN a.code ELSE o.code END AS code,
+    COALESCE(o.target_type, a.target_type) AS target_type, COALESCE(o.target_id, a.target_id) AS target_id,
+    a.action, a.request_id, a.ip, a.created_at, a.before, CASE WHEN o.id IS NULL THEN a.after ELSE o.after END AS after,
+    a.request, a.changes, a.user_agent
+  FROM admin_audit_logs a
+  LEFT JOIN LATERAL (
+    SELECT x.id, x.status, x.code, x.target_type, x.target_id, x.after FROM admin_audit_logs x
+     WHERE a.source = 'request' AND x.source = 'answer' AND x.request_id = a.request_id ORDER BY x.id DESC LIMIT 1
+  ) o ON true
+  WHERE a.source <> 'answer') AS audit`;
+const PLAIN_VIEW = `(SELECT * FROM admin_audit_logs WHERE source <> 'answer') AS audit`;
+
 /** Day bounds in Asia/Shanghai: `date_from` inclusive, `date_to` inclusive (the whole day). */
 export function dayRangeConditions(column: string, query: { date_from?: string | undefined; date_to?: string | undefined }, replacements: Record<string, unknown>): string[] {
   const conditions: string[] = [];
@@ -134,19 +182,24 @@ export async function listAuditLogs(deps: DomainDeps, query: AuditListQuery): Pr
   if (query.failed !== undefined) conditions.push(query.failed ? `(status >= 400)` : `(status IS NULL OR status < 400)`);
   conditions.push(...dayRangeConditions('created_at', query, replacements));
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const mergedFilter = query.failed !== undefined || query.target_type !== undefined || query.target_id !== undefined;
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<AuditSummaryRow>(`SELECT ${SUMMARY} FROM admin_audit_logs ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`, {
+    deps.db.sequelize.query<AuditSummaryRow>(`SELECT ${SUMMARY} FROM ${AUDIT_VIEW} ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`, {
       replacements,
       type: QueryTypes.SELECT,
     }),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM admin_audit_logs ${where}`, { replacements, type: QueryTypes.SELECT }),
+    // The count reads the merged outcome only when a filter needs it (the join costs a lookup a row).
+    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${mergedFilter ? AUDIT_VIEW : PLAIN_VIEW} ${where}`, {
+      replacements,
+      type: QueryTypes.SELECT,
+    }),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getAuditLog(deps: DomainDeps, id: number): Promise<AuditDetailRow> {
   const [row] = await deps.db.sequelize.query<AuditDetailRow>(
-    `SELECT ${SUMMARY}, before, after, request, changes, user_agent FROM admin_audit_logs WHERE id = :id`,
+    `SELECT ${SUMMARY}, before, after, request, changes, user_agent FROM ${AUDIT_VIEW} WHERE id = :id`,
     { replacements: { id }, type: QueryTypes.SELECT },
   );
   if (!row) throw notFound('审计记录不存在');

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { createBatchWriter, type BatchWriter } from '../../lib/batch-writer.js';
 import { logRowsDropped } from '../../lib/metrics.js';
+import { pgSafeText } from '../../lib/pg-safe.js';
 import type { DomainDeps } from '../deps.js';
 import { dayRangeConditions } from './admin-audit.js';
 
@@ -22,22 +23,22 @@ export type RequestLogRecord = {
   at: Date;
 };
 
-/** One INSERT per batch over arrays (ten parameters whatever the batch size). */
+/** One INSERT per batch over arrays (ten parameters whatever the batch size); text NUL-free (lib/pg-safe.ts). */
 export async function insertRequestLogs(deps: Pick<DomainDeps, 'db'>, rows: RequestLogRecord[]): Promise<void> {
   if (rows.length === 0) return;
   await deps.db.read(
     `INSERT INTO api_request_logs (method, route, status, code, duration_ms, user_id, admin_id, ip, request_id, created_at)
      SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[], $8::varchar[], $9::varchar[], $10::timestamptz[])`,
     [
-      rows.map((r) => r.method.slice(0, 8)),
-      rows.map((r) => r.route.slice(0, 255)),
+      rows.map((r) => pgSafeText(r.method).slice(0, 8)),
+      rows.map((r) => pgSafeText(r.route).slice(0, 255)),
       rows.map((r) => r.status),
       rows.map((r) => r.code),
       rows.map((r) => Math.min(Math.max(Math.round(r.durationMs), 0), 2_147_483_647)),
       rows.map((r) => r.userId),
       rows.map((r) => r.adminId),
-      rows.map((r) => r.ip.slice(0, 64)),
-      rows.map((r) => r.requestId.slice(0, 64)),
+      rows.map((r) => pgSafeText(r.ip).slice(0, 64)),
+      rows.map((r) => pgSafeText(r.requestId).slice(0, 64)),
       rows.map((r) => r.at),
     ],
   );

@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
+import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import { redactBounded } from '../../lib/redact.js';
 import type { DomainDeps } from '../deps.js';
 import { dayRangeConditions } from './admin-audit.js';
@@ -9,7 +10,7 @@ import { dayRangeConditions } from './admin-audit.js';
  * migrations applied, schedules created, changed or removed, plugin lifecycle (install, enable,
  * disable, uninstall, configuration), configuration errors. A write never fails its caller.
  */
-export const SYSTEM_LOG_CATEGORIES = ['startup', 'migration', 'schedule', 'plugin', 'config'] as const;
+export const SYSTEM_LOG_CATEGORIES = ['startup', 'migration', 'schedule', 'plugin', 'config', 'audit'] as const;
 export type SystemLogCategory = (typeof SYSTEM_LOG_CATEGORIES)[number];
 export const SYSTEM_LOG_LEVELS = ['info', 'warn', 'error'] as const;
 export type SystemLogLevel = (typeof SYSTEM_LOG_LEVELS)[number];
@@ -32,10 +33,10 @@ export async function recordSystemLog(deps: Pick<DomainDeps, 'db' | 'logger'>, e
         bind: [
           entry.level ?? 'info',
           entry.category,
-          entry.event.slice(0, 64),
-          entry.message.slice(0, 500),
-          entry.detail === undefined ? null : JSON.stringify(redactBounded(entry.detail, 8192)),
-          (entry.process ?? '').slice(0, 16),
+          pgSafeText(entry.event).slice(0, 64),
+          pgSafeText(entry.message).slice(0, 500),
+          entry.detail === undefined ? null : JSON.stringify(pgSafe(redactBounded(entry.detail, 8192))),
+          pgSafeText(entry.process ?? '').slice(0, 16),
         ],
       },
     );

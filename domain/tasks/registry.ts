@@ -11,6 +11,7 @@ import {
 import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
 import { ticketAutoCloseTask } from '../support/auto-close.js';
 import { logRetentionTask } from './builtin/log-retention.js';
+import { auditChainTask } from '../logs/audit-chain.js';
 import { releaseCommissionsTask } from '../marketing/commissions.js';
 import { memberLevelsTask } from '../marketing/member-levels.js';
 import type { BuiltinTask } from './types.js';
@@ -35,6 +36,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   ticketAutoCloseTask,
   releaseCommissionsTask,
   memberLevelsTask,
+  auditChainTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

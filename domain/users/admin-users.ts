@@ -37,13 +37,19 @@ export async function createUserByAdmin(deps: DomainDeps, input: CreateUserInput
   const phone = input.phone?.trim() || null;
   const passwordHash = await hashPassword(input.password);
   try {
-    return await deps.db.models.User.create({
-      email,
-      phone,
-      nickname: input.nickname?.trim() || (email ? (email.split('@')[0] ?? '') : (phone ?? '')),
-      password_hash: passwordHash,
-      status: 'active',
-    });
+    // In a transaction so the admin audit row commits with the user (db/sequelize.ts).
+    return await deps.db.sequelize.transaction((transaction) =>
+      deps.db.models.User.create(
+        {
+          email,
+          phone,
+          nickname: input.nickname?.trim() || (email ? (email.split('@')[0] ?? '') : (phone ?? '')),
+          password_hash: passwordHash,
+          status: 'active',
+        },
+        { transaction },
+      ),
+    );
   } catch (err) {
     duplicate(err);
   }
@@ -66,7 +72,7 @@ export async function updateUserProfile(deps: DomainDeps, id: number, input: Upd
   const emptied = input.email === null ? 'email' : input.phone === null ? 'phone' : undefined;
   if (user.email === null && user.phone === null) throw validationError({ [emptied ?? 'email']: [NEEDS_ACCOUNT] });
   try {
-    await user.save();
+    await deps.db.sequelize.transaction((transaction) => user.save({ transaction }));
   } catch (err) {
     duplicate(err, emptied);
   }
@@ -89,10 +95,12 @@ export type UserNoteRow = { id: number; user_id: number; admin_id: number | null
 
 export async function addUserNote(deps: DomainDeps, userId: number, admin: { id: number; username: string }, content: string): Promise<UserNoteRow> {
   await getUser(deps, userId);
-  const [row] = await deps.db.sequelize.query<UserNoteRow>(
-    `INSERT INTO user_notes (user_id, admin_id, admin_name, content) VALUES (:userId, :adminId, :adminName, :content)
-     RETURNING id, user_id, admin_id, admin_name, content, created_at`,
-    { replacements: { userId, adminId: admin.id, adminName: admin.username.slice(0, 64), content }, type: QueryTypes.SELECT },
+  const [row] = await deps.db.sequelize.transaction((transaction) =>
+    deps.db.sequelize.query<UserNoteRow>(
+      `INSERT INTO user_notes (user_id, admin_id, admin_name, content) VALUES (:userId, :adminId, :adminName, :content)
+       RETURNING id, user_id, admin_id, admin_name, content, created_at`,
+      { replacements: { userId, adminId: admin.id, adminName: admin.username.slice(0, 64), content }, type: QueryTypes.SELECT, transaction },
+    ),
   );
   if (!row) throw new Error('note not inserted');
   return row;

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AUDIT_SOURCES, type AuditDetailRow, type AuditSummaryRow, getAuditLog, listAuditLogs } from '../../../domain/logs/admin-audit.js';
+import { AUDIT_CHAIN_BREAKS, verifyAuditChain } from '../../../domain/logs/audit-chain.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
@@ -87,6 +88,39 @@ const list = defineRoute({
   data: pageSchema(auditSummarySchema),
 });
 
+const chainReportSchema = z
+  .object({
+    intact: z.boolean().openapi({ description: '整条链完整（没有被修改或删除的记录）' }),
+    checked: z.number().int().openapi({ description: '已校验的记录数（从第一条到链头）' }),
+    head: z.object({
+      chain_seq: z.number().int().openapi({ description: '链头序号（最新一条记录的 chain_seq）' }),
+      row_hash: z.string().openapi({ description: '链头哈希（sha256，十六进制）；每日校验任务把它写入系统日志，供以后核对' }),
+    }),
+    first_break: z
+      .object({
+        kind: z.enum(AUDIT_CHAIN_BREAKS).openapi({
+          description: 'edited：记录写入后被修改；missing_before：它之前的记录被删除；relinked：前一条记录被修改后重算了哈希或被替换；missing_after：链尾的记录被删除',
+        }),
+        id: z.number().int().nullable().openapi({ description: '断裂处的记录编号（missing_after 时为空）' }),
+        chain_seq: z.number().int(),
+        message: z.string(),
+      })
+      .nullable()
+      .openapi({ description: '第一处断裂；链完整时为空' }),
+  })
+  .openapi('AdminAuditChainReport');
+
+const verify = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/audit-logs/verify',
+  tags,
+  summary: '校验审计哈希链',
+  description:
+    '每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对，报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。',
+  access,
+  data: chainReportSchema,
+});
+
 const get = defineRoute({
   method: 'get',
   path: '/api/v2/admin/audit-logs/{id}',
@@ -103,4 +137,5 @@ export const adminAuditLogRoutes = createRouter()
     const { rows, total } = await listAuditLogs(c.var.deps, query);
     return ok(c, page(rows.map(summary), total, query));
   })
+  .openapi(verify, async (c) => ok(c, await verifyAuditChain(c.var.deps)))
   .openapi(get, async (c) => ok(c, detail(await getAuditLog(c.var.deps, c.req.valid('param').id))));

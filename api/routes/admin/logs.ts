@@ -171,7 +171,7 @@ const systemLogSchema = z
   .object({
     id: z.number().int(),
     level: z.enum(SYSTEM_LOG_LEVELS),
-    category: z.enum(SYSTEM_LOG_CATEGORIES).openapi({ description: 'startup：进程启动；migration：数据库迁移；schedule：计划的创建、变更、暂停与恢复；plugin：插件安装、启用、停用、配置与卸载；config：配置错误' }),
+    category: z.enum(SYSTEM_LOG_CATEGORIES).openapi({ description: 'startup：进程启动；migration：数据库迁移；schedule：计划的创建、变更、暂停与恢复；plugin：插件安装、启用、停用、配置与卸载；config：配置错误；audit：管理员审计链的每日校验结果' }),
     event: z.string(),
     message: z.string(),
     process: z.string().openapi({ description: 'api、worker 或 migrate' }),
