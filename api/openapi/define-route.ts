@@ -8,6 +8,7 @@ import type { AccessAction } from '../../lib/config.js';
 import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
+import { queryKeysOf, refuseUnknownQuery } from '../middleware/query-keys.js';
 import { throwValidationError } from '../middleware/validation.js';
 import { documentAccess, operationIdFor } from './operations.js';
 
@@ -36,7 +37,27 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   operationId?: string;
   /** Upload routes only (multipart bodies): the body size refused before it is read, instead of the JSON limit. */
   bodyLimitBytes?: number;
+  /**
+   * Only for a route that must take query parameters it does not declare (a third party's
+   * callback, a link others build): the reason, written to the document as `x-open-query`.
+   * Every other route refuses an undeclared query parameter with 42200 naming it.
+   */
+  openQuery?: string;
 };
+
+function queryText(spec: { openQuery?: string | undefined }): string | undefined {
+  return spec.openQuery ? `接受未声明的查询参数：${spec.openQuery}` : undefined;
+}
+
+/**
+ * Marks in the document a route that takes query parameters it does not declare, with the
+ * reason; `defineRoute` and the hand-made routes (`createRoute`) use it alike. Every route
+ * without it refuses them (`refuseUnknownQuery`), which `test/api/unknown-query.test.ts` checks
+ * over HTTP for every operation of the document.
+ */
+export function openQuery(reason: string | undefined) {
+  return reason ? { 'x-open-query': reason } : {};
+}
 
 function accessText(access: Access): string {
   if (access.surface === 'public') return '公开接口';
@@ -55,7 +76,9 @@ function accessText(access: Access): string {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a route without input has an empty request
 export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spec: RouteSpec<R, D>) {
   const codes = new Set<number>(spec.errors ?? []);
-  if (spec.request) codes.add(ErrorCode.VALIDATION);
+  // Any route can be sent an undeclared query parameter, which is refused (42200) unless the route is open to them.
+  if (spec.request || !spec.openQuery) codes.add(ErrorCode.VALIDATION);
+  const queryRule = spec.openQuery ? null : refuseUnknownQuery(spec.request?.query ? queryKeysOf(spec.request.query) : []);
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.path.includes('{')) codes.add(ErrorCode.NOT_FOUND);
@@ -86,16 +109,20 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(spe
     path: spec.path,
     tags: spec.tags,
     summary: spec.summary,
-    description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
+    description: [spec.description, queryText(spec), accessText(spec.access)].filter(Boolean).join('\n\n'),
     ...documentAccess(spec.access),
-    // Size first (before anything reads the body), then who may call, then the strings every route
+    ...openQuery(spec.openQuery),
+    // Size first (before anything reads the body), then who may call, then undeclared query keys, then the strings every route
     // refuses, then a replayed answer for a repeated idempotency key.
     middleware: [
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
-      ...(precondition ? [requirePrecondition(precondition)] : []),
-      // Every admin write is audited, here and only here (README "Admin audit").
+      // Every admin write is audited, here and only here (README "Admin audit"), refused ones included.
       ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
+      // Query keys the route does not declare: after access (a caller without it learns nothing),
+      // before the client's e-mail / real-name precondition (the request is wrong whoever sends it).
+      ...(queryRule ? [queryRule] : []),
+      ...(precondition ? [requirePrecondition(precondition)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],

@@ -10,6 +10,8 @@ const health = defineRoute({
   summary: '健康检查：数据库与 Temporal 连通性',
   description: '全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。',
   access: { surface: 'public' },
+  // Load balancers and uptime monitors probe with URLs of their own making (cache busters, probe ids).
+  openQuery: '负载均衡与监控探针可能附加自己的参数（防缓存、探针编号）；健康检查不读取任何参数',
   data: z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) }),
   errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
 });
