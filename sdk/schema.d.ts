@@ -13,6 +13,8 @@ export interface paths {
          * 健康检查：数据库与 Temporal 连通性
          * @description 全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。
          *
+         *     接受未声明的查询参数：负载均衡与监控探针可能附加自己的参数（防缓存、探针编号）；健康检查不读取任何参数
+         *
          *     公开接口
          */
         get: operations["healthGet"];
@@ -2905,7 +2907,7 @@ export interface paths {
         };
         /**
          * NAT 端口转发规则列表
-         * @description 实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         * @description 实时读取上游主机的端口转发规则（本平台不保存），按上游的顺序分页（page、page_size）。上游的限制（规则上限、外网端口范围）见 GET /api/v2/client/services/{id}/nat-rules/limits。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
          */
@@ -2918,6 +2920,28 @@ export interface paths {
          *     需要客户登录
          */
         post: operations["clientServicesNatRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/nat-rules/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NAT 端口转发的上游限制
+         * @description 实时读取上游：max_rules（每台主机规则上限）、external_port_min / external_port_max（可用外网端口范围），上游未提供时为 null；rule_count 为主机当前的规则数。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientServicesNatRulesLimitsGet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2955,7 +2979,7 @@ export interface paths {
         };
         /**
          * 服务已关联的安全组
-         * @description 本平台记录的关联（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         * @description 本平台记录的关联，按安全组编号排序分页（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
          */
@@ -4731,9 +4755,33 @@ export interface paths {
         };
         /**
          * 优惠券使用记录
-         * @description 需要管理员登录，权限 coupon.view
+         * @description 合计不在列表里：同样的筛选条件（status、user_id）见同路径下的 /summary。
+         *
+         *     需要管理员登录，权限 coupon.view
          */
         get: operations["adminCouponsUsesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/coupons/{id}/uses/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 优惠券使用记录的合计（条数与优惠金额）
+         * @description 筛选条件与使用记录列表相同（不分页）。
+         *
+         *     需要管理员登录，权限 coupon.view
+         */
+        get: operations["adminCouponsUsesSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4796,10 +4844,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * 优惠券活动的使用记录与优惠合计
-         * @description 需要管理员登录，权限 coupon.view
+         * 优惠券活动的使用记录
+         * @description 合计不在列表里：同样的筛选条件（status、user_id）见同路径下的 /summary。
+         *
+         *     需要管理员登录，权限 coupon.view
          */
         get: operations["adminCouponCampaignsUsesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/coupon-campaigns/{id}/uses/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 优惠券活动使用记录的合计（条数与优惠金额）
+         * @description 筛选条件与活动使用记录列表相同（不分页）。
+         *
+         *     需要管理员登录，权限 coupon.view
+         */
+        get: operations["adminCouponCampaignsUsesSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4919,11 +4991,33 @@ export interface paths {
         };
         /**
          * 佣金流水（含扣回）
-         * @description 每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。amount 为筛选范围合计。
+         * @description 每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。筛选范围的合计见 GET /api/v2/admin/referral/commissions/summary（同样的筛选条件）。
          *
          *     需要管理员登录，权限 referral.view
          */
         get: operations["adminReferralCommissionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/referral/commissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 佣金流水合计
+         * @description 筛选条件与佣金流水列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。
+         *
+         *     需要管理员登录，权限 referral.view
+         */
+        get: operations["adminReferralCommissionsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4987,11 +5081,33 @@ export interface paths {
         };
         /**
          * 佣金提现申请
-         * @description 按用户、状态、方式筛选；totals 为筛选范围内各状态的笔数与金额。
+         * @description 按用户、状态、方式筛选；筛选范围内各状态的笔数与金额见 GET /api/v2/admin/referral-withdrawals/summary（同样的筛选条件）。
          *
          *     需要管理员登录，权限 referral.view
          */
         get: operations["adminReferralWithdrawalsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/referral-withdrawals/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 佣金提现申请合计（各状态笔数与金额）
+         * @description 筛选条件与提现申请列表相同（不分页）：count 为申请数，totals 为每个状态的笔数与金额（没有的状态为 0）。
+         *
+         *     需要管理员登录，权限 referral.view
+         */
+        get: operations["adminReferralWithdrawalsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5203,9 +5319,33 @@ export interface paths {
         };
         /**
          * 我的佣金记录（含扣回）
-         * @description 需要客户登录
+         * @description 筛选范围的合计见 GET /api/v2/client/referral/commissions/summary（同样的筛选条件）。
+         *
+         *     需要客户登录
          */
         get: operations["clientReferralCommissionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/referral/commissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的佣金记录合计
+         * @description 筛选条件与佣金记录列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。
+         *
+         *     需要客户登录
+         */
+        get: operations["clientReferralCommissionsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7278,6 +7418,13 @@ export interface components {
             /** @description 主机内网端口 */
             internal_port: number;
         };
+        NatLimits: {
+            service_id: number;
+            rule_count: number;
+            max_rules: number | null;
+            external_port_min: number | null;
+            external_port_max: number | null;
+        };
         SecurityGroupSummary: {
             id: number;
             name: string;
@@ -8130,6 +8277,14 @@ export interface components {
              */
             created_at: string | null;
         };
+        CouponUseSummary: {
+            /** @description 筛选范围内的使用记录数 */
+            count: number;
+            /** @description 筛选范围内未释放使用的优惠金额合计 */
+            discount_amount: string;
+            /** @description 其中已生效（账单已支付）的合计 */
+            final_discount_amount: string;
+        };
         CouponCampaign: {
             id: number;
             name: string;
@@ -8273,6 +8428,12 @@ export interface components {
              */
             created_at: string | null;
         };
+        CommissionSummary: {
+            /** @description 记录数 */
+            count: number;
+            /** @description 金额合计（元），扣回为负数 */
+            amount: string;
+        };
         CommissionProductRate: {
             product_id: number;
             product_name: string;
@@ -8320,6 +8481,27 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             created_at: string | null;
+        };
+        WithdrawalSummary: {
+            count: number;
+            totals: {
+                pending?: {
+                    count: number;
+                    amount: string;
+                };
+                approved?: {
+                    count: number;
+                    amount: string;
+                };
+                paid?: {
+                    count: number;
+                    amount: string;
+                };
+                rejected?: {
+                    count: number;
+                    amount: string;
+                };
+            };
         };
         ClientCoupon: {
             code: string;
@@ -8614,6 +8796,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -8674,6 +8865,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -8721,6 +8921,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8884,6 +9093,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -8933,6 +9151,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10590,6 +10817,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12620,6 +12856,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -13505,6 +13750,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -13565,6 +13819,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -13612,6 +13875,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13772,6 +14044,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -13821,6 +14102,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15379,6 +15669,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -15426,6 +15725,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18135,6 +18443,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -18169,6 +18486,15 @@ export interface operations {
                         data: components["schemas"]["SiteHome"];
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -19392,6 +19718,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21872,7 +22207,12 @@ export interface operations {
     };
     clientServicesNatRulesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 id: number;
@@ -21893,13 +22233,10 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
-                            service_id: number;
-                            rules: components["schemas"]["NatRule"][];
-                            limits: {
-                                max_rules: number | null;
-                                external_port_min: number | null;
-                                external_port_max: number | null;
-                            };
+                            list: components["schemas"]["NatRule"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -22119,6 +22456,107 @@ export interface operations {
             };
         };
     };
+    clientServicesNatRulesLimitsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["NatLimits"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     clientServicesNatRulesDelete: {
         parameters: {
             query?: never;
@@ -22227,7 +22665,12 @@ export interface operations {
     };
     clientServicesSecurityGroupsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 id: number;
@@ -22248,8 +22691,10 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
-                            service_id: number;
-                            groups: components["schemas"]["SecurityGroupSummary"][];
+                            list: components["schemas"]["SecurityGroupSummary"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -24512,6 +24957,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -24721,6 +25175,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -24797,6 +25260,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -24856,6 +25328,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试；40970 您已完成实名认证；40972 该身份信息已完成过实名认证，不能用于其他账号；40973 没有可重新发起的实名认证 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25435,6 +25916,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42900 请求过于频繁，请稍后再试 */
             429: {
                 headers: {
@@ -25558,6 +26048,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27143,6 +27642,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -28568,6 +29076,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -28722,6 +29239,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29753,6 +30279,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -29789,6 +30324,15 @@ export interface operations {
                         };
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -29942,6 +30486,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -30089,6 +30642,15 @@ export interface operations {
                         data: components["schemas"]["HomeHero"];
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -30626,11 +31188,84 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            /** @description 筛选范围内未释放使用的优惠金额合计 */
-                            discount_amount: string;
-                            /** @description 其中已生效（账单已支付）的合计 */
-                            final_discount_amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCouponsUsesSummaryGet: {
+        parameters: {
+            query?: {
+                status?: "reserved" | "final" | "released";
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CouponUseSummary"];
                         timestamp: number;
                     };
                 };
@@ -31004,11 +31639,84 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            /** @description 筛选范围内未释放使用的优惠金额合计 */
-                            discount_amount: string;
-                            /** @description 其中已生效（账单已支付）的合计 */
-                            final_discount_amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCouponCampaignsUsesSummaryGet: {
+        parameters: {
+            query?: {
+                status?: "reserved" | "final" | "released";
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CouponUseSummary"];
                         timestamp: number;
                     };
                 };
@@ -31096,6 +31804,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31808,8 +32525,76 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminReferralCommissionsSummaryGet: {
+        parameters: {
+            query?: {
+                user_id?: number;
+                invitee_id?: number;
+                invoice_id?: number;
+                kind?: "commission" | "clawback";
+                status?: "pending" | "available";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CommissionSummary"];
                         timestamp: number;
                     };
                 };
@@ -31888,6 +32673,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32121,25 +32915,74 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            totals: {
-                                pending?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                approved?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                paid?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                rejected?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                            };
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminReferralWithdrawalsSummaryGet: {
+        parameters: {
+            query?: {
+                user_id?: number;
+                status?: "pending" | "approved" | "paid" | "rejected";
+                method?: "balance" | "external";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["WithdrawalSummary"];
                         timestamp: number;
                     };
                 };
@@ -32838,6 +33681,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -32954,8 +33806,73 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientReferralCommissionsSummaryGet: {
+        parameters: {
+            query?: {
+                kind?: "commission" | "clawback";
+                status?: "pending" | "available";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CommissionSummary"];
                         timestamp: number;
                     };
                 };

@@ -64,11 +64,20 @@ export type CommissionFilter = {
 
 export type CommissionView = CommissionEntryRecord & { invoice_no: string };
 
-/** Commission entries (newest first) with the filter's total amount. */
-export async function listCommissions(deps: DomainDeps, filter: CommissionFilter) {
-  const where = `($1::int IS NULL OR e.user_id = $1) AND ($2::int IS NULL OR e.invitee_id = $2) AND ($3::int IS NULL OR e.invoice_id = $3)
+const COMMISSION_WHERE = `($1::int IS NULL OR e.user_id = $1) AND ($2::int IS NULL OR e.invitee_id = $2) AND ($3::int IS NULL OR e.invoice_id = $3)
     AND ($4::varchar IS NULL OR e.kind = $4) AND ($5::varchar IS NULL OR e.status = $5)`;
-  const params = [filter.userId ?? null, filter.inviteeId ?? null, filter.invoiceId ?? null, filter.kind ?? null, filter.status ?? null];
+const commissionParams = (filter: Omit<CommissionFilter, 'page' | 'page_size'>) => [
+  filter.userId ?? null,
+  filter.inviteeId ?? null,
+  filter.invoiceId ?? null,
+  filter.kind ?? null,
+  filter.status ?? null,
+];
+
+/** A page of commission entries (newest first) and the count of the whole filter; its sum is `summarizeCommissions`. */
+export async function listCommissions(deps: DomainDeps, filter: CommissionFilter) {
+  const where = COMMISSION_WHERE;
+  const params = commissionParams(filter);
   const [rows, sums] = await Promise.all([
     sqlRows<CommissionView>(
       deps,
@@ -76,9 +85,19 @@ export async function listCommissions(deps: DomainDeps, filter: CommissionFilter
          FROM commission_entries e JOIN invoices i ON i.id = e.invoice_id WHERE ${where} ORDER BY e.id DESC LIMIT $6 OFFSET $7`,
       [...params, filter.page_size, (filter.page - 1) * filter.page_size],
     ),
-    sqlOne<{ n: number; amount: string }>(deps, `SELECT count(*)::int AS n, COALESCE(sum(e.amount), 0) AS amount FROM commission_entries e WHERE ${where}`, params),
+    sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n FROM commission_entries e WHERE ${where}`, params),
   ]);
-  return { rows, total: sums?.n ?? 0, amount: formatMoney(sums?.amount ?? 0) };
+  return { rows, total: sums?.n ?? 0 };
+}
+
+/** The count and the sum (clawbacks negative) of the commission entries a filter selects. */
+export async function summarizeCommissions(deps: DomainDeps, filter: Omit<CommissionFilter, 'page' | 'page_size'>) {
+  const sums = await sqlOne<{ n: number; amount: string }>(
+    deps,
+    `SELECT count(*)::int AS n, COALESCE(sum(e.amount), 0) AS amount FROM commission_entries e WHERE ${COMMISSION_WHERE}`,
+    commissionParams(filter),
+  );
+  return { count: sums?.n ?? 0, amount: formatMoney(sums?.amount ?? 0) };
 }
 
 export type ProductRate = { product_id: number; product_name: string; rate: string; updated_at: Date };
