@@ -31770,7 +31770,12 @@ export interface operations {
     };
     adminMemberLevelsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -31788,7 +31793,12 @@ export interface operations {
                         code: number;
                         /** @example 成功 */
                         message: string;
-                        data: components["schemas"]["MemberLevel"][];
+                        data: {
+                            list: components["schemas"]["MemberLevel"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
                         timestamp: number;
                     };
                 };
@@ -32639,7 +32649,12 @@ export interface operations {
     };
     adminReferralProductRatesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -32657,7 +32672,12 @@ export interface operations {
                         code: number;
                         /** @example 成功 */
                         message: string;
-                        data: components["schemas"]["CommissionProductRate"][];
+                        data: {
+                            list: components["schemas"]["CommissionProductRate"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
                         timestamp: number;
                     };
                 };

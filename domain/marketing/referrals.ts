@@ -102,12 +102,15 @@ export async function summarizeCommissions(deps: DomainDeps, filter: Omit<Commis
 
 export type ProductRate = { product_id: number; product_name: string; rate: string; updated_at: Date };
 
-export async function listProductRates(deps: DomainDeps): Promise<ProductRate[]> {
-  return sqlRows<ProductRate>(
-    deps,
-    'SELECT r.product_id, p.name AS product_name, r.rate, r.updated_at FROM commission_product_rates r JOIN products p ON p.id = r.product_id ORDER BY r.product_id',
-    [],
-  );
+const PRODUCT_RATES = 'SELECT r.product_id, p.name AS product_name, r.rate, r.updated_at FROM commission_product_rates r JOIN products p ON p.id = r.product_id';
+
+/** A page of the products' own commission rates, by product id. */
+export async function listProductRates(deps: DomainDeps, paging: { page: number; page_size: number }): Promise<{ rows: ProductRate[]; total: number }> {
+  const [rows, counted] = await Promise.all([
+    sqlRows<ProductRate>(deps, `${PRODUCT_RATES} ORDER BY r.product_id LIMIT $1 OFFSET $2`, [paging.page_size, (paging.page - 1) * paging.page_size]),
+    sqlOne<{ n: number }>(deps, 'SELECT count(*)::int AS n FROM commission_product_rates r JOIN products p ON p.id = r.product_id', []),
+  ]);
+  return { rows, total: counted?.n ?? 0 };
 }
 
 /** Sets a product's commission rate (it wins over member levels and the default). */
@@ -119,8 +122,7 @@ export async function setProductRate(deps: DomainDeps, productId: number, rate: 
     `INSERT INTO commission_product_rates (product_id, rate) VALUES ($1, $2) ON CONFLICT (product_id) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now() RETURNING product_id`,
     [productId, rate],
   );
-  const rows = await listProductRates(deps);
-  return rows.find((r) => r.product_id === productId)!;
+  return (await sqlOne<ProductRate>(deps, `${PRODUCT_RATES} WHERE r.product_id = $1`, [productId]))!;
 }
 
 export async function clearProductRate(deps: DomainDeps, productId: number): Promise<void> {

@@ -168,8 +168,6 @@ describe('lists', () => {
     'GET /api/v2/client/ticket-departments',
     'GET /api/v2/site/notices/categories',
     'GET /api/v2/site/help-articles/categories',
-    'GET /api/v2/admin/member-levels',
-    'GET /api/v2/admin/referral/product-rates',
   ]);
 
   it('answers every list, and every route named as a collection list, with exactly {list, total, page, page_size}', () => {

@@ -74,7 +74,8 @@ const rates = defineRoute({
   summary: '商品返佣比例',
   description: '返佣比例优先级：商品单独比例 > 邀请人会员等级的返佣比例 > 默认比例。',
   access: { surface: 'admin', permission: 'referral.view' },
-  data: z.array(productRateSchema),
+  request: { query: listQuery({}) },
+  data: pageSchema(productRateSchema),
 });
 
 const setRate = defineRoute({
@@ -189,7 +190,11 @@ export const adminReferralRoutes = createRouter()
     const q = c.req.valid('query');
     return ok(c, await summarizeCommissions(c.var.deps, { userId: q.user_id, inviteeId: q.invitee_id, invoiceId: q.invoice_id, kind: q.kind, status: q.status }));
   })
-  .openapi(rates, async (c) => ok(c, (await listProductRates(c.var.deps)).map(productRateResource)))
+  .openapi(rates, async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listProductRates(c.var.deps, query);
+    return ok(c, page(rows.map(productRateResource), total, query));
+  })
   .openapi(setRate, async (c) => ok(c, productRateResource(await setProductRate(c.var.deps, c.req.valid('param').product, c.req.valid('json').rate)), '返佣比例已保存'))
   .openapi(clearRate, async (c) => {
     await clearProductRate(c.var.deps, c.req.valid('param').product);

@@ -342,6 +342,17 @@ describe('member levels', () => {
     await adjustBalance(platform, invitee.id, '200.00');
     await payByBalance(invitee, (await buy(invitee, product.id)).body.data.id);
     await admin('put', `/api/v2/admin/referral/product-rates/${product.id}`, { rate: '12.5' });
+    const rates = await admin('get', '/api/v2/admin/referral/product-rates?page_size=1');
+    expect(Object.keys(rates).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    expect(rates).toMatchObject({ page: 1, page_size: 1 });
+    expect(rates.list).toHaveLength(1);
+    const allRates = await admin('get', `/api/v2/admin/referral/product-rates?page_size=${rates.total}`);
+    expect(allRates.list).toContainEqual(expect.objectContaining({ product_id: product.id, rate: '12.50' }));
+    const levels = await admin('get', '/api/v2/admin/member-levels?page_size=1');
+    expect(levels).toMatchObject({ page: 1, page_size: 1 });
+    expect(levels.list).toHaveLength(1);
+    const allLevels = await admin('get', `/api/v2/admin/member-levels?page_size=${Math.min(levels.total, 100)}`);
+    expect(allLevels.list.map((l: { id: number }) => l.id)).toContain(level.id);
     await payByBalance(invitee, (await buy(invitee, product.id)).body.data.id);
     const entries = await platform.api.get('/api/v2/client/referral/commissions', { token: client.token });
     expect(entries.body.data.list.map((e: { rate: string; amount: string }) => `${e.rate} ${e.amount}`)).toEqual(['12.50 12.50', '8.00 8.00']);
