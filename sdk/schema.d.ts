@@ -14001,7 +14001,12 @@ export interface operations {
     };
     adminProductTypeOptionsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14021,6 +14026,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -14066,7 +14074,12 @@ export interface operations {
     };
     adminProductTypesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14086,6 +14099,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -15644,7 +15660,12 @@ export interface operations {
     };
     siteProductTypesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15664,6 +15685,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
