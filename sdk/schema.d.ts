@@ -1347,7 +1347,9 @@ export interface paths {
         };
         /**
          * 上游商品目录（用于选择导入）
-         * @description 需要管理员登录，权限 supplier.manage
+         * @description 实时读取上游的整个目录，按上游的分组与顺序分页（page、page_size）。
+         *
+         *     需要管理员登录，权限 supplier.manage
          */
         get: operations["adminSuppliersUpstreamProductsList"];
         put?: never;
@@ -14785,7 +14787,12 @@ export interface operations {
     };
     adminSuppliersUpstreamProductsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 supplier: number;
@@ -14819,6 +14826,9 @@ export interface operations {
                                 group_id: number;
                                 group_name: string;
                             }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -27623,7 +27633,12 @@ export interface operations {
     };
     adminTicketDepartmentsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -27643,6 +27658,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["AdminTicketDepartment"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -28703,6 +28721,10 @@ export interface operations {
     adminContentCategoriesList: {
         parameters: {
             query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
                 kind?: "notice" | "help";
             };
             header?: never;
@@ -28724,6 +28746,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -29227,7 +29252,12 @@ export interface operations {
     };
     clientTicketDepartmentsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -29247,6 +29277,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["TicketDepartment"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -30325,7 +30358,12 @@ export interface operations {
     };
     siteNoticesCategoriesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -30345,6 +30383,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -30485,7 +30526,12 @@ export interface operations {
     };
     siteHelpArticlesCategoriesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -30505,6 +30551,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };

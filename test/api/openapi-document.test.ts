@@ -144,27 +144,26 @@ describe('lists', () => {
   };
 
   /**
-   * Lists of issue 27 item 5 not yet made page objects: small unpaged lists, option lists and
-   * answers of actions that hold a `list`. Each must become the page object (or stop being named
-   * a list); this set may only shrink, and the test fails when one of them is fixed and still here.
+   * Routes of issue 27 item 5 not yet made page objects, each with what it still answers. This
+   * set may only shrink: the test below fails when one of them is fixed and still listed.
    */
   const NOT_YET_PAGE_OBJECTS = new Set([
+    // {list} unpaged; the admin auth routes are being reworked for two-factor sign-in (item 2).
     'GET /api/v2/admin/auth/permissions',
     'GET /api/v2/admin/auth/roles',
+    // {groups, items}: the settings form, named as a list.
     'GET /api/v2/admin/settings',
+    // {list} inside a view that is not a list (the schedules overview).
     'GET /api/v2/admin/schedules/overview',
+    // {points}: one series, read as a plural by operationIdFor (renaming changes an SDK method).
     'GET /api/v2/admin/dashboard/revenue-series',
+    // Answers of actions holding a `list` (what the scan found, the order after a reorder).
     'POST /api/v2/admin/integration-plugins/scan',
-    'GET /api/v2/admin/suppliers/{supplier}/upstream-products',
     'POST /api/v2/admin/product-menus/reorders',
     'POST /api/v2/admin/product-groups/reorders',
     'POST /api/v2/admin/product-categories/reorders',
+    // {choices, items}: the options of one product, named as a list.
     'GET /api/v2/admin/products/{product}/config-options',
-    'GET /api/v2/admin/ticket-departments',
-    'GET /api/v2/admin/content/categories',
-    'GET /api/v2/client/ticket-departments',
-    'GET /api/v2/site/notices/categories',
-    'GET /api/v2/site/help-articles/categories',
   ]);
 
   it('answers every list, and every route named as a collection list, with exactly {list, total, page, page_size}', () => {
