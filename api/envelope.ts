@@ -29,6 +29,12 @@ export function page<T>(list: T[], total: number, paging: { page: number; page_s
   return { list, total, page: paging.page, page_size: paging.page_size };
 }
 
+/** The page of a list held whole in memory (a fixed vocabulary, an upstream's answer): cut here. */
+export function pageOfAll<T>(all: readonly T[], paging: { page: number; page_size: number }): Page<T> {
+  const start = (paging.page - 1) * paging.page_size;
+  return page(all.slice(start, start + paging.page_size), all.length, paging);
+}
+
 /** Schemas for the OpenAPI document. */
 export function envelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({

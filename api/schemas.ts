@@ -4,7 +4,7 @@ import { MONEY_PATTERN } from '../lib/money.js';
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
 
-const LEGACY_PAGING_KEYS = ['per_page', 'pageSize', 'limit', 'offset'] as const;
+export const LEGACY_PAGING_KEYS = ['per_page', 'pageSize', 'limit', 'offset'] as const;
 
 /** Pages past this are refused rather than sent to the database as an absurd OFFSET. */
 export const PAGE_MAX = 100_000;
@@ -46,7 +46,7 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
       }
     })
     .transform((value) => {
-      // Other unknown keys are ignored, and never reach the handler (a stray `sort` is not a sort).
+      // Other unknown keys never get here: defineRoute refuses them first (api/middleware/query-keys.ts).
       const known: Record<string, unknown> = {};
       for (const key of Object.keys(full)) if (key in value) known[key] = (value as Record<string, unknown>)[key];
       return known as z.infer<z.ZodObject<typeof full>>;

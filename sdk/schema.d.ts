@@ -13,6 +13,8 @@ export interface paths {
          * 健康检查：数据库与 Temporal 连通性
          * @description 全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。进程正在停止（收到 SIGTERM 后的摘流阶段）时同样 HTTP 503、code 50300，data.status 为 stopping，负载均衡据此摘除该实例，进行中的请求仍会完成。
          *
+         *     接受未声明的查询参数：负载均衡与监控探针可能附加自己的参数（防缓存、探针编号）；健康检查不读取任何参数
+         *
          *     公开接口
          */
         get: operations["healthGet"];
@@ -1669,7 +1671,9 @@ export interface paths {
         };
         /**
          * 上游商品目录（用于选择导入）
-         * @description 需要管理员登录，权限 supplier.manage
+         * @description 实时读取上游的整个目录，按上游的分组与顺序分页（page、page_size）。
+         *
+         *     需要管理员登录，权限 supplier.manage
          */
         get: operations["adminSuppliersUpstreamProductsList"];
         put?: never;
@@ -3271,7 +3275,7 @@ export interface paths {
         };
         /**
          * NAT 端口转发规则列表
-         * @description 实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         * @description 实时读取上游主机的端口转发规则（本平台不保存），按上游的顺序分页（page、page_size）。上游的限制（规则上限、外网端口范围）见 GET /api/v2/client/services/{id}/nat-rules/limits。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
          *
@@ -3288,6 +3292,30 @@ export interface paths {
          *     个人访问令牌：需要权限范围 console
          */
         post: operations["clientServicesNatRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/services/{id}/nat-rules/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NAT 端口转发的上游限制
+         * @description 实时读取上游：max_rules（每台主机规则上限）、external_port_min / external_port_max（可用外网端口范围），上游未提供时为 null；rule_count 为主机当前的规则数。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 network 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.network_per_minute 调整；超出 42900）。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
+         */
+        get: operations["clientServicesNatRulesLimitsGet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3327,7 +3355,7 @@ export interface paths {
         };
         /**
          * 服务已关联的安全组
-         * @description 本平台记录的关联（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
+         * @description 本平台记录的关联，按安全组编号排序分页（规则见安全组详情）。需要上游绑定（否则控制台只读，40943）、服务运行中（40944）且服务具备 security 能力（40947）；上游拒绝 40930，上游不可用 50300。每个用户每分钟最多 30 次（默认值，可在系统设置 console.security_per_minute 调整；超出 42900）。
          *
          *     需要客户登录
          *
@@ -5203,9 +5231,33 @@ export interface paths {
         };
         /**
          * 优惠券使用记录
-         * @description 需要管理员登录，权限 coupon.view
+         * @description 合计不在列表里：同样的筛选条件（status、user_id）见同路径下的 /summary。
+         *
+         *     需要管理员登录，权限 coupon.view
          */
         get: operations["adminCouponsUsesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/coupons/{id}/uses/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 优惠券使用记录的合计（条数与优惠金额）
+         * @description 筛选条件与使用记录列表相同（不分页）。
+         *
+         *     需要管理员登录，权限 coupon.view
+         */
+        get: operations["adminCouponsUsesSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5268,10 +5320,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * 优惠券活动的使用记录与优惠合计
-         * @description 需要管理员登录，权限 coupon.view
+         * 优惠券活动的使用记录
+         * @description 合计不在列表里：同样的筛选条件（status、user_id）见同路径下的 /summary。
+         *
+         *     需要管理员登录，权限 coupon.view
          */
         get: operations["adminCouponCampaignsUsesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/coupon-campaigns/{id}/uses/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 优惠券活动使用记录的合计（条数与优惠金额）
+         * @description 筛选条件与活动使用记录列表相同（不分页）。
+         *
+         *     需要管理员登录，权限 coupon.view
+         */
+        get: operations["adminCouponCampaignsUsesSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5391,11 +5467,33 @@ export interface paths {
         };
         /**
          * 佣金流水（含扣回）
-         * @description 每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。amount 为筛选范围合计。
+         * @description 每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。筛选范围的合计见 GET /api/v2/admin/referral/commissions/summary（同样的筛选条件）。
          *
          *     需要管理员登录，权限 referral.view
          */
         get: operations["adminReferralCommissionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/referral/commissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 佣金流水合计
+         * @description 筛选条件与佣金流水列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。
+         *
+         *     需要管理员登录，权限 referral.view
+         */
+        get: operations["adminReferralCommissionsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5459,11 +5557,33 @@ export interface paths {
         };
         /**
          * 佣金提现申请
-         * @description 按用户、状态、方式筛选；totals 为筛选范围内各状态的笔数与金额。
+         * @description 按用户、状态、方式筛选；筛选范围内各状态的笔数与金额见 GET /api/v2/admin/referral-withdrawals/summary（同样的筛选条件）。
          *
          *     需要管理员登录，权限 referral.view
          */
         get: operations["adminReferralWithdrawalsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/referral-withdrawals/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 佣金提现申请合计（各状态笔数与金额）
+         * @description 筛选条件与提现申请列表相同（不分页）：count 为申请数，totals 为每个状态的笔数与金额（没有的状态为 0）。
+         *
+         *     需要管理员登录，权限 referral.view
+         */
+        get: operations["adminReferralWithdrawalsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5685,11 +5805,37 @@ export interface paths {
         };
         /**
          * 我的佣金记录（含扣回）
-         * @description 需要客户登录
+         * @description 筛选范围的合计见 GET /api/v2/client/referral/commissions/summary（同样的筛选条件）。
+         *
+         *     需要客户登录
          *
          *     个人访问令牌：需要权限范围 read
          */
         get: operations["clientReferralCommissionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/client/referral/commissions/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 我的佣金记录合计
+         * @description 筛选条件与佣金记录列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。
+         *
+         *     需要客户登录
+         *
+         *     个人访问令牌：需要权限范围 read
+         */
+        get: operations["clientReferralCommissionsSummaryGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7884,6 +8030,13 @@ export interface components {
             /** @description 主机内网端口 */
             internal_port: number;
         };
+        NatLimits: {
+            service_id: number;
+            rule_count: number;
+            max_rules: number | null;
+            external_port_min: number | null;
+            external_port_max: number | null;
+        };
         SecurityGroupSummary: {
             id: number;
             name: string;
@@ -8736,6 +8889,14 @@ export interface components {
              */
             created_at: string | null;
         };
+        CouponUseSummary: {
+            /** @description 筛选范围内的使用记录数 */
+            count: number;
+            /** @description 筛选范围内未释放使用的优惠金额合计 */
+            discount_amount: string;
+            /** @description 其中已生效（账单已支付）的合计 */
+            final_discount_amount: string;
+        };
         CouponCampaign: {
             id: number;
             name: string;
@@ -8879,6 +9040,12 @@ export interface components {
              */
             created_at: string | null;
         };
+        CommissionSummary: {
+            /** @description 记录数 */
+            count: number;
+            /** @description 金额合计（元），扣回为负数 */
+            amount: string;
+        };
         CommissionProductRate: {
             product_id: number;
             product_name: string;
@@ -8926,6 +9093,27 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             created_at: string | null;
+        };
+        WithdrawalSummary: {
+            count: number;
+            totals: {
+                pending?: {
+                    count: number;
+                    amount: string;
+                };
+                approved?: {
+                    count: number;
+                    amount: string;
+                };
+                paid?: {
+                    count: number;
+                    amount: string;
+                };
+                rejected?: {
+                    count: number;
+                    amount: string;
+                };
+            };
         };
         ClientCoupon: {
             code: string;
@@ -9282,6 +9470,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -9342,6 +9539,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -9389,6 +9595,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9552,6 +9767,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -9601,6 +9825,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10278,6 +10511,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -10340,6 +10582,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11953,6 +12204,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -13173,6 +13433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -14023,6 +14292,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14926,6 +15204,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -14986,6 +15273,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -15033,6 +15329,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15199,6 +15504,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -15261,6 +15575,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15755,7 +16078,12 @@ export interface operations {
     };
     adminProductTypeOptionsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15775,6 +16103,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -15791,6 +16122,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15811,7 +16151,12 @@ export interface operations {
     };
     adminProductTypesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15831,6 +16176,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -15847,6 +16195,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16505,7 +16862,12 @@ export interface operations {
     };
     adminSuppliersUpstreamProductsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 supplier: number;
@@ -16539,6 +16901,9 @@ export interface operations {
                                 group_id: number;
                                 group_name: string;
                             }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -17380,7 +17745,12 @@ export interface operations {
     };
     siteProductTypesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -17400,9 +17770,21 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ProductTypeOption"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -17452,6 +17834,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20161,6 +20552,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -20195,6 +20595,15 @@ export interface operations {
                         data: components["schemas"]["SiteHome"];
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -21418,6 +21827,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23898,7 +24316,12 @@ export interface operations {
     };
     clientServicesNatRulesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 id: number;
@@ -23919,13 +24342,10 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
-                            service_id: number;
-                            rules: components["schemas"]["NatRule"][];
-                            limits: {
-                                max_rules: number | null;
-                                external_port_min: number | null;
-                                external_port_max: number | null;
-                            };
+                            list: components["schemas"]["NatRule"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -24145,6 +24565,107 @@ export interface operations {
             };
         };
     };
+    clientServicesNatRulesLimitsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["NatLimits"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40930 上游供应商拒绝了该请求；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40947 该服务不支持此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42900 请求过于频繁，请稍后再试 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     clientServicesNatRulesDelete: {
         parameters: {
             query?: never;
@@ -24253,7 +24774,12 @@ export interface operations {
     };
     clientServicesSecurityGroupsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path: {
                 id: number;
@@ -24274,8 +24800,10 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
-                            service_id: number;
-                            groups: components["schemas"]["SecurityGroupSummary"][];
+                            list: components["schemas"]["SecurityGroupSummary"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -26538,6 +27066,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -26747,6 +27284,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -26823,6 +27369,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -26882,6 +27437,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试；40970 您已完成实名认证；40972 该身份信息已完成过实名认证，不能用于其他账号；40973 没有可重新发起的实名认证 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27461,6 +28025,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 42900 请求过于频繁，请稍后再试 */
             429: {
                 headers: {
@@ -27584,6 +28157,15 @@ export interface operations {
             };
             /** @description 40900 操作冲突，请刷新后重试 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29126,7 +29708,12 @@ export interface operations {
     };
     adminTicketDepartmentsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -29146,6 +29733,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["AdminTicketDepartment"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -29162,6 +29752,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30197,6 +30796,10 @@ export interface operations {
     adminContentCategoriesList: {
         parameters: {
             query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
                 kind?: "notice" | "help";
             };
             header?: never;
@@ -30218,6 +30821,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -30594,6 +31200,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -30712,7 +31327,12 @@ export interface operations {
     };
     clientTicketDepartmentsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -30732,6 +31352,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["TicketDepartment"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -30748,6 +31371,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31779,6 +32411,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -31792,7 +32433,12 @@ export interface operations {
     };
     siteNoticesCategoriesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -31812,9 +32458,21 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -31943,7 +32601,12 @@ export interface operations {
     };
     siteHelpArticlesCategoriesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -31963,9 +32626,21 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ContentCategory"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -32115,6 +32790,15 @@ export interface operations {
                         data: components["schemas"]["HomeHero"];
                         timestamp: number;
                     };
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description 50000 服务器内部错误，请稍后再试 */
@@ -32721,11 +33405,84 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            /** @description 筛选范围内未释放使用的优惠金额合计 */
-                            discount_amount: string;
-                            /** @description 其中已生效（账单已支付）的合计 */
-                            final_discount_amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCouponsUsesSummaryGet: {
+        parameters: {
+            query?: {
+                status?: "reserved" | "final" | "released";
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CouponUseSummary"];
                         timestamp: number;
                     };
                 };
@@ -33099,11 +33856,84 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            /** @description 筛选范围内未释放使用的优惠金额合计 */
-                            discount_amount: string;
-                            /** @description 其中已生效（账单已支付）的合计 */
-                            final_discount_amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCouponCampaignsUsesSummaryGet: {
+        parameters: {
+            query?: {
+                status?: "reserved" | "final" | "released";
+                user_id?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CouponUseSummary"];
                         timestamp: number;
                     };
                 };
@@ -33157,7 +33987,12 @@ export interface operations {
     };
     adminMemberLevelsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -33175,7 +34010,12 @@ export interface operations {
                         code: number;
                         /** @example 成功 */
                         message: string;
-                        data: components["schemas"]["MemberLevel"][];
+                        data: {
+                            list: components["schemas"]["MemberLevel"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
                         timestamp: number;
                     };
                 };
@@ -33191,6 +34031,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33903,8 +34752,76 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminReferralCommissionsSummaryGet: {
+        parameters: {
+            query?: {
+                user_id?: number;
+                invitee_id?: number;
+                invoice_id?: number;
+                kind?: "commission" | "clawback";
+                status?: "pending" | "available";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CommissionSummary"];
                         timestamp: number;
                     };
                 };
@@ -33949,7 +34866,12 @@ export interface operations {
     };
     adminReferralProductRatesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -33967,7 +34889,12 @@ export interface operations {
                         code: number;
                         /** @example 成功 */
                         message: string;
-                        data: components["schemas"]["CommissionProductRate"][];
+                        data: {
+                            list: components["schemas"]["CommissionProductRate"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
                         timestamp: number;
                     };
                 };
@@ -33983,6 +34910,15 @@ export interface operations {
             };
             /** @description 40300 没有权限执行此操作 */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34216,25 +35152,74 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            totals: {
-                                pending?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                approved?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                paid?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                                rejected?: {
-                                    count: number;
-                                    amount: string;
-                                };
-                            };
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminReferralWithdrawalsSummaryGet: {
+        parameters: {
+            query?: {
+                user_id?: number;
+                status?: "pending" | "approved" | "paid" | "rejected";
+                method?: "balance" | "external";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["WithdrawalSummary"];
                         timestamp: number;
                     };
                 };
@@ -34933,6 +35918,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description 50000 服务器内部错误，请稍后再试 */
             500: {
                 headers: {
@@ -35049,8 +36043,73 @@ export interface operations {
                             total: number;
                             page: number;
                             page_size: number;
-                            amount: string;
                         };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clientReferralCommissionsSummaryGet: {
+        parameters: {
+            query?: {
+                kind?: "commission" | "clawback";
+                status?: "pending" | "available";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["CommissionSummary"];
                         timestamp: number;
                     };
                 };

@@ -9,6 +9,7 @@ import type { AccessAction } from '../../lib/config.js';
 import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { guardStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
+import { queryKeysOf, refuseUnknownQuery } from '../middleware/query-keys.js';
 import { throwValidationError } from '../middleware/validation.js';
 import { documentAccess, operationIdFor } from './operations.js';
 
@@ -52,7 +53,27 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   operationId?: string;
   /** Upload routes only (multipart bodies): the body size refused before it is read, instead of the JSON limit. */
   bodyLimitBytes?: number;
+  /**
+   * Only for a route that must take query parameters it does not declare (a third party's
+   * callback, a link others build): the reason, written to the document as `x-open-query`.
+   * Every other route refuses an undeclared query parameter with 42200 naming it.
+   */
+  openQuery?: string;
 };
+
+function queryText(spec: { openQuery?: string | undefined }): string | undefined {
+  return spec.openQuery ? `接受未声明的查询参数：${spec.openQuery}` : undefined;
+}
+
+/**
+ * Marks in the document a route that takes query parameters it does not declare, with the
+ * reason; `defineRoute` and the hand-made routes (`createRoute`) use it alike. Every route
+ * without it refuses them (`refuseUnknownQuery`), which `test/api/unknown-query.test.ts` checks
+ * over HTTP for every operation of the document.
+ */
+export function openQuery(reason: string | undefined) {
+  return reason ? { 'x-open-query': reason } : {};
+}
 
 function accessText(access: Access): string {
   if (access.surface === 'public') return '公开接口';
@@ -82,7 +103,9 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
     throw new Error(`${spec.method.toUpperCase()} ${spec.path}: 写操作的 tokenScope 只能是 purchase、console 或 none`);
   }
   const codes = new Set<number>(spec.errors ?? []);
-  if (spec.request) codes.add(ErrorCode.VALIDATION);
+  // Any route can be sent an undeclared query parameter, which is refused (42200) unless the route is open to them.
+  if (spec.request || !spec.openQuery) codes.add(ErrorCode.VALIDATION);
+  const queryRule = spec.openQuery ? null : refuseUnknownQuery(spec.request?.query ? queryKeysOf(spec.request.query) : []);
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.access.surface === 'admin' && spec.access.stepUp) codes.add(ErrorCode.STEP_UP_REQUIRED);
@@ -114,18 +137,22 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
     path: spec.path,
     tags: spec.tags,
     summary: spec.summary,
-    description: [spec.description, accessText(spec.access)].filter(Boolean).join('\n\n'),
+    description: [spec.description, queryText(spec), accessText(spec.access)].filter(Boolean).join('\n\n'),
     ...documentAccess(spec.access),
-    // Size first (before anything reads the body), then who may call, then the strings every route
+    ...openQuery(spec.openQuery),
+    // Size first (before anything reads the body), then who may call, then undeclared query keys, then the strings every route
     // refuses, then a replayed answer for a repeated idempotency key.
     middleware: [
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
-      ...(precondition ? [requirePrecondition(precondition)] : []),
-      // Every admin write is audited, here and only here (README "Admin audit").
+      // Every admin write is audited, here and only here (README "Admin audit"), refused ones included.
       ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
       // After the audit, so that its refusals (enrol-only session, step-up) are audited too.
       ...(spec.access.surface === 'admin' ? [requireSecondFactor(spec.access)] : []),
+      // Query keys the route does not declare: after access (a caller without it learns nothing),
+      // before the client's e-mail / real-name precondition (the request is wrong whoever sends it).
+      ...(queryRule ? [queryRule] : []),
+      ...(precondition ? [requirePrecondition(precondition)] : []),
       guardStrings,
       ...(idempotency ? [idempotency.middleware] : []),
     ],

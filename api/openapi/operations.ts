@@ -9,8 +9,11 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const camel = (words: string[]) =>
   words.map((w, i) => (i === 0 ? w.toLowerCase() : w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())).join('');
 
-/** Singular words of our paths that end in `s`; extend when a path adds one. */
-const SINGULAR_ENDING_IN_S = new Set(['status']);
+/**
+ * Words of our paths that end in `s` but name one thing, not a collection; extend when a path
+ * adds one. `limits`: the one object of a resource's limits (`…/nat-rules/limits`).
+ */
+const SINGULAR_ENDING_IN_S = new Set(['status', 'limits']);
 
 /** A plural noun names a collection (`products`, `task-runs`, `product-menus`). */
 const isPlural = (segment: string) => /[^s]s$/.test(segment) && !SINGULAR_ENDING_IN_S.has(segment.split('-').at(-1) ?? '');

@@ -355,3 +355,11 @@ export function withdrawalResource(w: WithdrawalRecord) {
     created_at: formatDateTime(w.created_at),
   };
 }
+
+/** The count and the sum of the commission entries a filter selects (`/commissions/summary`, both surfaces). */
+export const commissionSummarySchema = z
+  .object({
+    count: z.number().int().openapi({ description: '记录数' }),
+    amount: z.string().openapi({ description: '金额合计（元），扣回为负数' }),
+  })
+  .openapi('CommissionSummary');

@@ -12,6 +12,8 @@ const health = defineRoute({
     '全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。进程正在停止（收到 SIGTERM 后的摘流阶段）时同样 HTTP 503、code 50300，' +
     'data.status 为 stopping，负载均衡据此摘除该实例，进行中的请求仍会完成。',
   access: { surface: 'public' },
+  // Load balancers and uptime monitors probe with URLs of their own making (cache busters, probe ids).
+  openQuery: '负载均衡与监控探针可能附加自己的参数（防缓存、探针编号）；健康检查不读取任何参数',
   data: z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) }),
   errors: [ErrorCode.DEPENDENCY_UNAVAILABLE],
 });

@@ -9,7 +9,7 @@ import type { AppDeps } from '../context.js';
 import { errorEnvelopeSchema } from '../envelope.js';
 import { bearerToken } from '../middleware/auth.js';
 import { guardStrings } from '../middleware/input-guard.js';
-import { createRouter } from '../openapi/define-route.js';
+import { createRouter, openQuery } from '../openapi/define-route.js';
 import { documentAccess, operationIdFor } from '../openapi/operations.js';
 
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
@@ -29,6 +29,9 @@ const view = createRoute({
   description:
     '公开接口（以签名校验代替登录）。链接由各接口的 url 字段给出：asset、expires（Unix 秒）、sig（HMAC-SHA256）。签名无效、或私有文件（工单附件）的链接未带签发对象的登录令牌（Authorization: Bearer）答 40300；链接过期答 41000（HTTP 410）；文件不存在或已删除答 40400。成功时直接返回文件内容（不套 JSON 信封），带 X-Content-Type-Options: nosniff 与沙箱化的 Content-Security-Policy；非图片文件以附件形式下载。',
   ...documentAccess({ surface: 'public' }),
+  // A signed link is opened by browsers, <img> tags, image proxies and CDNs, which may append
+  // cache busters; the signature covers asset, expires and sig, and nothing else is read.
+  ...openQuery('签名链接：浏览器、图片代理与 CDN 可能附加缓存参数；签名只覆盖 asset、expires、sig，其余参数不被读取'),
   middleware: [guardStrings] as const,
   request: {
     query: z.object({

@@ -140,12 +140,16 @@ export type CouponUseView = CouponUseRecord & { code: string; invoice_no: string
 
 export type CouponUseFilter = { couponId?: number; campaignId?: number; userId?: number; status?: CouponUseStatus | undefined; page: number; page_size: number };
 
-/** Uses of a coupon or of a campaign's coupons, with the discount they gave (reserved and final; released ones listed, not summed). */
-export async function listCouponUses(deps: DomainDeps, filter: CouponUseFilter) {
-  const where = `($1::int IS NULL OR u.coupon_id = $1) AND ($2::int IS NULL OR c.campaign_id = $2) AND ($3::int IS NULL OR u.user_id = $3)
+const COUPON_USE_WHERE = `($1::int IS NULL OR u.coupon_id = $1) AND ($2::int IS NULL OR c.campaign_id = $2) AND ($3::int IS NULL OR u.user_id = $3)
     AND ($4::varchar IS NULL OR u.status = $4)`;
-  const params = [filter.couponId ?? null, filter.campaignId ?? null, filter.userId ?? null, filter.status ?? null];
-  const from = 'FROM coupon_uses u JOIN coupons c ON c.id = u.coupon_id JOIN invoices i ON i.id = u.invoice_id';
+const COUPON_USE_FROM = 'FROM coupon_uses u JOIN coupons c ON c.id = u.coupon_id JOIN invoices i ON i.id = u.invoice_id';
+const couponUseParams = (filter: Omit<CouponUseFilter, 'page' | 'page_size'>) => [filter.couponId ?? null, filter.campaignId ?? null, filter.userId ?? null, filter.status ?? null];
+
+/** A page of the uses of a coupon or of a campaign's coupons (newest first); their discount sums are `summarizeCouponUses`. */
+export async function listCouponUses(deps: DomainDeps, filter: CouponUseFilter) {
+  const where = COUPON_USE_WHERE;
+  const params = couponUseParams(filter);
+  const from = COUPON_USE_FROM;
   const [rows, sums] = await Promise.all([
     sqlRows<CouponUseView>(
       deps,
@@ -153,14 +157,20 @@ export async function listCouponUses(deps: DomainDeps, filter: CouponUseFilter) 
          ${from} WHERE ${where} ORDER BY u.id DESC LIMIT $5 OFFSET $6`,
       [...params, filter.page_size, (filter.page - 1) * filter.page_size],
     ),
-    sqlOne<{ n: number; discount: string; final_discount: string }>(
-      deps,
-      `SELECT count(*)::int AS n, COALESCE(sum(u.discount_amount) FILTER (WHERE u.status <> 'released'), 0) AS discount,
-              COALESCE(sum(u.discount_amount) FILTER (WHERE u.status = 'final'), 0) AS final_discount ${from} WHERE ${where}`,
-      params,
-    ),
+    sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n ${from} WHERE ${where}`, params),
   ]);
-  return { rows, total: sums?.n ?? 0, discount_amount: formatMoney(sums?.discount ?? 0), final_discount_amount: formatMoney(sums?.final_discount ?? 0) };
+  return { rows, total: sums?.n ?? 0 };
+}
+
+/** The count of the uses a filter selects and the discount they gave: reserved and final (released ones not summed), and final alone. */
+export async function summarizeCouponUses(deps: DomainDeps, filter: Omit<CouponUseFilter, 'page' | 'page_size'>) {
+  const sums = await sqlOne<{ n: number; discount: string; final_discount: string }>(
+    deps,
+    `SELECT count(*)::int AS n, COALESCE(sum(u.discount_amount) FILTER (WHERE u.status <> 'released'), 0) AS discount,
+            COALESCE(sum(u.discount_amount) FILTER (WHERE u.status = 'final'), 0) AS final_discount ${COUPON_USE_FROM} WHERE ${COUPON_USE_WHERE}`,
+    couponUseParams(filter),
+  );
+  return { count: sums?.n ?? 0, discount_amount: formatMoney(sums?.discount ?? 0), final_discount_amount: formatMoney(sums?.final_discount ?? 0) };
 }
 
 export type CampaignInput = {

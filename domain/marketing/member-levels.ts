@@ -18,8 +18,13 @@ export type MemberLevelView = MemberLevelRecord & { users: number };
 
 const VIEW = `SELECT ${MEMBER_LEVEL_COLUMNS}, (SELECT count(*)::int FROM user_member_levels u WHERE u.level_id = member_levels.id) AS users FROM member_levels`;
 
-export async function listMemberLevels(deps: DomainDeps): Promise<MemberLevelView[]> {
-  return sqlRows<MemberLevelView>(deps, `${VIEW} ORDER BY sort_order, id`, []);
+/** A page of the member levels, in their sort order. */
+export async function listMemberLevels(deps: DomainDeps, paging: { page: number; page_size: number }): Promise<{ rows: MemberLevelView[]; total: number }> {
+  const [rows, counted] = await Promise.all([
+    sqlRows<MemberLevelView>(deps, `${VIEW} ORDER BY sort_order, id LIMIT $1 OFFSET $2`, [paging.page_size, (paging.page - 1) * paging.page_size]),
+    sqlOne<{ n: number }>(deps, 'SELECT count(*)::int AS n FROM member_levels', []),
+  ]);
+  return { rows, total: counted?.n ?? 0 };
 }
 
 export async function getMemberLevel(deps: DomainDeps, id: number): Promise<MemberLevelView> {

@@ -64,11 +64,20 @@ export type CommissionFilter = {
 
 export type CommissionView = CommissionEntryRecord & { invoice_no: string };
 
-/** Commission entries (newest first) with the filter's total amount. */
-export async function listCommissions(deps: DomainDeps, filter: CommissionFilter) {
-  const where = `($1::int IS NULL OR e.user_id = $1) AND ($2::int IS NULL OR e.invitee_id = $2) AND ($3::int IS NULL OR e.invoice_id = $3)
+const COMMISSION_WHERE = `($1::int IS NULL OR e.user_id = $1) AND ($2::int IS NULL OR e.invitee_id = $2) AND ($3::int IS NULL OR e.invoice_id = $3)
     AND ($4::varchar IS NULL OR e.kind = $4) AND ($5::varchar IS NULL OR e.status = $5)`;
-  const params = [filter.userId ?? null, filter.inviteeId ?? null, filter.invoiceId ?? null, filter.kind ?? null, filter.status ?? null];
+const commissionParams = (filter: Omit<CommissionFilter, 'page' | 'page_size'>) => [
+  filter.userId ?? null,
+  filter.inviteeId ?? null,
+  filter.invoiceId ?? null,
+  filter.kind ?? null,
+  filter.status ?? null,
+];
+
+/** A page of commission entries (newest first) and the count of the whole filter; its sum is `summarizeCommissions`. */
+export async function listCommissions(deps: DomainDeps, filter: CommissionFilter) {
+  const where = COMMISSION_WHERE;
+  const params = commissionParams(filter);
   const [rows, sums] = await Promise.all([
     sqlRows<CommissionView>(
       deps,
@@ -76,19 +85,32 @@ export async function listCommissions(deps: DomainDeps, filter: CommissionFilter
          FROM commission_entries e JOIN invoices i ON i.id = e.invoice_id WHERE ${where} ORDER BY e.id DESC LIMIT $6 OFFSET $7`,
       [...params, filter.page_size, (filter.page - 1) * filter.page_size],
     ),
-    sqlOne<{ n: number; amount: string }>(deps, `SELECT count(*)::int AS n, COALESCE(sum(e.amount), 0) AS amount FROM commission_entries e WHERE ${where}`, params),
+    sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n FROM commission_entries e WHERE ${where}`, params),
   ]);
-  return { rows, total: sums?.n ?? 0, amount: formatMoney(sums?.amount ?? 0) };
+  return { rows, total: sums?.n ?? 0 };
+}
+
+/** The count and the sum (clawbacks negative) of the commission entries a filter selects. */
+export async function summarizeCommissions(deps: DomainDeps, filter: Omit<CommissionFilter, 'page' | 'page_size'>) {
+  const sums = await sqlOne<{ n: number; amount: string }>(
+    deps,
+    `SELECT count(*)::int AS n, COALESCE(sum(e.amount), 0) AS amount FROM commission_entries e WHERE ${COMMISSION_WHERE}`,
+    commissionParams(filter),
+  );
+  return { count: sums?.n ?? 0, amount: formatMoney(sums?.amount ?? 0) };
 }
 
 export type ProductRate = { product_id: number; product_name: string; rate: string; updated_at: Date };
 
-export async function listProductRates(deps: DomainDeps): Promise<ProductRate[]> {
-  return sqlRows<ProductRate>(
-    deps,
-    'SELECT r.product_id, p.name AS product_name, r.rate, r.updated_at FROM commission_product_rates r JOIN products p ON p.id = r.product_id ORDER BY r.product_id',
-    [],
-  );
+const PRODUCT_RATES = 'SELECT r.product_id, p.name AS product_name, r.rate, r.updated_at FROM commission_product_rates r JOIN products p ON p.id = r.product_id';
+
+/** A page of the products' own commission rates, by product id. */
+export async function listProductRates(deps: DomainDeps, paging: { page: number; page_size: number }): Promise<{ rows: ProductRate[]; total: number }> {
+  const [rows, counted] = await Promise.all([
+    sqlRows<ProductRate>(deps, `${PRODUCT_RATES} ORDER BY r.product_id LIMIT $1 OFFSET $2`, [paging.page_size, (paging.page - 1) * paging.page_size]),
+    sqlOne<{ n: number }>(deps, 'SELECT count(*)::int AS n FROM commission_product_rates r JOIN products p ON p.id = r.product_id', []),
+  ]);
+  return { rows, total: counted?.n ?? 0 };
 }
 
 /** Sets a product's commission rate (it wins over member levels and the default). */
@@ -100,8 +122,7 @@ export async function setProductRate(deps: DomainDeps, productId: number, rate: 
     `INSERT INTO commission_product_rates (product_id, rate) VALUES ($1, $2) ON CONFLICT (product_id) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now() RETURNING product_id`,
     [productId, rate],
   );
-  const rows = await listProductRates(deps);
-  return rows.find((r) => r.product_id === productId)!;
+  return (await sqlOne<ProductRate>(deps, `${PRODUCT_RATES} WHERE r.product_id = $1`, [productId]))!;
 }
 
 export async function clearProductRate(deps: DomainDeps, productId: number): Promise<void> {

@@ -176,29 +176,37 @@ export async function rejectWithdrawal(deps: DomainDeps, id: number, reason: str
 
 export type WithdrawalFilter = { userId?: number | undefined; status?: WithdrawalStatus | undefined; method?: WithdrawalMethod | undefined; page: number; page_size: number };
 
-/** A page of withdrawals (newest first) with the total count and the amount per status of the whole filter. */
+const WITHDRAWAL_WHERE = `($1::int IS NULL OR user_id = $1) AND ($2::varchar IS NULL OR status = $2) AND ($3::varchar IS NULL OR method = $3)`;
+
+/** A page of withdrawals (newest first) with the count of the whole filter; its amounts per status are `summarizeWithdrawals`. */
 export async function listWithdrawals(deps: DomainDeps, filter: WithdrawalFilter) {
   const params = [filter.userId ?? null, filter.status ?? null, filter.method ?? null];
-  const where = `($1::int IS NULL OR user_id = $1) AND ($2::varchar IS NULL OR status = $2) AND ($3::varchar IS NULL OR method = $3)`;
-  const [rows, totals] = await Promise.all([
+  const where = WITHDRAWAL_WHERE;
+  const [rows, counted] = await Promise.all([
     sqlRows<WithdrawalRecord>(deps, `SELECT ${WITHDRAWAL_COLUMNS} FROM referral_withdrawals WHERE ${where} ORDER BY id DESC LIMIT $4 OFFSET $5`, [
       ...params,
       filter.page_size,
       (filter.page - 1) * filter.page_size,
     ]),
-    sqlRows<{ status: WithdrawalStatus; n: number; amount: string }>(
-      deps,
-      `SELECT status, count(*)::int AS n, sum(amount) AS amount FROM referral_withdrawals WHERE ${where} GROUP BY status`,
-      params,
-    ),
+    sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n FROM referral_withdrawals WHERE ${where}`, params),
   ]);
+  return { rows, total: counted?.n ?? 0 };
+}
+
+/** The count and the amount per status of the withdrawals a filter selects (every status present, zero when none). */
+export async function summarizeWithdrawals(deps: DomainDeps, filter: Omit<WithdrawalFilter, 'page' | 'page_size'>) {
+  const totals = await sqlRows<{ status: WithdrawalStatus; n: number; amount: string }>(
+    deps,
+    `SELECT status, count(*)::int AS n, sum(amount) AS amount FROM referral_withdrawals WHERE ${WITHDRAWAL_WHERE} GROUP BY status`,
+    [filter.userId ?? null, filter.status ?? null, filter.method ?? null],
+  );
   const byStatus = Object.fromEntries(
     (['pending', 'approved', 'paid', 'rejected'] as const).map((s) => {
       const t = totals.find((x) => x.status === s);
       return [s, { count: t?.n ?? 0, amount: formatMoney(t?.amount ?? 0) }];
     }),
   ) as Record<WithdrawalStatus, { count: number; amount: string }>;
-  return { rows, total: totals.reduce((n, t) => n + t.n, 0), totals: byStatus };
+  return { count: totals.reduce((n, t) => n + t.n, 0), totals: byStatus };
 }
 
 export async function getWithdrawal(deps: DomainDeps, id: number, userId?: number): Promise<WithdrawalRecord> {

@@ -107,7 +107,7 @@ export async function seedDemoConsole(deps: DomainDeps): Promise<string[]> {
   if (!service) return created;
   if (service.created) created.push(`service:${DEMO_CONSOLE_HOSTNAME}`);
   const input = { serviceId: service.id, userId: user.id };
-  if ((await listNatRules(deps, input)).rules.length === 0) {
+  if ((await listNatRules(deps, { ...input, page: 1, page_size: 1 })).total === 0) {
     await addNatRule(deps, { ...input, protocol: 'tcp', internalPort: 22, externalPort: 22022 });
     await addNatRule(deps, { ...input, protocol: 'tcp', internalPort: 80 });
     created.push('nat-rules:2');

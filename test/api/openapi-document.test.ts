@@ -119,3 +119,86 @@ describe('sdk/', () => {
     }
   });
 });
+
+describe('lists', () => {
+  type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; allOf?: Schema[] };
+  const schemas = (document as unknown as { components?: { schemas?: Record<string, Schema> } }).components?.schemas ?? {};
+  const resolve = (schema: Schema | undefined): Schema | undefined => {
+    let current = schema;
+    for (let i = 0; i < 10 && current?.$ref; i++) current = schemas[current.$ref.split('/').pop() as string];
+    return current;
+  };
+  const dataOf = (op: Operation): Schema | undefined => {
+    const ok = op.responses['200'] as { content?: Record<string, { schema?: Schema }> } | undefined;
+    return resolve(resolve(ok?.content?.['application/json']?.schema)?.properties?.['data']);
+  };
+  const PAGE_KEYS = ['list', 'page', 'page_size', 'total'];
+  /** What is wrong with an operation's data as a list, or null: a list is the page object and nothing else. */
+  const listProblem = (operationId: string, data: Schema | undefined): string | null => {
+    const keys = Object.keys(data?.properties ?? {}).sort();
+    const namedList = operationId.endsWith('List');
+    if (!namedList && !keys.includes('list')) return null;
+    if (data?.type === 'array') return '答数组，不是分页对象';
+    if (keys.join() !== PAGE_KEYS.join()) return `data 为 {${keys.join(', ')}}，应只有 {list, total, page, page_size}`;
+    return null;
+  };
+
+  /**
+   * Routes of issue 27 item 5 not yet made page objects, each with what it still answers. This
+   * set may only shrink: the test below fails when one of them is fixed and still listed.
+   */
+  const NOT_YET_PAGE_OBJECTS = new Set([
+    // {list} unpaged; the admin auth routes are being reworked for two-factor sign-in (item 2).
+    'GET /api/v2/admin/auth/permissions',
+    'GET /api/v2/admin/auth/roles',
+    // {groups, items}: the settings form, named as a list.
+    'GET /api/v2/admin/settings',
+    // {list} inside a view that is not a list (the schedules overview).
+    'GET /api/v2/admin/schedules/overview',
+    // {points}: one series, read as a plural by operationIdFor (renaming changes an SDK method).
+    'GET /api/v2/admin/dashboard/revenue-series',
+    // Answers of actions holding a `list` (what the scan found, the order after a reorder).
+    'POST /api/v2/admin/integration-plugins/scan',
+    'POST /api/v2/admin/product-menus/reorders',
+    'POST /api/v2/admin/product-groups/reorders',
+    'POST /api/v2/admin/product-categories/reorders',
+    // {choices, items}: the options of one product, named as a list.
+    'GET /api/v2/admin/products/{product}/config-options',
+  ]);
+
+  it('answers every list, and every route named as a collection list, with exactly {list, total, page, page_size}', () => {
+    const problems = operations.flatMap(({ name, op }) => {
+      const problem = listProblem(op.operationId ?? '', dataOf(op));
+      return problem && !NOT_YET_PAGE_OBJECTS.has(name) ? [`${name}: ${problem}`] : [];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps the list of lists not yet page objects to those that still are not', () => {
+    const fixed = operations.filter(({ name, op }) => NOT_YET_PAGE_OBJECTS.has(name) && listProblem(op.operationId ?? '', dataOf(op)) === null).map((o) => o.name);
+    expect(fixed, '已改为分页对象：请从 NOT_YET_PAGE_OBJECTS 中删除').toEqual([]);
+    const gone = [...NOT_YET_PAGE_OBJECTS].filter((name) => !operations.some((o) => o.name === name));
+    expect(gone).toEqual([]);
+  });
+
+  it('finds a list with extra fields, an array and another shape named as a list (the check can fail)', () => {
+    const page = { type: 'object', properties: { list: {}, total: {}, page: {}, page_size: {} } };
+    expect(listProblem('adminThingsList', page)).toBeNull();
+    expect(listProblem('adminThingsList', { ...page, properties: { ...page.properties, amount: {} } })).toMatch(/amount/);
+    expect(listProblem('adminThingsGet', { type: 'object', properties: { list: {}, totals: {} } })).toMatch(/totals/);
+    expect(listProblem('adminThingsList', { type: 'array' })).toMatch(/数组/);
+    expect(listProblem('clientServicesNatRulesList', { type: 'object', properties: { service_id: {}, rules: {}, limits: {} } })).toMatch(/rules/);
+    expect(listProblem('adminThingsGet', { type: 'object', properties: { id: {} } })).toBeNull();
+  });
+
+  it('takes page and page_size on every list', () => {
+    const missing = operations
+      .filter(({ name, op }) => !NOT_YET_PAGE_OBJECTS.has(name) && listProblem(op.operationId ?? '', dataOf(op)) === null && Object.keys(dataOf(op)?.properties ?? {}).includes('list'))
+      .filter(({ op }) => {
+        const names = ((op as { parameters?: { name: string; in: string }[] }).parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+        return !(names.includes('page') && names.includes('page_size'));
+      })
+      .map((o) => o.name);
+    expect(missing).toEqual([]);
+  });
+});

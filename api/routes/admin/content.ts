@@ -15,7 +15,7 @@ import { getHomeHero, saveHomeHero } from '../../../domain/content/home-hero.js'
 import { ErrorCode } from '../../../lib/errors.js';
 import { parseDateTime } from '../../../lib/time.js';
 import { formatDateTime } from '../../../lib/time.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   adminArticleItemResource,
@@ -121,8 +121,8 @@ const categoryList = defineRoute({
   tags,
   summary: '文章分类列表',
   access: view,
-  request: { query: z.object({ kind: z.enum(ARTICLE_KINDS).optional() }) },
-  data: z.object({ list: z.array(categorySchema) }),
+  request: { query: listQuery({ kind: z.enum(ARTICLE_KINDS).optional() }) },
+  data: pageSchema(categorySchema),
 });
 
 const categoryFields = {
@@ -224,7 +224,10 @@ export const adminContentRoutes = createRouter()
     await deleteArticle(c.var.deps, c.req.valid('param').article);
     return ok(c, null, '已删除');
   })
-  .openapi(categoryList, async (c) => ok(c, { list: (await listCategories(c.var.deps, c.req.valid('query').kind ?? null, false)).map(categoryResource) }))
+  .openapi(categoryList, async (c) => {
+    const query = c.req.valid('query');
+    return ok(c, pageOfAll((await listCategories(c.var.deps, query.kind ?? null, false)).map(categoryResource), query));
+  })
   .openapi(categoryCreate, async (c) => {
     const id = await createCategory(c.var.deps, c.req.valid('json'));
     return ok(c, (await categoryById(c.var.deps, id)) as NonNullable<Awaited<ReturnType<typeof categoryById>>>, '已创建');

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { COUPON_KINDS, COUPON_SCENES, COUPON_STATUSES, COUPON_USE_STATUSES } from '../../../db/models/marketing.js';
-import { createCampaign, createCoupon, getCampaign, getCoupon, listCampaigns, listCoupons, listCouponUses, updateCoupon, type CouponInput } from '../../../domain/marketing/coupons.js';
+import { createCampaign, createCoupon, getCampaign, getCoupon, listCampaigns, listCoupons, listCouponUses, summarizeCouponUses, updateCoupon, type CouponInput } from '../../../domain/marketing/coupons.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { parseDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
@@ -111,20 +111,38 @@ const update = defineRoute({
   data: couponSchema,
 });
 
-const usesQuery = listQuery({ status: z.enum(COUPON_USE_STATUSES).optional(), user_id: idQuery().optional() });
-const usesSchema = pageSchema(couponUseSchema).extend({
-  discount_amount: z.string().openapi({ description: '筛选范围内未释放使用的优惠金额合计' }),
-  final_discount_amount: z.string().openapi({ description: '其中已生效（账单已支付）的合计' }),
-});
+const usesFilters = { status: z.enum(COUPON_USE_STATUSES).optional(), user_id: idQuery().optional() };
+const usesQuery = listQuery(usesFilters);
+const usesSchema = pageSchema(couponUseSchema);
+const usesSummarySchema = z
+  .object({
+    count: z.number().int().openapi({ description: '筛选范围内的使用记录数' }),
+    discount_amount: z.string().openapi({ description: '筛选范围内未释放使用的优惠金额合计' }),
+    final_discount_amount: z.string().openapi({ description: '其中已生效（账单已支付）的合计' }),
+  })
+  .openapi('CouponUseSummary');
+const SUMMARY_NOTE = '合计不在列表里：同样的筛选条件（status、user_id）见同路径下的 /summary。';
 
 const uses = defineRoute({
   method: 'get',
   path: '/api/v2/admin/coupons/{id}/uses',
   tags,
   summary: '优惠券使用记录',
+  description: SUMMARY_NOTE,
   access: { surface: 'admin', permission: 'coupon.view' },
   request: { params: idParam('id'), query: usesQuery },
   data: usesSchema,
+});
+
+const usesSummary = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/coupons/{id}/uses/summary',
+  tags,
+  summary: '优惠券使用记录的合计（条数与优惠金额）',
+  description: '筛选条件与使用记录列表相同（不分页）。',
+  access: { surface: 'admin', permission: 'coupon.view' },
+  request: { params: idParam('id'), query: z.object(usesFilters) },
+  data: usesSummarySchema,
 });
 
 const campaignList = defineRoute({
@@ -173,10 +191,22 @@ const campaignUses = defineRoute({
   method: 'get',
   path: '/api/v2/admin/coupon-campaigns/{id}/uses',
   tags,
-  summary: '优惠券活动的使用记录与优惠合计',
+  summary: '优惠券活动的使用记录',
+  description: SUMMARY_NOTE,
   access: { surface: 'admin', permission: 'coupon.view' },
   request: { params: idParam('id'), query: usesQuery },
   data: usesSchema,
+});
+
+const campaignUsesSummary = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/coupon-campaigns/{id}/uses/summary',
+  tags,
+  summary: '优惠券活动使用记录的合计（条数与优惠金额）',
+  description: '筛选条件与活动使用记录列表相同（不分页）。',
+  access: { surface: 'admin', permission: 'coupon.view' },
+  request: { params: idParam('id'), query: z.object(usesFilters) },
+  data: usesSummarySchema,
 });
 
 export const adminCouponRoutes = createRouter()
@@ -196,7 +226,13 @@ export const adminCouponRoutes = createRouter()
     await getCoupon(c.var.deps, id);
     const query = c.req.valid('query');
     const found = await listCouponUses(c.var.deps, { couponId: id, status: query.status, ...(query.user_id ? { userId: query.user_id } : {}), page: query.page, page_size: query.page_size });
-    return ok(c, { ...page(found.rows.map(couponUseResource), found.total, query), discount_amount: found.discount_amount, final_discount_amount: found.final_discount_amount });
+    return ok(c, page(found.rows.map(couponUseResource), found.total, query));
+  })
+  .openapi(usesSummary, async (c) => {
+    const id = c.req.valid('param').id;
+    await getCoupon(c.var.deps, id);
+    const query = c.req.valid('query');
+    return ok(c, await summarizeCouponUses(c.var.deps, { couponId: id, status: query.status, ...(query.user_id ? { userId: query.user_id } : {}) }));
   })
   .openapi(campaignList, async (c) => {
     const query = c.req.valid('query');
@@ -222,5 +258,11 @@ export const adminCouponRoutes = createRouter()
     await getCampaign(c.var.deps, id);
     const query = c.req.valid('query');
     const found = await listCouponUses(c.var.deps, { campaignId: id, status: query.status, ...(query.user_id ? { userId: query.user_id } : {}), page: query.page, page_size: query.page_size });
-    return ok(c, { ...page(found.rows.map(couponUseResource), found.total, query), discount_amount: found.discount_amount, final_discount_amount: found.final_discount_amount });
+    return ok(c, page(found.rows.map(couponUseResource), found.total, query));
+  })
+  .openapi(campaignUsesSummary, async (c) => {
+    const id = c.req.valid('param').id;
+    await getCampaign(c.var.deps, id);
+    const query = c.req.valid('query');
+    return ok(c, await summarizeCouponUses(c.var.deps, { campaignId: id, status: query.status, ...(query.user_id ? { userId: query.user_id } : {}) }));
   });

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { assignMemberLevel, createMemberLevel, deleteMemberLevel, getMemberLevel, getUserLevel, listMemberLevels, updateMemberLevel } from '../../../domain/marketing/member-levels.js';
 import { ErrorCode, notFound } from '../../../lib/errors.js';
-import { ok } from '../../envelope.js';
+import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { memberLevelResource, memberLevelSchema, userLevelResource, userLevelSchema } from '../../resources/marketing.js';
-import { idInput, idParam, jsonBody, moneyInput } from '../../schemas.js';
+import { idInput, idParam, jsonBody, listQuery, moneyInput } from '../../schemas.js';
 import { percentInput } from './referrals.js';
 
 const tags = ['管理端：会员等级'];
@@ -43,7 +43,8 @@ const list = defineRoute({
   summary: '会员等级列表',
   description: RULE,
   access: { surface: 'admin', permission: 'member_level.view' },
-  data: z.array(memberLevelSchema),
+  request: { query: listQuery({}) },
+  data: pageSchema(memberLevelSchema),
 });
 
 const create = defineRoute({
@@ -112,7 +113,11 @@ const assign = defineRoute({
 });
 
 export const adminMemberLevelRoutes = createRouter()
-  .openapi(list, async (c) => ok(c, (await listMemberLevels(c.var.deps)).map(memberLevelResource)))
+  .openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listMemberLevels(c.var.deps, query);
+    return ok(c, page(rows.map(memberLevelResource), total, query));
+  })
   .openapi(create, async (c) => ok(c, memberLevelResource(await createMemberLevel(c.var.deps, levelInput(c.req.valid('json')))), '会员等级已创建'))
   .openapi(detail, async (c) => ok(c, memberLevelResource(await getMemberLevel(c.var.deps, c.req.valid('param').id))))
   .openapi(update, async (c) =>

@@ -1,14 +1,15 @@
 import { z } from '@hono/zod-openapi';
 import { adminAudit } from '../../../domain/billing/audit.js';
 import { COMMISSION_KINDS, COMMISSION_STATUSES, WITHDRAWAL_METHODS, WITHDRAWAL_STATUSES } from '../../../db/models/marketing.js';
-import { clearProductRate, listCommissions, listProductRates, listReferralAccounts, setProductRate } from '../../../domain/marketing/referrals.js';
-import { approveWithdrawal, getWithdrawal, listWithdrawals, markWithdrawalPaid, rejectWithdrawal } from '../../../domain/marketing/withdrawals.js';
+import { clearProductRate, listCommissions, listProductRates, listReferralAccounts, setProductRate, summarizeCommissions } from '../../../domain/marketing/referrals.js';
+import { approveWithdrawal, getWithdrawal, listWithdrawals, markWithdrawalPaid, rejectWithdrawal, summarizeWithdrawals } from '../../../domain/marketing/withdrawals.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   adminCommissionResource,
   adminCommissionSchema,
+  commissionSummarySchema,
   productRateResource,
   productRateSchema,
   referralAccountResource,
@@ -36,23 +37,34 @@ const accounts = defineRoute({
   data: pageSchema(referralAccountSchema),
 });
 
+const commissionFilters = {
+  user_id: idQuery().optional(),
+  invitee_id: idQuery().optional(),
+  invoice_id: idQuery().optional(),
+  kind: z.enum(COMMISSION_KINDS).optional(),
+  status: z.enum(COMMISSION_STATUSES).optional(),
+};
+
 const commissions = defineRoute({
   method: 'get',
   path: '/api/v2/admin/referral/commissions',
   tags,
   summary: '佣金流水（含扣回）',
-  description: '每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。amount 为筛选范围合计。',
+  description: '每条记录有唯一幂等键：commission:<账单号>（每张账单一条）或 clawback:<退款单号>（每次退款一条）。筛选范围的合计见 GET /api/v2/admin/referral/commissions/summary（同样的筛选条件）。',
   access: { surface: 'admin', permission: 'referral.view' },
-  request: {
-    query: listQuery({
-      user_id: idQuery().optional(),
-      invitee_id: idQuery().optional(),
-      invoice_id: idQuery().optional(),
-      kind: z.enum(COMMISSION_KINDS).optional(),
-      status: z.enum(COMMISSION_STATUSES).optional(),
-    }),
-  },
-  data: pageSchema(adminCommissionSchema).extend({ amount: z.string() }),
+  request: { query: listQuery(commissionFilters) },
+  data: pageSchema(adminCommissionSchema),
+});
+
+const commissionsSummary = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/referral/commissions/summary',
+  tags,
+  summary: '佣金流水合计',
+  description: '筛选条件与佣金流水列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。',
+  access: { surface: 'admin', permission: 'referral.view' },
+  request: { query: z.object(commissionFilters) },
+  data: commissionSummarySchema,
 });
 
 const rates = defineRoute({
@@ -62,7 +74,8 @@ const rates = defineRoute({
   summary: '商品返佣比例',
   description: '返佣比例优先级：商品单独比例 > 邀请人会员等级的返佣比例 > 默认比例。',
   access: { surface: 'admin', permission: 'referral.view' },
-  data: z.array(productRateSchema),
+  request: { query: listQuery({}) },
+  data: pageSchema(productRateSchema),
 });
 
 const setRate = defineRoute({
@@ -85,17 +98,33 @@ const clearRate = defineRoute({
   data: z.null(),
 });
 
+const withdrawalFilters = { user_id: idQuery().optional(), status: z.enum(WITHDRAWAL_STATUSES).optional(), method: z.enum(WITHDRAWAL_METHODS).optional() };
+
 const withdrawalList = defineRoute({
   method: 'get',
   path: '/api/v2/admin/referral-withdrawals',
   tags,
   summary: '佣金提现申请',
-  description: '按用户、状态、方式筛选；totals 为筛选范围内各状态的笔数与金额。',
+  description: '按用户、状态、方式筛选；筛选范围内各状态的笔数与金额见 GET /api/v2/admin/referral-withdrawals/summary（同样的筛选条件）。',
   access: { surface: 'admin', permission: 'referral.view' },
-  request: { query: listQuery({ user_id: idQuery().optional(), status: z.enum(WITHDRAWAL_STATUSES).optional(), method: z.enum(WITHDRAWAL_METHODS).optional() }) },
-  data: pageSchema(withdrawalSchema).extend({
-    totals: z.record(z.enum(WITHDRAWAL_STATUSES), z.object({ count: z.number().int(), amount: z.string() })),
-  }),
+  request: { query: listQuery(withdrawalFilters) },
+  data: pageSchema(withdrawalSchema),
+});
+
+const withdrawalSummary = defineRoute({
+  method: 'get',
+  path: '/api/v2/admin/referral-withdrawals/summary',
+  tags,
+  summary: '佣金提现申请合计（各状态笔数与金额）',
+  description: '筛选条件与提现申请列表相同（不分页）：count 为申请数，totals 为每个状态的笔数与金额（没有的状态为 0）。',
+  access: { surface: 'admin', permission: 'referral.view' },
+  request: { query: z.object(withdrawalFilters) },
+  data: z
+    .object({
+      count: z.number().int(),
+      totals: z.record(z.enum(WITHDRAWAL_STATUSES), z.object({ count: z.number().int(), amount: z.string() })),
+    })
+    .openapi('WithdrawalSummary'),
 });
 
 const withdrawalDetail = defineRoute({
@@ -155,9 +184,17 @@ export const adminReferralRoutes = createRouter()
   .openapi(commissions, async (c) => {
     const q = c.req.valid('query');
     const found = await listCommissions(c.var.deps, { userId: q.user_id, inviteeId: q.invitee_id, invoiceId: q.invoice_id, kind: q.kind, status: q.status, page: q.page, page_size: q.page_size });
-    return ok(c, { ...page(found.rows.map(adminCommissionResource), found.total, q), amount: found.amount });
+    return ok(c, page(found.rows.map(adminCommissionResource), found.total, q));
   })
-  .openapi(rates, async (c) => ok(c, (await listProductRates(c.var.deps)).map(productRateResource)))
+  .openapi(commissionsSummary, async (c) => {
+    const q = c.req.valid('query');
+    return ok(c, await summarizeCommissions(c.var.deps, { userId: q.user_id, inviteeId: q.invitee_id, invoiceId: q.invoice_id, kind: q.kind, status: q.status }));
+  })
+  .openapi(rates, async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listProductRates(c.var.deps, query);
+    return ok(c, page(rows.map(productRateResource), total, query));
+  })
   .openapi(setRate, async (c) => ok(c, productRateResource(await setProductRate(c.var.deps, c.req.valid('param').product, c.req.valid('json').rate)), '返佣比例已保存'))
   .openapi(clearRate, async (c) => {
     await clearProductRate(c.var.deps, c.req.valid('param').product);
@@ -166,7 +203,12 @@ export const adminReferralRoutes = createRouter()
   .openapi(withdrawalList, async (c) => {
     const q = c.req.valid('query');
     const found = await listWithdrawals(c.var.deps, { userId: q.user_id, status: q.status, method: q.method, page: q.page, page_size: q.page_size });
-    return ok(c, { ...page(found.rows.map(withdrawalResource), found.total, q), totals: found.totals });
+    return ok(c, page(found.rows.map(withdrawalResource), found.total, q));
+  })
+  // Before the detail route: `summary` is not an {id}.
+  .openapi(withdrawalSummary, async (c) => {
+    const q = c.req.valid('query');
+    return ok(c, await summarizeWithdrawals(c.var.deps, { userId: q.user_id, status: q.status, method: q.method }));
   })
   .openapi(withdrawalDetail, async (c) => ok(c, withdrawalResource(await getWithdrawal(c.var.deps, c.req.valid('param').id))))
   .openapi(approve, async (c) => {

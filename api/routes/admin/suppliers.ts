@@ -7,7 +7,7 @@ import { bindProductsToSupplier, pullSupplierProducts, readSupplierCatalogue, sy
 import { invokeSupplierPlugin } from '../../../domain/suppliers/supplier-plugin.js';
 import { createSupplier, deleteSupplier, getSupplier, listSuppliers, updateSupplier } from '../../../domain/suppliers/suppliers.js';
 import { requireSupplierData } from '../../../domain/suppliers/upstream-result.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { supplierResource, supplierSchema } from '../../resources/suppliers.js';
 import { idInput, idParam, jsonBody, listQuery, PAGE_SIZE_MAX } from '../../schemas.js';
@@ -136,9 +136,10 @@ const catalogue = defineRoute({
   path: `${base}/{supplier}/upstream-products`,
   tags,
   summary: '上游商品目录（用于选择导入）',
+  description: '实时读取上游的整个目录，按上游的分组与顺序分页（page、page_size）。',
   access: manage,
-  request: { params: idParam('supplier') },
-  data: z.object({ list: z.array(upstreamProductSchema.extend({ group_id: z.number().int(), group_name: z.string() })) }),
+  request: { params: idParam('supplier'), query: listQuery({}) },
+  data: pageSchema(upstreamProductSchema.extend({ group_id: z.number().int(), group_name: z.string() })),
   errors: upstreamErrors,
 });
 
@@ -246,7 +247,7 @@ export const adminSupplierRoutes = createRouter()
         };
       }),
     );
-    return ok(c, { list });
+    return ok(c, pageOfAll(list, c.req.valid('query')));
   })
   .openapi(pull, async (c) => {
     const body = c.req.valid('json');

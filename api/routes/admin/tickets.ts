@@ -5,7 +5,7 @@ import { assignTicket, getTicket, listTickets, replyAsStaff, setTicketStatus, TI
 import { getUser } from '../../../domain/users/users.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import type { AppEnv } from '../../context.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   adminDepartmentResource,
@@ -112,7 +112,8 @@ const departmentList = defineRoute({
   tags,
   summary: '工单部门列表',
   access: view,
-  data: z.object({ list: z.array(adminDepartmentSchema) }),
+  request: { query: listQuery({}) },
+  data: pageSchema(adminDepartmentSchema),
 });
 
 const departmentCreate = defineRoute({
@@ -181,7 +182,7 @@ export const adminTicketRoutes = createRouter()
     await setTicketStatus(c.var.deps, ticket, c.req.valid('json').status);
     return ok(c, await detailOf(c, ticket), '状态已更新');
   })
-  .openapi(departmentList, async (c) => ok(c, { list: (await listDepartments(c.var.deps, { visibleOnly: false })).map(adminDepartmentResource) }))
+  .openapi(departmentList, async (c) => ok(c, pageOfAll((await listDepartments(c.var.deps, { visibleOnly: false })).map(adminDepartmentResource), c.req.valid('query'))))
   .openapi(departmentCreate, async (c) => ok(c, adminDepartmentResource(await createDepartment(c.var.deps, c.req.valid('json'))), '已创建'))
   .openapi(departmentUpdate, async (c) => {
     const { department } = c.req.valid('param');

@@ -5,6 +5,7 @@ import { requestPasswordReset, resetPassword, sendEmailVerification, verifyEmail
 import { formatDateTime } from '../../../lib/time.js';
 import { errorEnvelopeSchema, ok } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
+import { refuseUnknownQuery } from '../../middleware/query-keys.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { documentAccess, operationIdFor } from '../../openapi/operations.js';
 import { dateTimeString, jsonBody, newPassword } from '../../schemas.js';
@@ -37,6 +38,7 @@ const captchaImageRoute = createRoute({
   summary: '图形验证码图片（SVG）',
   description: '公开接口。未使用且未过期的验证码返回 image/svg+xml；否则 40400。',
   ...documentAccess({ surface: 'public' }),
+  middleware: [refuseUnknownQuery(['id'])] as const,
   request: { query: z.object({ id: z.string().max(64).optional() }) },
   responses: {
     200: { description: 'SVG 图片', content: { 'image/svg+xml': { schema: z.string() } } },

@@ -6,7 +6,7 @@ import { QRPAY_NOTIFY_PATH } from '../../../domain/billing/constants.js';
 import { handleQrNotification } from '../../../domain/billing/payments/handle-qr-notification.js';
 import { errorEnvelopeSchema } from '../../envelope.js';
 import { guardStrings, limitBody } from '../../middleware/input-guard.js';
-import { createRouter } from '../../openapi/define-route.js';
+import { createRouter, openQuery } from '../../openapi/define-route.js';
 import { documentAccess, operationIdFor } from '../../openapi/operations.js';
 
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
@@ -36,6 +36,10 @@ const notify = createRoute({
   description:
     '公开接口（以签名校验代替登录）。先由支付插件 payment.verify_notify 验签与校验应用 ID：签名无效答 40001（HTTP 401），应用 ID 不符答 40918；再核对本平台支付单存在（40400）且金额完全一致（40916）。成功或重复的通知都答纯文本 success（不套 JSON 信封），重复通知不改变任何数据；非支付成功状态的通知同样答 success 且不做处理。请求体须为 application/x-www-form-urlencoded 表单（最多 16 KB），否则答 40000，不做任何处理。',
   ...documentAccess({ surface: 'public' }),
+  // The gateway calls the notify_url as it was registered and may add its own parameters; the
+  // signed form is what is checked. Refusing a parameter would only make the gateway retry a
+  // paid notification for a day (spec qrpay-and-certify: notify).
+  ...openQuery('网关异步通知：按注册的 notify_url 调用，可能附带网关自己的查询参数；以签名校验的表单为准，拒绝只会让网关不断重试'),
   middleware: [limitBody(NOTIFY_BODY_LIMIT_BYTES), formOnly, guardStrings] as const,
   request: {
     body: {

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { userAudit } from '../../../domain/billing/audit.js';
 import { COMMISSION_KINDS, COMMISSION_STATUSES, WITHDRAWAL_METHODS, WITHDRAWAL_STATUSES } from '../../../db/models/marketing.js';
-import { getReferralOverview, listCommissions, listInvitees } from '../../../domain/marketing/referrals.js';
+import { getReferralOverview, listCommissions, listInvitees, summarizeCommissions } from '../../../domain/marketing/referrals.js';
 import { REFERRAL_DEFAULTS } from '../../../domain/marketing/referral-config.js';
 import { getWithdrawal, listWithdrawals, requestWithdrawal } from '../../../domain/marketing/withdrawals.js';
 import { ErrorCode } from '../../../lib/errors.js';
@@ -10,6 +10,7 @@ import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   commissionResource,
   commissionSchema,
+  commissionSummarySchema,
   inviteeResource,
   inviteeSchema,
   referralOverviewResource,
@@ -42,14 +43,28 @@ const invitees = defineRoute({
   data: pageSchema(inviteeSchema),
 });
 
+const commissionFilters = { kind: z.enum(COMMISSION_KINDS).optional(), status: z.enum(COMMISSION_STATUSES).optional() };
+
 const commissions = defineRoute({
   method: 'get',
   path: '/api/v2/client/referral/commissions',
   tags,
   summary: '我的佣金记录（含扣回）',
+  description: '筛选范围的合计见 GET /api/v2/client/referral/commissions/summary（同样的筛选条件）。',
   access: { surface: 'client' },
-  request: { query: listQuery({ kind: z.enum(COMMISSION_KINDS).optional(), status: z.enum(COMMISSION_STATUSES).optional() }) },
-  data: pageSchema(commissionSchema).extend({ amount: z.string() }),
+  request: { query: listQuery(commissionFilters) },
+  data: pageSchema(commissionSchema),
+});
+
+const commissionsSummary = defineRoute({
+  method: 'get',
+  path: '/api/v2/client/referral/commissions/summary',
+  tags,
+  summary: '我的佣金记录合计',
+  description: '筛选条件与佣金记录列表相同（不分页）：count 为记录数，amount 为金额合计（扣回为负数）。',
+  access: { surface: 'client' },
+  request: { query: z.object(commissionFilters) },
+  data: commissionSummarySchema,
 });
 
 const withdrawals = defineRoute({
@@ -102,7 +117,11 @@ export const clientReferralRoutes = createRouter()
   .openapi(commissions, async (c) => {
     const q = c.req.valid('query');
     const found = await listCommissions(c.var.deps, { userId: c.var.client.id, kind: q.kind, status: q.status, page: q.page, page_size: q.page_size });
-    return ok(c, { ...page(found.rows.map(commissionResource), found.total, q), amount: found.amount });
+    return ok(c, page(found.rows.map(commissionResource), found.total, q));
+  })
+  .openapi(commissionsSummary, async (c) => {
+    const q = c.req.valid('query');
+    return ok(c, await summarizeCommissions(c.var.deps, { userId: c.var.client.id, kind: q.kind, status: q.status }));
   })
   .openapi(withdrawals, async (c) => {
     const q = c.req.valid('query');

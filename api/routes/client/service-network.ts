@@ -5,14 +5,14 @@ import { CONSOLE_CAPABILITIES } from '../../../domain/services/capabilities.js';
 import { CONSOLE_ACTION_LIMITS } from '../../../domain/services/console/action-limit.js';
 import { readServiceConsole } from '../../../domain/services/console/console-view.js';
 import { MONITORING_LIMIT, MONITORING_METRICS, MONITORING_RANGE, readServiceMonitoring } from '../../../domain/services/console/monitoring.js';
-import { addNatRule, deleteNatRule, listNatRules, NAT_PROTOCOLS } from '../../../domain/services/console/nat-rules.js';
+import { addNatRule, deleteNatRule, listNatRules, NAT_PROTOCOLS, readNatLimits } from '../../../domain/services/console/nat-rules.js';
 import { GROUPS_PER_SERVICE, linkSecurityGroup, listServiceSecurityGroups, unlinkSecurityGroup } from '../../../domain/services/console/security-links.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { parseDateTime } from '../../../lib/time.js';
-import { ok } from '../../envelope.js';
+import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { securityGroupSummaryResource, securityGroupSummarySchema } from '../../resources/security-groups.js';
-import { dateTimeString, idInput, idParam, jsonBody } from '../../schemas.js';
+import { dateTimeString, idInput, idParam, jsonBody, listQuery } from '../../schemas.js';
 
 const tags = ['客户端：服务控制台'];
 const CONSOLE_ERRORS = [
@@ -48,14 +48,30 @@ const natList = defineRoute({
   path: '/api/v2/client/services/{id}/nat-rules',
   tags,
   summary: 'NAT 端口转发规则列表',
-  description: `实时读取上游主机的端口转发规则（本平台不保存），并返回上游的限制：max_rules（每台主机规则上限）、external_port_min/max（可用外网端口范围），上游未提供时为 null。${rules('network', 'network')}`,
+  description: `实时读取上游主机的端口转发规则（本平台不保存），按上游的顺序分页（page、page_size）。上游的限制（规则上限、外网端口范围）见 GET /api/v2/client/services/{id}/nat-rules/limits。${rules('network', 'network')}`,
+  access: { surface: 'client' },
+  request: { params: idParam('id'), query: listQuery({}) },
+  data: pageSchema(natRuleSchema),
+  errors: CONSOLE_ERRORS,
+});
+
+const natLimits = defineRoute({
+  method: 'get',
+  path: '/api/v2/client/services/{id}/nat-rules/limits',
+  tags,
+  summary: 'NAT 端口转发的上游限制',
+  description: `实时读取上游：max_rules（每台主机规则上限）、external_port_min / external_port_max（可用外网端口范围），上游未提供时为 null；rule_count 为主机当前的规则数。${rules('network', 'network')}`,
   access: { surface: 'client' },
   request: { params: idParam('id') },
-  data: z.object({
-    service_id: z.number().int(),
-    rules: z.array(natRuleSchema),
-    limits: z.object({ max_rules: z.number().int().nullable(), external_port_min: z.number().int().nullable(), external_port_max: z.number().int().nullable() }),
-  }),
+  data: z
+    .object({
+      service_id: z.number().int(),
+      rule_count: z.number().int(),
+      max_rules: z.number().int().nullable(),
+      external_port_min: z.number().int().nullable(),
+      external_port_max: z.number().int().nullable(),
+    })
+    .openapi('NatLimits'),
   errors: CONSOLE_ERRORS,
 });
 
@@ -99,10 +115,10 @@ const serviceGroups = defineRoute({
   path: '/api/v2/client/services/{id}/security-groups',
   tags,
   summary: '服务已关联的安全组',
-  description: `本平台记录的关联（规则见安全组详情）。${rules('security', 'security')}`,
+  description: `本平台记录的关联，按安全组编号排序分页（规则见安全组详情）。${rules('security', 'security')}`,
   access: { surface: 'client' },
-  request: { params: idParam('id') },
-  data: z.object({ service_id: z.number().int(), groups: z.array(securityGroupSummarySchema) }),
+  request: { params: idParam('id'), query: listQuery({}) },
+  data: pageSchema(securityGroupSummarySchema),
   errors: CONSOLE_ERRORS,
 });
 
@@ -213,8 +229,11 @@ const consoleView = defineRoute({
 
 export const clientServiceNetworkRoutes = createRouter()
   .openapi(natList, async (c) => {
-    return ok(c, await listNatRules(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id }));
+    const query = c.req.valid('query');
+    const { rows, total } = await listNatRules(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, page: query.page, page_size: query.page_size });
+    return ok(c, page(rows, total, query));
   })
+  .openapi(natLimits, async (c) => ok(c, await readNatLimits(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id })))
   .openapi(natAdd, async (c) => {
     const body = c.req.valid('json');
     const result = await addNatRule(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, protocol: body.protocol, internalPort: body.internal_port, externalPort: body.external_port });
@@ -225,8 +244,9 @@ export const clientServiceNetworkRoutes = createRouter()
     return ok(c, await deleteNatRule(c.var.deps, { serviceId: params.id, userId: c.var.client.id, ruleId: params.rule }), '端口转发规则已删除');
   })
   .openapi(serviceGroups, async (c) => {
-    const result = await listServiceSecurityGroups(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id });
-    return ok(c, { service_id: result.service_id, groups: result.groups.map(securityGroupSummaryResource) });
+    const query = c.req.valid('query');
+    const { rows, total } = await listServiceSecurityGroups(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, page: query.page, page_size: query.page_size });
+    return ok(c, page(rows.map(securityGroupSummaryResource), total, query));
   })
   .openapi(link, async (c) => {
     const result = await linkSecurityGroup(c.var.deps, { serviceId: c.req.valid('param').id, userId: c.var.client.id, groupId: c.req.valid('json').group_id });

@@ -5,7 +5,7 @@ import { listDepartments } from '../../../domain/support/departments.js';
 import { UPLOAD_BODY_CEILING_BYTES, uploadPolicy } from '../../../domain/support/policy.js';
 import { closeAsClient, createTicket, getTicket, listTickets, MAX_ATTACHMENTS, replyAsClient } from '../../../domain/support/tickets.js';
 import { ErrorCode } from '../../../lib/errors.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import {
   departmentResource,
@@ -40,7 +40,8 @@ const departments = defineRoute({
   tags,
   summary: '可提交工单的部门',
   access,
-  data: z.object({ list: z.array(departmentSchema) }),
+  request: { query: listQuery({}) },
+  data: pageSchema(departmentSchema),
 });
 
 const create = defineRoute({
@@ -131,7 +132,7 @@ async function detailOf(c: { var: { deps: Parameters<typeof getTicket>[0]; clien
 }
 
 export const clientTicketRoutes = createRouter()
-  .openapi(departments, async (c) => ok(c, { list: (await listDepartments(c.var.deps, { visibleOnly: true })).map(departmentResource) }))
+  .openapi(departments, async (c) => ok(c, pageOfAll((await listDepartments(c.var.deps, { visibleOnly: true })).map(departmentResource), c.req.valid('query'))))
   .openapi(upload, async (c) => {
     const deps = c.var.deps;
     const { file } = c.req.valid('form');

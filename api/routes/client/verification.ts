@@ -5,7 +5,8 @@ import { getFeeConfig, initVerification, restartVerification } from '../../../do
 import { getVerificationStatus, handleVerificationCallback, issueQrCode, QR_IMAGE_PATH, renderQrImage, SCAN_PATH, scanTarget } from '../../../domain/verification/client.js';
 import { envelopeSchema, errorEnvelopeSchema, ok } from '../../envelope.js';
 import { limitBody } from '../../middleware/input-guard.js';
-import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { refuseUnknownQuery } from '../../middleware/query-keys.js';
+import { createRouter, defineRoute, openQuery } from '../../openapi/define-route.js';
 import { documentAccess, operationIdFor } from '../../openapi/operations.js';
 import { attemptResource, attemptSchema, verificationUserResource, verificationUserSchema } from '../../resources/verification.js';
 import { jsonBody, moneyString } from '../../schemas.js';
@@ -109,6 +110,9 @@ const scan = createRoute({
   description:
     '公开接口（以二维码中的扫码凭证代替登录）。凭证有效且认证进行中、未过期时 302 跳转到服务商为该认证签发的认证页面（请求头 Accept 为 application/json 时改为 200，信封 data.url 为该地址）；跳转地址只来自服务商的应答，不接受任何请求参数作为地址。否则 40400。',
   ...documentAccess({ surface: 'public' }),
+  // The QR code is opened by a phone's camera or a chat app, which append their own parameters
+  // (share and tracking marks); only the scan token is read.
+  ...openQuery('扫码打开：手机相机与聊天应用会附加自己的参数（分享、统计标记）；只读取 token'),
   request: { query: tokenQuery },
   responses: {
     200: { description: '认证页面地址（Accept: application/json 时）', content: { 'application/json': { schema: envelopeSchema(z.object({ url: z.string() })) } } },
@@ -128,6 +132,7 @@ const qrImage = createRoute({
   summary: '认证二维码图片（SVG）',
   description: '公开接口（凭证即二维码内容）。凭证有效时返回 image/svg+xml；否则 40400。',
   ...documentAccess({ surface: 'public' }),
+  middleware: [refuseUnknownQuery(['token'])] as const,
   request: { query: tokenQuery },
   responses: {
     200: { description: 'SVG 图片', content: { 'image/svg+xml': { schema: z.string() } } },
@@ -156,6 +161,8 @@ const callbackPost = createRoute({
   summary: '实名认证服务商异步回调',
   description: callbackDescription,
   ...documentAccess({ surface: 'public' }),
+  // The provider's callback: its parameters are the provider's (signed with the path and query).
+  ...openQuery('服务商回调：查询参数由服务商决定，签名覆盖路径与查询串'),
   middleware: [limitBody(CALLBACK_BODY_LIMIT_BYTES)] as const,
   responses: callbackResponses,
 });
@@ -168,6 +175,7 @@ const callbackGet = createRoute({
   summary: '实名认证服务商异步回调（GET）',
   description: `${callbackDescription} GET 回调的 certify_id 在查询参数中，签名覆盖路径与查询串。`,
   ...documentAccess({ surface: 'public' }),
+  ...openQuery('服务商回调：查询参数由服务商决定，签名覆盖路径与查询串'),
   responses: callbackResponses,
 });
 

@@ -3,7 +3,7 @@ import type { ArticleKind } from '../../../db/models/support.js';
 import { getArticle, listArticles, listCategories } from '../../../domain/content/articles.js';
 import { getHomeHero } from '../../../domain/content/home-hero.js';
 import { cachedData, okCached, present } from '../../cached-envelope.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { articleDetailResource, articleDetailSchema, articleItemResource, articleItemSchema, categoryResource, categorySchema, heroResource, heroSchema } from '../../resources/support.js';
 import { idParam, idQuery, listQuery } from '../../schemas.js';
@@ -38,7 +38,8 @@ function articleRoutes(kind: ArticleKind) {
       summary: `${LABEL[kind]}分类`,
       description: 'article_count 为分类下已发布的文章数。',
       access: open,
-      data: z.object({ list: z.array(categorySchema) }),
+      request: { query: listQuery({}) },
+      data: pageSchema(categorySchema),
     }),
     detail: defineRoute({
       method: 'get',
@@ -67,7 +68,7 @@ const hero = defineRoute({
 
 function routesFor(router: ReturnType<typeof createRouter>, kind: ArticleKind, r: ReturnType<typeof articleRoutes>) {
   return router
-    .openapi(r.categories, async (c) => ok(c, { list: (await listCategories(c.var.deps, kind, true)).map(categoryResource) }))
+    .openapi(r.categories, async (c) => ok(c, pageOfAll((await listCategories(c.var.deps, kind, true)).map(categoryResource), c.req.valid('query'))))
     .openapi(r.list, async (c) => {
       const query = c.req.valid('query');
       const { rows, total } = await listArticles(c.var.deps, { ...query, kind }, true);

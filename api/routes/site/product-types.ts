@@ -1,7 +1,7 @@
-import { z } from '@hono/zod-openapi';
 import { productTypeOptions } from '../../../domain/catalogue/product-types.js';
-import { ok } from '../../envelope.js';
+import { ok, pageOfAll, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
+import { listQuery } from '../../schemas.js';
 import { productTypeOptionSchema } from '../admin/product-types.js';
 
 const types = defineRoute({
@@ -10,7 +10,8 @@ const types = defineRoute({
   tags: ['站点：商品目录'],
   summary: '商品类型',
   access: { surface: 'public' },
-  data: z.object({ list: z.array(productTypeOptionSchema) }),
+  request: { query: listQuery({}) },
+  data: pageSchema(productTypeOptionSchema),
 });
 
-export const siteProductTypeRoutes = createRouter().openapi(types, (c) => ok(c, { list: productTypeOptions() }));
+export const siteProductTypeRoutes = createRouter().openapi(types, (c) => ok(c, pageOfAll(productTypeOptions(), c.req.valid('query'))));

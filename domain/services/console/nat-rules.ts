@@ -43,11 +43,22 @@ async function readNat(deps: DomainDeps, serviceId: number, userId: number): Pro
   };
 }
 
-/** The service's NAT port forwarding rules, read live from the upstream (nothing stored here). */
-export async function listNatRules(deps: DomainDeps, input: { serviceId: number; userId: number }) {
+/**
+ * A page of the service's NAT port forwarding rules, read live from the upstream (nothing stored
+ * here; the upstream answers them all, so the page is cut here, in the upstream's order).
+ */
+export async function listNatRules(deps: DomainDeps, input: { serviceId: number; userId: number; page: number; page_size: number }) {
   const service = await natService(deps, input);
-  const nat = await readNat(deps, service.id, input.userId);
-  return { service_id: service.id, rules: nat.rules, limits: nat.limits };
+  const { rules } = await readNat(deps, service.id, input.userId);
+  const start = (input.page - 1) * input.page_size;
+  return { rows: rules.slice(start, start + input.page_size), total: rules.length };
+}
+
+/** What the upstream allows for the service's host, and how many rules it holds now. */
+export async function readNatLimits(deps: DomainDeps, input: { serviceId: number; userId: number }) {
+  const service = await natService(deps, input);
+  const { rules, limits } = await readNat(deps, service.id, input.userId);
+  return { service_id: service.id, rule_count: rules.length, ...limits };
 }
 
 /**

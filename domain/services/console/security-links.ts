@@ -125,18 +125,28 @@ async function securityService(deps: DomainDeps, input: { serviceId: number; use
 }
 
 /** The user's groups linked to the service (local: what we pushed). */
-export async function listServiceSecurityGroups(deps: DomainDeps, input: { serviceId: number; userId: number }): Promise<{ service_id: number; groups: SecurityGroupView[] }> {
+export async function listServiceSecurityGroups(
+  deps: DomainDeps,
+  input: { serviceId: number; userId: number; page: number; page_size: number },
+): Promise<{ rows: SecurityGroupView[]; total: number }> {
   const service = await securityService(deps, input);
   const m = deps.db.models;
   const links = await m.ServiceSecurityGroup.findAll({ where: { service_id: service.id, user_id: input.userId }, order: [['created_at', 'ASC']] });
-  const groups = links.length === 0 ? [] : await m.SecurityGroup.findAll({ where: { id: links.map((l) => l.group_id), user_id: input.userId }, order: [['id', 'ASC']] });
+  const where = { id: links.map((l) => l.group_id), user_id: input.userId };
+  const [total, groups] =
+    links.length === 0
+      ? [0, []]
+      : await Promise.all([
+          m.SecurityGroup.count({ where }),
+          m.SecurityGroup.findAll({ where, order: [['id', 'ASC']], limit: input.page_size, offset: (input.page - 1) * input.page_size }),
+        ]);
   const rules = groups.length === 0 ? [] : await m.SecurityGroupRule.findAll({ where: { group_id: groups.map((g) => g.id) }, order: [['id', 'ASC']] });
   const allLinks = groups.length === 0 ? [] : await m.ServiceSecurityGroup.findAll({ where: { group_id: groups.map((g) => g.id) } });
   return {
-    service_id: service.id,
-    groups: groups.map((g) =>
+    rows: groups.map((g) =>
       Object.assign(g, { rules: rules.filter((r) => r.group_id === g.id), service_ids: allLinks.filter((l) => l.group_id === g.id).map((l) => l.service_id).sort((a, b) => a - b) }),
     ),
+    total,
   };
 }
 

@@ -179,12 +179,15 @@ describe('callbacks', () => {
     const mine = await init(attacker, idNumber(12), '周九');
     expect(mine.body.code).toBe(0);
     const victimAttempt = (await status(victim)).attempt;
-    // The peer's bug: a status route taking the account and certify id from the query. Ours ignores them.
+    // The peer's bug: a status route taking the account and certify id from the query. Ours declares none: refused, naming them.
     const probe = await platform.api.get('/api/v2/client/verification/status', {
       token: attacker.token,
       query: { client_id: String(victim.id), certify_id: victimAttempt.certify_id },
     });
-    expect(probe.body.data.attempt.attempt_no).toBe(mine.body.data.attempt.attempt_no);
+    expectError(probe, 42200, 422);
+    expect(Object.keys(probe.body.data.errors).sort()).toEqual(['certify_id', 'client_id']);
+    expect(JSON.stringify(probe.body.data)).not.toContain(String(victimAttempt.certify_id));
+    expect((await status(attacker)).attempt.attempt_no).toBe(mine.body.data.attempt.attempt_no);
     // The attacker's provider session passes; a signed callback for the victim's session changes nothing for either.
     await platform.certify.control.sendCallback(victimAttempt.certify_id as string);
     await scanAndFinish(platform, attacker.token, 'pass');

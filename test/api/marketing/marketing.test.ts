@@ -84,8 +84,13 @@ describe('coupons on the one pricing function', () => {
     await payByBalance(client, second.body.data.id);
     expect(await balanceOf(platform, client)).toBe('32.00');
     const uses = await admin('get', `/api/v2/admin/coupons/${coupon.id}/uses`);
+    expect(Object.keys(uses).sort()).toEqual(['list', 'page', 'page_size', 'total']);
     expect(uses.list.map((u: { status: string }) => u.status).sort()).toEqual(['final', 'released']);
-    expect(uses.final_discount_amount).toBe('12.00');
+    expect(await admin('get', `/api/v2/admin/coupons/${coupon.id}/uses/summary`)).toEqual({ count: 2, discount_amount: '12.00', final_discount_amount: '12.00' });
+    expect(await admin('get', `/api/v2/admin/coupons/${coupon.id}/uses/summary?status=released`)).toEqual({ count: 1, discount_amount: '0.00', final_discount_amount: '0.00' });
+    // page_size is honoured and the summary takes the filters only.
+    expect(await admin('get', `/api/v2/admin/coupons/${coupon.id}/uses?page_size=1&page=2`)).toMatchObject({ total: 2, page: 2, page_size: 1, list: [expect.anything()] });
+    expectError(await platform.api.get(`/api/v2/admin/coupons/${coupon.id}/uses/summary`, { token: root, query: { page: 1 } }), 42200, 422);
 
     const refund = await platform.api.post(`/api/v2/admin/users/${client.id}/invoices/${second.body.data.id}/refunds`, {
       token: root,
@@ -158,7 +163,8 @@ describe('coupons on the one pricing function', () => {
     const client = await registerClient(platform);
     expect((await buy(client, product.id, { coupon_code: codes.list[0].code })).body.code).toBe(0);
     const uses = await admin('get', `/api/v2/admin/coupon-campaigns/${batch.id}/uses`);
-    expect(uses).toMatchObject({ total: 1, discount_amount: '8.00' });
+    expect(uses).toEqual({ list: [expect.objectContaining({ code: codes.list[0].code })], total: 1, page: 1, page_size: 20 });
+    expect(await admin('get', `/api/v2/admin/coupon-campaigns/${batch.id}/uses/summary`)).toMatchObject({ count: 1, discount_amount: '8.00' });
     expect((await admin('get', `/api/v2/admin/coupon-campaigns/${batch.id}`)).uses).toBe(1);
 
     const shared = await platform.api.post('/api/v2/admin/coupon-campaigns', { token: root, body: { campaign_name: '共享', mode: 'shared', name: '共享券', kind: 'fixed', value: '1' } });
@@ -244,6 +250,14 @@ describe('referral commissions and withdrawals', () => {
     expect(await referralOf(referrer)).toMatchObject({ available_amount: '-15.00' });
     const commissions = await platform.api.get('/api/v2/client/referral/commissions', { token: referrer.token });
     expect(commissions.body.data.list.map((e: { kind: string; amount: string }) => `${e.kind} ${e.amount}`).sort()).toEqual(['clawback -20.00', 'commission 20.00']);
+    expect(Object.keys(commissions.body.data).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    const onePerPage = await platform.api.get('/api/v2/client/referral/commissions', { token: referrer.token, query: { page_size: 1 } });
+    expect(onePerPage.body.data).toMatchObject({ total: 2, page: 1, page_size: 1 });
+    expect(onePerPage.body.data.list).toHaveLength(1);
+    const sum = await platform.api.get('/api/v2/client/referral/commissions/summary', { token: referrer.token });
+    expect(sum.body.data).toEqual({ count: 2, amount: '0.00' });
+    const clawbacks = await platform.api.get('/api/v2/client/referral/commissions/summary', { token: referrer.token, query: { kind: 'clawback' } });
+    expect(clawbacks.body.data).toEqual({ count: 1, amount: '-20.00' });
     await expectBooksBalanced(platform);
   });
 
@@ -262,6 +276,9 @@ describe('referral commissions and withdrawals', () => {
     await resettleCommission(platform.deps, invoice.body.data.id);
     const entries = await platform.api.get('/api/v2/admin/referral/commissions', { token: root, query: { invoice_id: String(invoice.body.data.id) } });
     expect(entries.body.data.list.map((e: { kind: string; amount: string }) => `${e.kind} ${e.amount}`).sort()).toEqual(['clawback -2.50', 'commission 10.00']);
+    expect(Object.keys(entries.body.data).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    const entriesSum = await platform.api.get('/api/v2/admin/referral/commissions/summary', { token: root, query: { invoice_id: String(invoice.body.data.id) } });
+    expect(entriesSum.body.data).toEqual({ count: 2, amount: '7.50' });
     expect(await referralOf(referrer)).toMatchObject({ pending_amount: '7.50' });
     await expectBooksBalanced(platform);
   });
@@ -296,7 +313,11 @@ describe('referral commissions and withdrawals', () => {
     expect((await admin('post', `/api/v2/admin/referral-withdrawals/${rej.body.data.id}/reject`, { reason: '信息不符' })).status).toBe('rejected');
     expect(await referralOf(referrer)).toMatchObject({ available_amount: '30.00', withdrawn_amount: '20.00', frozen_amount: '0.00' });
     const list = await admin('get', `/api/v2/admin/referral-withdrawals?user_id=${referrer.id}`);
-    expect(list.totals).toMatchObject({ paid: { count: 1, amount: '20.00' }, rejected: { count: 1, amount: '10.00' } });
+    expect(Object.keys(list).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    expect(await admin('get', `/api/v2/admin/referral-withdrawals?user_id=${referrer.id}&page_size=1`)).toMatchObject({ total: list.total, page_size: 1, list: [list.list[0]] });
+    const summary = await admin('get', `/api/v2/admin/referral-withdrawals/summary?user_id=${referrer.id}`);
+    expect(summary.count).toBe(list.total);
+    expect(summary.totals).toMatchObject({ paid: { count: 1, amount: '20.00' }, rejected: { count: 1, amount: '10.00' } });
     expectError(await platform.api.post('/api/v2/admin/referral-withdrawals/2147483647/approve', { token: root }), 40400, 404);
     await expectBooksBalanced(platform);
   });
@@ -321,6 +342,17 @@ describe('member levels', () => {
     await adjustBalance(platform, invitee.id, '200.00');
     await payByBalance(invitee, (await buy(invitee, product.id)).body.data.id);
     await admin('put', `/api/v2/admin/referral/product-rates/${product.id}`, { rate: '12.5' });
+    const rates = await admin('get', '/api/v2/admin/referral/product-rates?page_size=1');
+    expect(Object.keys(rates).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    expect(rates).toMatchObject({ page: 1, page_size: 1 });
+    expect(rates.list).toHaveLength(1);
+    const allRates = await admin('get', `/api/v2/admin/referral/product-rates?page_size=${rates.total}`);
+    expect(allRates.list).toContainEqual(expect.objectContaining({ product_id: product.id, rate: '12.50' }));
+    const levels = await admin('get', '/api/v2/admin/member-levels?page_size=1');
+    expect(levels).toMatchObject({ page: 1, page_size: 1 });
+    expect(levels.list).toHaveLength(1);
+    const allLevels = await admin('get', `/api/v2/admin/member-levels?page_size=${Math.min(levels.total, 100)}`);
+    expect(allLevels.list.map((l: { id: number }) => l.id)).toContain(level.id);
     await payByBalance(invitee, (await buy(invitee, product.id)).body.data.id);
     const entries = await platform.api.get('/api/v2/client/referral/commissions', { token: client.token });
     expect(entries.body.data.list.map((e: { rate: string; amount: string }) => `${e.rate} ${e.amount}`)).toEqual(['12.50 12.50', '8.00 8.00']);

@@ -163,19 +163,20 @@ describe('users', () => {
 
 describe('logs', () => {
   it('writes the request log with the route template, who and the outcome, never a body or query', async () => {
+    // An undeclared parameter is refused (42200) before the route runs, and logged like any answer.
     const res = await platform.api.get('/api/v2/admin/users/424242', { token, query: { probe: USER_PASSWORD } });
-    expectError(res, 40400, 404);
+    expectError(res, 42200, 422);
     const requestId = res.headers.get('x-request-id') as string;
     await flushLogs();
     const rows = await eventually(async () => {
       const found = await platform.api.get('/api/v2/admin/logs/api-logs', { token, query: { request_id: requestId } });
       return found.body.data.total === 1 ? found.body.data.list : null;
     });
-    expect(rows[0]).toMatchObject({ method: 'GET', route: '/api/v2/admin/users/{user}', status: 404, code: 40400, admin_id: expect.any(Number), ip: '127.0.0.1' });
+    expect(rows[0]).toMatchObject({ method: 'GET', route: '/api/v2/admin/users/{user}', status: 422, code: 42200, admin_id: expect.any(Number), ip: '127.0.0.1' });
     const stored = await tableText('api_request_logs');
     expect(stored).not.toContain('424242');
     expect(stored).not.toContain(USER_PASSWORD);
-    const filtered = await platform.api.get('/api/v2/admin/logs/api-logs', { token, query: { status: 404, route: '/api/v2/admin/users/{user}' } });
+    const filtered = await platform.api.get('/api/v2/admin/logs/api-logs', { token, query: { status: 422, route: '/api/v2/admin/users/{user}' } });
     expect(filtered.body.data.total).toBeGreaterThanOrEqual(1);
   });
 

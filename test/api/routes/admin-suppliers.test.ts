@@ -63,8 +63,11 @@ describe('admin suppliers', () => {
   it('tests the connection and lists the upstream catalogue', async () => {
     const test = await platform.api.post(`${base}/${supplierId}/connection-test`, { token });
     expect(test.body.data.success).toBe(true);
-    const catalogue = await platform.api.get(`${base}/${supplierId}/upstream-products`, { token });
+    const catalogue = await platform.api.get(`${base}/${supplierId}/upstream-products`, { token, query: { page_size: 100 } });
     expect(catalogue.body.data.list.map((p: { id: number }) => p.id)).toEqual(expect.arrayContaining([101, 102, 201, 301, 401]));
+    expect(catalogue.body.data).toMatchObject({ page: 1, page_size: 100, total: catalogue.body.data.list.length });
+    const second = await platform.api.get(`${base}/${supplierId}/upstream-products`, { token, query: { page: 2, page_size: 2 } });
+    expect(second.body.data).toMatchObject({ page: 2, page_size: 2, total: catalogue.body.data.total, list: catalogue.body.data.list.slice(2, 4) });
   });
 
   it('never writes the api key into the plugin runtime log', async () => {

@@ -112,7 +112,10 @@ describe('security groups', () => {
     ]);
     expectError(await platform.api.post(`${services}/${id}/security-groups`, { token: client.token, body: { group_id: group.id } }), 40900, 409);
     const onService = await platform.api.get(`${services}/${id}/security-groups`, { token: client.token });
-    expect(onService.body.data.groups).toEqual([expect.objectContaining({ id: group.id, rule_count: 2, service_ids: [id] })]);
+    expect(onService.body.data).toEqual({ list: [expect.objectContaining({ id: group.id, rule_count: 2, service_ids: [id] })], total: 1, page: 1, page_size: 20 });
+    const pastTheEnd = await platform.api.get(`${services}/${id}/security-groups`, { token: client.token, query: { page: 2, page_size: 1 } });
+    expect(pastTheEnd.body.data).toEqual({ list: [], total: 1, page: 2, page_size: 1 });
+    expectError(await platform.api.get(`${services}/${id}/security-groups`, { token: client.token, query: { page_size: 101 } }), 42200, 422);
     expectError(await platform.api.del(`${groups}/${group.id}`, { token: client.token }), 40901, 409);
 
     const added = await platform.api.post(`${groups}/${group.id}/rules`, { token: client.token, body: DENY_OUT });

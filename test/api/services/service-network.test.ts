@@ -80,7 +80,9 @@ describe('NAT port forwarding', () => {
   it('adds a rule with an upstream-chosen port and one with an asked port, lists them live, deletes one, and logs each action', async () => {
     const { client, id, hostId } = await boundService();
     const empty = await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token });
-    expect(empty.body.data).toEqual({ service_id: id, rules: [], limits: { max_rules: 10, external_port_min: 20000, external_port_max: 29999 } });
+    expect(empty.body.data).toEqual({ list: [], total: 0, page: 1, page_size: 20 });
+    const limits = await platform.api.get(`${base}/${id}/nat-rules/limits`, { token: client.token });
+    expect(limits.body.data).toEqual({ service_id: id, rule_count: 0, max_rules: 10, external_port_min: 20000, external_port_max: 29999 });
 
     const auto = await platform.api.post(`${base}/${id}/nat-rules`, { token: client.token, body: { protocol: 'tcp', internal_port: 22 } });
     expect(auto.body.data).toEqual({ service_id: id, rule: { id: expect.any(Number), protocol: 'tcp', external_port: expect.any(Number), internal_port: 22 } });
@@ -88,12 +90,16 @@ describe('NAT port forwarding', () => {
     expect(asked.body.data.rule).toMatchObject({ protocol: 'udp', external_port: 25053, internal_port: 53 });
 
     const list = await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token });
-    expect(list.body.data.rules).toEqual([auto.body.data.rule, asked.body.data.rule]);
+    expect(list.body.data).toEqual({ list: [auto.body.data.rule, asked.body.data.rule], total: 2, page: 1, page_size: 20 });
+    // page_size is honoured: the upstream answers every rule, the page is cut here.
+    const second = await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token, query: { page: 2, page_size: 1 } });
+    expect(second.body.data).toEqual({ list: [asked.body.data.rule], total: 2, page: 2, page_size: 1 });
+    expect((await platform.api.get(`${base}/${id}/nat-rules/limits`, { token: client.token })).body.data.rule_count).toBe(2);
     expect(platform.sandbox.control.ledger().moduleActions[`${hostId}:addNatRule`]).toBe(2);
 
     const removed = await platform.api.del(`${base}/${id}/nat-rules/${auto.body.data.rule.id}`, { token: client.token });
     expect(removed.body.data).toEqual({ service_id: id, rule_id: auto.body.data.rule.id, deleted: true });
-    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.rules).toEqual([asked.body.data.rule]);
+    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.list).toEqual([asked.body.data.rule]);
     expect(await consoleEvents(id)).toEqual([
       ['nat_add', 'succeeded', 'user', client.id],
       ['nat_add', 'succeeded', 'user', client.id],
@@ -138,7 +144,7 @@ describe('NAT port forwarding', () => {
     expectError(await platform.api.post(`${base}/${id}/nat-rules`, { token: client.token, body: { protocol: 'tcp', internal_port: 22 } }), 50300, 503);
     platform.sandbox.control.failNext(1, 'maintenance', { path: '/provision/custom/content' });
     expectError(await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token }), 50300, 503);
-    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.rules).toEqual([]);
+    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.list).toEqual([]);
     expect(await consoleEvents(id)).toEqual([
       ['nat_add', 'failed', 'user', client.id],
       ['nat_add', 'failed', 'user', client.id],
@@ -146,7 +152,7 @@ describe('NAT port forwarding', () => {
     const rule = await platform.api.post(`${base}/${id}/nat-rules`, { token: client.token, body: { protocol: 'tcp', internal_port: 22 } });
     platform.sandbox.control.failNext(1, 'html500', { path: `/provision/custom/${hostId}` });
     expectError(await platform.api.del(`${base}/${id}/nat-rules/${rule.body.data.rule.id}`, { token: client.token }), 50300, 503);
-    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.rules).toHaveLength(1);
+    expect((await platform.api.get(`${base}/${id}/nat-rules`, { token: client.token })).body.data.list).toHaveLength(1);
   });
 
   it('validates the body and never reaches the upstream with bad input', async () => {
@@ -177,7 +183,7 @@ describe('NAT port forwarding', () => {
     // The owner's rule id through the other user's own service: not one of that host's rules.
     expectError(await platform.api.del(`${base}/${other.id}/nat-rules/${ruleId}`, { token: other.client.token }), 40400, 404);
     expect(platform.sandbox.control.ledger().moduleActions[`${other.hostId}:delNatRule`]).toBeUndefined();
-    expect((await platform.api.get(`${base}/${owner.id}/nat-rules`, { token: owner.client.token })).body.data.rules).toHaveLength(1);
+    expect((await platform.api.get(`${base}/${owner.id}/nat-rules`, { token: owner.client.token })).body.data.list).toHaveLength(1);
   });
 
   it('rate-limits a user’s NAT calls per minute with 42900, counting every call', async () => {

@@ -68,8 +68,16 @@ afterAll(async () => {
 describe('departments', () => {
   it('shows clients the visible departments only, without the notification address', async () => {
     const res = await platform.api.get('/api/v2/client/ticket-departments', { token: alice.token });
-    expect(res.body.data.list.map((d: { id: number }) => d.id)).toEqual([departmentId]);
+    expect(res.body.data).toEqual({ list: [expect.objectContaining({ id: departmentId })], total: 1, page: 1, page_size: 20 });
     expect(res.raw).not.toContain('support-desk@example.com');
+  });
+
+  it('pages the admin department list like every list (page_size honoured)', async () => {
+    const all = await platform.api.get('/api/v2/admin/ticket-departments', { token: root });
+    expect(Object.keys(all.body.data).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    expect(all.body.data.total).toBeGreaterThanOrEqual(2);
+    const one = await platform.api.get('/api/v2/admin/ticket-departments', { token: root, query: { page: 2, page_size: 1 } });
+    expect(one.body.data).toEqual({ list: [all.body.data.list[1]], total: all.body.data.total, page: 2, page_size: 1 });
   });
 
   it('refuses a duplicate name, an invalid e-mail, and deleting a department with tickets', async () => {

@@ -279,7 +279,12 @@ describe('notices and help articles', () => {
     const helpList = await platform.api.get('/api/v2/site/help-articles', { query: { category_id: helpCategory } });
     expect(helpList.body.data.list.map((a: { id: number }) => a.id)).toEqual([help]);
     const categories = await platform.api.get('/api/v2/site/notices/categories');
-    expect(categories.body.data.list).toEqual([expect.objectContaining({ id: noticeCategory, article_count: 1 })]);
+    expect(categories.body.data).toEqual({ list: [expect.objectContaining({ id: noticeCategory, article_count: 1 })], total: 1, page: 1, page_size: 20 });
+    const pastTheEnd = await platform.api.get('/api/v2/site/notices/categories', { query: { page: 2, page_size: 1 } });
+    expect(pastTheEnd.body.data).toEqual({ list: [], total: 1, page: 2, page_size: 1 });
+    const adminCategories = await platform.api.get('/api/v2/admin/content/categories', { token: root, query: { kind: 'notice', page_size: 1 } });
+    expect(adminCategories.body.data).toMatchObject({ page: 1, page_size: 1 });
+    expect(adminCategories.body.data.list).toHaveLength(1);
   });
 
   it('keeps read state per client and counts unread notices in the overview', async () => {

@@ -38,9 +38,10 @@ describe('demo console seeder', () => {
     expect(service?.status).toBe('active');
     if (!service) return;
     const nat = await platform.api.get(`/api/v2/client/services/${service.id}/nat-rules`, { token });
-    expect(nat.body.data.rules).toHaveLength(2);
+    expect(nat.body.data).toMatchObject({ total: 2, page: 1 });
+    expect(nat.body.data.list).toHaveLength(2);
     const groups = await platform.api.get(`/api/v2/client/services/${service.id}/security-groups`, { token });
-    expect(groups.body.data.groups).toEqual([expect.objectContaining({ name: 'Web 服务器', rule_count: 3, service_ids: [service.id] })]);
+    expect(groups.body.data.list).toEqual([expect.objectContaining({ name: 'Web 服务器', rule_count: 3, service_ids: [service.id] })]);
     const monitoring = await platform.api.get(`/api/v2/client/services/${service.id}/monitoring`, { token, query: { metric: 'cpu' } });
     expect(monitoring.body.data.points.length).toBeGreaterThan(0);
   });
