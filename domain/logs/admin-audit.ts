@@ -143,7 +143,7 @@ const SUMMARY = `id::int AS id, source, admin_id, admin_name, method, route, sta
  * The rows as the routes show them: `request` and `catalogue` rows, a `request` row with the
  * outcome its `answer` row recorded (status, code, answer data, the target the answer named).
  */
-const AUDIT_VIEW = `(SELECT a.id, a.source, a.admin_id, a.admin_name, a.method, a.route,
+export const AUDIT_VIEW = `(SELECT a.id, a.source, a.admin_id, a.admin_name, a.method, a.route,
     CASE WHEN o.id IS NULL THEN a.status ELSE o.status END AS status,
     CASE WHEN o.id IS NULL THEN a.code ELSE o.code END AS code,
     COALESCE(o.target_type, a.target_type) AS target_type, COALESCE(o.target_id, a.target_id) AS target_id,

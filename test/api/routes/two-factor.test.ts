@@ -1,6 +1,7 @@
 import { URI, type TOTP } from 'otpauth';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_VIEW } from '../../../domain/logs/admin-audit.js';
 import { expectError } from '../../helpers/http.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
@@ -78,11 +79,11 @@ async function loginReasons(account: string) {
 
 type AuditRow = { route: string; action: string; code: number | null; request: unknown; after: unknown };
 
-/** The admin's audit rows once `ready` holds (the middleware writes them in batches). */
+/** The admin's audit rows as the audit routes show them (a change's row with its answer's outcome), once `ready` holds. */
 async function auditRows(adminId: number, ready: (rows: AuditRow[]) => boolean): Promise<AuditRow[]> {
   return eventually(async () => {
     const rows = await platform.deps.db.sequelize.query<AuditRow>(
-      `SELECT route, action, code, request, after FROM admin_audit_logs WHERE admin_id = $1 ORDER BY id`,
+      `SELECT route, action, code, request, after FROM ${AUDIT_VIEW} WHERE admin_id = $1 ORDER BY id`,
       { bind: [adminId], type: QueryTypes.SELECT },
     );
     return ready(rows) ? rows : null;
