@@ -137,7 +137,9 @@ export interface paths {
         };
         /**
          * 权限代码列表
-         * @description 需要管理员登录，权限 admin.manage
+         * @description 分页对象；权限代码是固定词表（`page_size` 最大 100，取全表请按页读取）。
+         *
+         *     需要管理员登录，权限 admin.manage
          */
         get: operations["adminAuthPermissionsList"];
         put?: never;
@@ -6023,6 +6025,10 @@ export interface components {
              */
             created_at: string | null;
         };
+        PermissionCode: {
+            code: string;
+            label: string;
+        };
         AdminRole: {
             id: number;
             code: string;
@@ -9721,7 +9727,12 @@ export interface operations {
     };
     adminAuthPermissionsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9740,10 +9751,10 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: {
-                            list: {
-                                code: string;
-                                label: string;
-                            }[];
+                            list: components["schemas"]["PermissionCode"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };
@@ -9789,7 +9800,12 @@ export interface operations {
     };
     adminAuthRolesList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9809,6 +9825,9 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["AdminRole"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };

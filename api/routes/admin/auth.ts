@@ -8,7 +8,7 @@ import { PERMISSIONS } from '../../../domain/auth/permissions.js';
 import { refreshSession, revokeSession } from '../../../domain/auth/sessions.js';
 import { resetTwoFactor } from '../../../domain/auth/two-factor.js';
 import { ErrorCode } from '../../../lib/errors.js';
-import { ok, page, pageSchema } from '../../envelope.js';
+import { ok, page, pageOfAll, pageSchema } from '../../envelope.js';
 import { requestMeta } from '../../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { LOGIN_DESCRIPTION, loginAnswerSchema, twoFactorOperationId } from '../two-factor.js';
@@ -71,8 +71,10 @@ const permissions = defineRoute({
   path: '/api/v2/admin/auth/permissions',
   tags,
   summary: '权限代码列表',
+  description: '分页对象；权限代码是固定词表（`page_size` 最大 100，取全表请按页读取）。',
   access: { surface: 'admin', permission: 'admin.manage' },
-  data: z.object({ list: z.array(z.object({ code: z.string(), label: z.string() })) }),
+  request: { query: listQuery({}) },
+  data: pageSchema(z.object({ code: z.string(), label: z.string() }).openapi('PermissionCode')),
 });
 
 const roles = defineRoute({
@@ -81,7 +83,8 @@ const roles = defineRoute({
   tags,
   summary: '角色列表',
   access: { surface: 'admin', permission: 'admin.manage' },
-  data: z.object({ list: z.array(roleSchema) }),
+  request: { query: listQuery({}) },
+  data: pageSchema(roleSchema),
 });
 
 const roleBody = z.object({
@@ -208,9 +211,9 @@ export const adminAuthRoutes = createRouter()
     return ok(c, null, '密码已修改，请重新登录');
   })
   .openapi(permissions, (c) =>
-    ok(c, { list: Object.entries(PERMISSIONS).map(([code, label]) => ({ code, label })) }),
+    ok(c, pageOfAll(Object.entries(PERMISSIONS).map(([code, label]) => ({ code, label })), c.req.valid('query'))),
   )
-  .openapi(roles, async (c) => ok(c, { list: (await listRoles(c.var.deps)).map(roleResource) }))
+  .openapi(roles, async (c) => ok(c, pageOfAll((await listRoles(c.var.deps)).map(roleResource), c.req.valid('query'))))
   .openapi(createRoleRoute, async (c) => ok(c, roleResource(await createRole(c.var.deps, c.req.valid('json'))), '角色已创建'))
   .openapi(updateRoleRoute, async (c) =>
     ok(c, roleResource(await updateRole(c.var.deps, c.req.valid('param').role, c.req.valid('json'))), '角色已更新'),

@@ -13,7 +13,13 @@ afterAll(() => platform?.close());
 
 describe('roles', () => {
   it('lists the permission catalogue with Chinese labels', async () => {
-    const res = await platform.api.get('/api/v2/admin/auth/permissions', { token });
+    const res = await platform.api.get('/api/v2/admin/auth/permissions', { token, query: { page_size: 100 } });
+    // The spec's page object, nothing else.
+    expect(Object.keys(res.body.data).sort()).toEqual(['list', 'page', 'page_size', 'total']);
+    expect(res.body.data.total).toBe(res.body.data.list.length);
+    const first = await platform.api.get('/api/v2/admin/auth/permissions', { token, query: { page_size: 5 } });
+    expect(first.body.data).toMatchObject({ page: 1, page_size: 5, total: res.body.data.total });
+    expect(first.body.data.list).toHaveLength(5);
     const codes = res.body.data.list.map((p: { code: string }) => p.code);
     expect(codes).toEqual(expect.arrayContaining(['user.recharge', 'invoice.manage', 'coupon.view', 'coupon.manage']));
     for (const p of res.body.data.list) expect(p.label).toMatch(/\p{Script=Han}/u);
