@@ -1,0 +1,219 @@
+import { randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppDeps } from '../../api/context.js';
+import { closeAppDeps, createAppDeps } from '../../api/deps.js';
+import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/logger.js';
+import { type Cluster, ClusterUnavailableError, ensureHaproxy, startCluster } from '../../scripts/lib/cluster.js';
+import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temporal-cluster.js';
+import { adjustBalance, expectBooksBalanced, purchase, registerClient, type TestClient } from '../helpers/billing.js';
+import { type ApiClient, createApiClient } from '../helpers/http.js';
+import { registerKnownSecret } from '../helpers/known-secrets.js';
+import { ROOT_ADMIN, type TestPlatform } from '../helpers/platform.js';
+import { PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
+import { eventually } from '../helpers/wait.js';
+
+/**
+ * The production shape (`npm run cluster`, scripts/lib/cluster.ts) started once: the real
+ * Temporal server on PostgreSQL, two APIs and two workers from dist/ behind HAProxy. Requests go
+ * to each API directly and through the balancer; the test reads the database and Temporal itself.
+ */
+const HOOK_TIMEOUT_MS = 30 * 60_000;
+
+let skipReason: string | null = null;
+let cluster: Cluster | null = null;
+let dataDir = '';
+let deps: AppDeps;
+let platform: TestPlatform;
+let temporal: Client;
+let temporalConnection: Connection;
+let upstream: UpstreamCatalogue;
+/** The balancer, then each API directly. */
+let balancer: ApiClient;
+let apis: ApiClient[] = [];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * `count` consecutive free ports (the Temporal server takes nine in a row), below 32768: the
+ * server stores its membership ports in a SMALLINT column and exits on a larger one.
+ */
+async function freePorts(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const all = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (all.every(Boolean)) return base;
+  }
+}
+
+/** A view of the test platform whose requests go to one API (or the balancer). */
+function via(api: ApiClient): TestPlatform {
+  return { ...platform, api };
+}
+
+beforeAll(async () => {
+  try {
+    ensureHaproxy((m) => console.log(`[cluster test] ${m}`));
+    ensureTemporalServer((m) => console.log(`[cluster test] ${m}`));
+  } catch (err) {
+    if (!(err instanceof ClusterUnavailableError || err instanceof TemporalBuildError)) throw err;
+    skipReason = err.message;
+    console.log(`[cluster test] skipped: ${skipReason}`);
+    return;
+  }
+  dataDir = mkdtempSync(join(tmpdir(), 'platform-cluster-'));
+  const base = await freePorts(14);
+  cluster = await startCluster({
+    dataDir,
+    port: base,
+    apiPorts: [base + 1, base + 2],
+    workers: 2,
+    pgPort: base + 3,
+    temporalPort: base + 4,
+    env: { ...PROVISION_TEST_ENV, LOG_LEVEL: 'info', QRPAY_POLL_INTERVALS_SECONDS: '1,2' },
+    log: (m) => console.log(`[cluster test] ${m}`),
+  });
+  const config = loadConfig(cluster.env);
+  registerKnownSecret(config.secretKey);
+  registerKnownSecret(ROOT_ADMIN.password);
+  deps = createAppDeps(config, createLogger('silent', 'cluster-test'));
+  await ensureSuperAdmin(deps, ROOT_ADMIN);
+  temporalConnection = await Connection.connect({ address: cluster.temporalAddress });
+  temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
+  balancer = createApiClient(cluster.url);
+  apis = cluster.apis.map((a) => createApiClient(a.url as string));
+  let rootToken: string | null = null;
+  platform = {
+    id: 'cluster',
+    env: cluster.env,
+    deps,
+    api: balancer,
+    baseUrl: cluster.url,
+    temporal,
+    workers: [],
+    relay: null,
+    async rootToken() {
+      if (!rootToken) rootToken = (await balancer.post('/api/v2/admin/login', { body: ROOT_ADMIN })).body.data.access_token as string;
+      return rootToken as string;
+    },
+    close: async () => {},
+  };
+  upstream = await setUpUpstreamProduct(platform);
+  upstream.sandbox.control.seedHosts(100);
+}, HOOK_TIMEOUT_MS);
+
+afterAll(async () => {
+  await upstream?.sandbox.stop();
+  await temporalConnection?.close();
+  if (deps) await closeAppDeps(deps);
+  await cluster?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, HOOK_TIMEOUT_MS);
+
+async function buyer(through: ApiClient): Promise<TestClient> {
+  const client = await registerClient(via(through));
+  await adjustBalance(via(through), client.id, '1000.00');
+  return client;
+}
+
+/** The service of a purchase invoice provisioned to the end: active, bought once upstream. */
+async function provisionedOnce(invoiceId: number) {
+  const created = await eventually(() => deps.db.models.Service.findOne({ where: { invoice_id: invoiceId } }), 600);
+  const service = await serviceReaches(platform, created.id, ['active', 'failed']);
+  expect(service.status).toBe('active');
+  expect(upstream.sandbox.control.ledger().purchases[service.downstream_token ?? '']).toBe(1);
+  return service;
+}
+
+describe('two APIs and two workers behind the balancer, on the real Temporal server', () => {
+  it('provisions purchases sent alternately to each API and through the balancer once each, books balanced', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const targets = [apis[0], apis[1], balancer] as ApiClient[];
+    const invoices: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      // Bought through one entry, paid through the next.
+      const buyVia = targets[i % 3] as ApiClient;
+      const payVia = targets[(i + 1) % 3] as ApiClient;
+      const client = await buyer(buyVia);
+      const invoice = await purchase(via(buyVia), client, upstream.productId);
+      const paid = await payVia.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token: client.token });
+      expect(paid.body.code, paid.body.message).toBe(0);
+      invoices.push(invoice.id as number);
+    }
+    const services = await Promise.all(invoices.map((id) => provisionedOnce(id)));
+    expect(new Set(services.map((s) => s.id)).size).toBe(6);
+    await expectBooksBalanced(platform);
+  });
+
+  it('answers an Idempotency-Key replayed on the other API with the first answer', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const [first, second] = apis as [ApiClient, ApiClient];
+    const client = await buyer(first);
+    const key = `cluster-${Date.now()}`;
+    const before = await deps.db.models.Invoice.count({ where: { user_id: client.id } });
+    const body = { product_id: upstream.productId, billing_period: 'monthly' };
+    const created = await first.post('/api/v2/client/invoices', { token: client.token, body, headers: { 'Idempotency-Key': key } });
+    expect(created.body.code, created.body.message).toBe(0);
+    const again = await second.post('/api/v2/client/invoices', { token: client.token, body, headers: { 'Idempotency-Key': key } });
+    expect(again.raw).toBe(created.raw);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await deps.db.models.Invoice.count({ where: { user_id: client.id } })).toBe(before + 1);
+  });
+
+  it('serves a setting and a catalogue change saved through one API from the other within 2 s', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const [first, second] = apis as [ApiClient, ApiClient];
+    const token = await platform.rootToken();
+    const client = await buyer(second);
+    // Read once on the second API first, so a cache there holds the old values.
+    await second.get('/api/v2/client/verification/fee-config', { token: client.token });
+    await second.get(`/api/v2/site/products/${upstream.productId}`);
+
+    const fee = `${randomInt(1, 9)}.${randomInt(10, 99)}`;
+    const saved = await first.post('/api/v2/admin/settings', { token, body: { values: { 'verification.fee': fee } } });
+    expect(saved.body.code, saved.body.message).toBe(0);
+    await eventually(async () => {
+      const res = await second.get('/api/v2/client/verification/fee-config', { token: client.token });
+      return res.body.data.fee === fee ? res : null;
+    }, 20);
+
+    const name = `集群测试商品 ${Date.now() % 100000}`;
+    const renamed = await first.put(`/api/v2/admin/products/${upstream.productId}`, { token, body: { name } });
+    expect(renamed.body.code, renamed.body.message).toBe(0);
+    await eventually(async () => {
+      const res = await second.get(`/api/v2/site/products/${upstream.productId}`);
+      return res.body.data?.name === name ? res : null;
+    }, 20);
+  });
+
+  it('finds workflows by ServiceId and InvoiceNo on PostgreSQL visibility', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const service = await deps.db.models.Service.findOne({ where: { status: 'active' }, order: [['id', 'DESC']] });
+    expect(service).not.toBeNull();
+    const invoice = await deps.db.models.Invoice.findByPk(service?.invoice_id as number);
+    const byService = await eventually(async () => {
+      const found: string[] = [];
+      for await (const wf of temporal.workflow.list({ query: `ServiceId = ${service?.id}` })) found.push(wf.workflowId);
+      return found.length ? found : null;
+    }, 100);
+    expect(byService).toContain(`provision:${service?.id}`);
+    const byInvoice = await eventually(async () => {
+      const found: string[] = [];
+      for await (const wf of temporal.workflow.list({ query: `InvoiceNo = '${invoice?.invoice_no}'` })) found.push(wf.workflowId);
+      return found.length ? found : null;
+    }, 100);
+    expect(byInvoice.length).toBeGreaterThan(0);
+  });
+});
