@@ -12,6 +12,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { type Cluster, ClusterUnavailableError, ensureHaproxy, startCluster } from '../../scripts/lib/cluster.js';
 import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temporal-cluster.js';
+import { findPgTools, restoreDrill } from '../../scripts/restore-drill.js';
 import { adjustBalance, expectBooksBalanced, purchase, registerClient, type TestClient } from '../helpers/billing.js';
 import { type ApiClient, createApiClient } from '../helpers/http.js';
 import { registerKnownSecret } from '../helpers/known-secrets.js';
@@ -216,4 +217,20 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     }, 100);
     expect(byInvoice.length).toBeGreaterThan(0);
   });
+
+  it('passes the restore drill: three databases dumped and restored, integrity clean, workflows still listed', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const c = cluster as Cluster;
+    const tools = await findPgTools(c.adminDatabaseUrl);
+    if (typeof tools === 'string') {
+      console.log(`[cluster test] restore drill skipped: ${tools}`);
+      return ctx.skip();
+    }
+    const before: string[] = [];
+    for await (const wf of temporal.workflow.list()) before.push(wf.workflowId);
+    expect(before.length).toBeGreaterThan(0);
+    const result = await restoreDrill({ serverUrl: c.adminDatabaseUrl, databases: { platform: 'platform', persistence: 'temporal', visibility: 'temporal_visibility' } });
+    expect(result.integrityViolations).toBe(0);
+    expect(before.filter((id) => !result.workflowIds.includes(id))).toEqual([]);
+  }, 300_000);
 });
