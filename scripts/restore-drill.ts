@@ -30,7 +30,7 @@ export async function findPgTools(serverUrl: string): Promise<{ pgDump: string; 
   const pgRestore = dir ? join(dir, 'pg_restore') : onPath('pg_restore');
   if (!pgDump || !pgRestore) return 'pg_dump/pg_restore not installed (PostgreSQL client tools, or PG_BIN_DIR)';
   const client = Number(/(\d+)/.exec(spawnSync(pgDump, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? 0);
-  const server = await withPgClient(serverUrl, async (c) => Math.floor(Number((await c.query<{ v: string }>('SHOW server_version_num AS v')).rows[0]?.v) / 10000));
+  const server = await withPgClient(serverUrl, async (c) => Math.floor(Number((await c.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) / 10000));
   if (client < server) return `pg_dump ${client} cannot dump PostgreSQL ${server}: install client tools ${server} or newer (PG_BIN_DIR)`;
   return { pgDump, pgRestore };
 }

@@ -1,6 +1,6 @@
 // Purchases per second through one entry URL (the cluster's balancer or `npm run dev`'s API):
 //   BENCH_URL=http://127.0.0.1:8090 ADMIN_PASSWORD=… [DATABASE_URL=…] node --import tsx bench/cluster/purchases.ts
-// Each purchase is a new client's invoice for the demo upstream cloud server, paid from the
+// Each purchase is a new client's invoice for the demo upstream cloud server without upstream stock limit, paid from the
 // balance (the admin recharges every client first, untimed). With DATABASE_URL it also waits
 // until every service is active and prints the provisioning rate.
 import { randomBytes } from 'node:crypto';
@@ -30,7 +30,7 @@ async function pool<T>(items: T[], fn: (item: T) => Promise<void>) {
 
 const admin = (await call('POST', '/api/v2/admin/login', { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD })).access_token as string;
 const products = (await call('GET', '/api/v2/site/products', undefined)) as unknown as { list: Array<{ id: number; name: string }> };
-const product = products.list.find((p) => p.name.includes('香港云服务器'));
+const product = products.list.find((p) => p.name.includes('美国洛杉矶云服务器'));
 if (!product) throw new Error('demo upstream product not found');
 // Enough local stock, upstream hosts and upstream credit for every purchase.
 await call('PUT', `/api/v2/admin/products/${product.id}`, { stock_control: false }, admin);

@@ -111,8 +111,10 @@ beforeAll(async () => {
     },
     close: async () => {},
   };
-  upstream = await setUpUpstreamProduct(platform);
-  upstream.sandbox.control.seedHosts(100);
+  // Product 102 has no upstream stock limit (101 has 50), so every purchase of the group can be bought.
+  upstream = await setUpUpstreamProduct(platform, 102);
+  upstream.sandbox.control.seedHosts(400);
+  upstream.sandbox.control.setCredit('100000000.00');
 }, HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -133,7 +135,7 @@ async function buyer(through: ApiClient): Promise<TestClient> {
 async function provisionedOnce(invoiceId: number) {
   const created = await eventually(() => deps.db.models.Service.findOne({ where: { invoice_id: invoiceId } }), 600);
   const service = await serviceReaches(platform, created.id, ['active', 'failed']);
-  expect(service.status).toBe('active');
+  expect(service.status, `service ${service.id}: ${service.failure_code} ${service.failure_reason}`).toBe('active');
   expect(upstream.sandbox.control.ledger().purchases[service.downstream_token ?? '']).toBe(1);
   return service;
 }
@@ -233,4 +235,82 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     expect(result.integrityViolations).toBe(0);
     expect(before.filter((id) => !result.workflowIds.includes(id))).toEqual([]);
   }, 300_000);
+
+  it('counts login failures across both APIs: the sixth guess is refused whichever API gets it', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const [first, second] = apis as [ApiClient, ApiClient];
+    const client = await registerClient(via(first));
+    const account = (await deps.db.models.User.findByPk(client.id))?.email as string;
+    // LOGIN_MAX_FAILURES_PER_ACCOUNT is 5: three guesses on each API.
+    for (let i = 0; i < 5; i++) {
+      const res = await (i % 2 ? second : first).post('/api/v2/client/login', { body: { account, password: `wrong-${i}` } });
+      expect(res.body.code).not.toBe(0);
+      expect(res.body.code).not.toBe(42900);
+    }
+    const refused = await second.post('/api/v2/client/login', { body: { account, password: 'buyer-password-1' } });
+    expect(refused.body.code).toBe(42900);
+  });
+
+  it('loses nothing and buys nothing twice when a worker is SIGKILLed during a burst and an API during payments', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const c = cluster as Cluster;
+    const [first, second] = apis as [ApiClient, ApiClient];
+    const orders = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const client = await buyer(balancer);
+        const invoice = await purchase(via(balancer), client, upstream.productId);
+        return { client, invoiceId: invoice.id as number, payVia: i % 2 ? second : first };
+      }),
+    );
+    // The first half paid, then worker 1 killed while their provisionings run.
+    for (const o of orders.slice(0, 4)) expect((await o.payVia.post(`/api/v2/client/invoices/${o.invoiceId}/pay/balance`, { token: o.client.token })).body.code).toBe(0);
+    await c.workers[0]?.kill();
+    // The second half paid concurrently while API 1 is killed: some answers may never come.
+    const paying = orders.slice(4).map((o) =>
+      fetch(`${c.apis[o.payVia === first ? 0 : 1]?.url}/api/v2/client/invoices/${o.invoiceId}/pay/balance`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${o.client.token}`, accept: 'application/json' },
+      }).catch((err: unknown) => err),
+    );
+    await c.apis[0]?.kill();
+    await Promise.all(paying);
+    await Promise.all([c.workers[0]?.start(), c.apis[0]?.start()]);
+    for (const o of orders.slice(4)) {
+      // Paid once whatever the killed API answered: a retry of an unpaid one pays it now, of a paid one answers 40910.
+      const retry = await balancer.post(`/api/v2/client/invoices/${o.invoiceId}/pay/balance`, { token: o.client.token });
+      expect([0, 40910]).toContain(retry.body.code);
+    }
+    await Promise.all(orders.map((o) => provisionedOnce(o.invoiceId)));
+    await expectBooksBalanced(platform);
+  });
+
+  it('rolls workers then APIs one by one with SIGTERM under a stream of purchases: no 5xx, each provisioned once', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const c = cluster as Cluster;
+    const statuses: number[] = [];
+    const invoices: number[] = [];
+    let rolling = true;
+    const stream = (async () => {
+      while (rolling) {
+        const client = await buyer(balancer);
+        const invoice = await purchase(via(balancer), client, upstream.productId);
+        const paid = await balancer.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token: client.token });
+        statuses.push(paid.status);
+        if (paid.body.code === 0) invoices.push(invoice.id as number);
+      }
+    })();
+    for (const p of [...c.workers, ...c.apis]) {
+      await p.stop();
+      await p.start();
+      // Until the balancer's health check has it back (rise 2, inter 1 s) before the next one goes.
+      if (p.url) await eventually(async () => ((await fetch(`${p.url}/api/health`)).status === 200 ? true : null), 100);
+      await new Promise((r) => setTimeout(r, 2500));
+    }
+    rolling = false;
+    await stream;
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(invoices.length).toBeGreaterThan(0);
+    await Promise.all(invoices.map((id) => provisionedOnce(id)));
+    await expectBooksBalanced(platform);
+  }, 600_000);
 });
