@@ -15,6 +15,8 @@ import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temp
 import { findPgTools, restoreDrill } from '../../scripts/restore-drill.js';
 import { adjustBalance, expectBooksBalanced, purchase, registerClient, type TestClient } from '../helpers/billing.js';
 import { type ApiClient, createApiClient } from '../helpers/http.js';
+import { connectRfb } from '../helpers/rfb-client.js';
+import { openConsole, redeemConsole } from '../helpers/vnc.js';
 import { registerKnownSecret } from '../helpers/known-secrets.js';
 import { ROOT_ADMIN, type TestPlatform } from '../helpers/platform.js';
 import { PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../helpers/provisioning.js';
@@ -38,6 +40,8 @@ let upstream: UpstreamCatalogue;
 /** The balancer, then each API directly. */
 let balancer: ApiClient;
 let apis: ApiClient[] = [];
+/** A service bought in the first test, with its owner (for the console). */
+let bought: { client: TestClient; serviceId: number } | null = null;
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -145,11 +149,13 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     if (skipReason) return ctx.skip();
     const targets = [apis[0], apis[1], balancer] as ApiClient[];
     const invoices: number[] = [];
+    const buyers: TestClient[] = [];
     for (let i = 0; i < 6; i++) {
       // Bought through one entry, paid through the next.
       const buyVia = targets[i % 3] as ApiClient;
       const payVia = targets[(i + 1) % 3] as ApiClient;
       const client = await buyer(buyVia);
+      buyers.push(client);
       const invoice = await purchase(via(buyVia), client, upstream.productId);
       const paid = await payVia.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token: client.token });
       expect(paid.body.code, paid.body.message).toBe(0);
@@ -157,6 +163,7 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     }
     const services = await Promise.all(invoices.map((id) => provisionedOnce(id)));
     expect(new Set(services.map((s) => s.id)).size).toBe(6);
+    bought = { client: buyers[0] as TestClient, serviceId: (services[0] as { id: number }).id };
     await expectBooksBalanced(platform);
   });
 
@@ -199,6 +206,21 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
       const res = await second.get(`/api/v2/site/products/${upstream.productId}`);
       return res.body.data?.name === name ? res : null;
     }, 20);
+  });
+
+  it('relays a VNC console whose token was issued through one API through the other API and through the balancer', async (ctx) => {
+    if (skipReason || !bought) return ctx.skip();
+    const c = cluster as Cluster;
+    const [first, second] = apis as [ApiClient, ApiClient];
+    for (const relayVia of [c.apis[1]?.url as string, c.url]) {
+      const opened = await openConsole(via(first), bought.client.token, bought.serviceId);
+      const redeemed = await redeemConsole(via(second), opened.token);
+      const session = await connectRfb(`${relayVia.replace(/^http/, 'ws')}/console/vnc/relay?token=${redeemed.relay_token}`);
+      expect(session.serverInit.width).toBeGreaterThan(0);
+      const frame = await session.requestFrame();
+      expect([frame.width, frame.height]).toEqual([session.serverInit.width, session.serverInit.height]);
+      session.close();
+    }
   });
 
   it('finds workflows by ServiceId and InvoiceNo on PostgreSQL visibility', async (ctx) => {
