@@ -335,4 +335,20 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     await Promise.all(invoices.map((id) => provisionedOnce(id)));
     await expectBooksBalanced(platform);
   }, 600_000);
+
+  it('performs each outbox intent once with two workers relaying: every intent done, one provisioning run per service', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    await eventually(async () => {
+      const [row] = await deps.db.read<{ open: string }>('SELECT count(*) AS open FROM outbox WHERE done_at IS NULL');
+      return Number(row?.open) === 0 ? true : null;
+    }, 600);
+    const [intents] = await deps.db.read<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE kind = 'start_fulfilment'");
+    expect(Number(intents?.n)).toBeGreaterThan(0);
+    const services = await deps.db.models.Service.findAll({ attributes: ['id'] });
+    expect(services.length).toBeGreaterThan(0);
+    // Every run Temporal knows, listed once: provisioning workflow ids are per service.
+    const runs = new Map<string, number>();
+    for await (const wf of temporal.workflow.list()) runs.set(wf.workflowId, (runs.get(wf.workflowId) ?? 0) + 1);
+    for (const service of services) expect(runs.get(`provision:${service.id}`), `provision:${service.id}`).toBe(1);
+  }, 300_000);
 });
