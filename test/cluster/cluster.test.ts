@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../api/context.js';
 import { closeAppDeps, createAppDeps } from '../../api/deps.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
+import { VNC_TOKENS_PER_HOUR } from '../../domain/services/console/vnc.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { type Cluster, ClusterUnavailableError, ensureHaproxy, startCluster } from '../../scripts/lib/cluster.js';
 import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temporal-cluster.js';
 import { findPgTools, restoreDrill } from '../../scripts/restore-drill.js';
 import { adjustBalance, expectBooksBalanced, purchase, registerClient, type TestClient } from '../helpers/billing.js';
-import { type ApiClient, createApiClient } from '../helpers/http.js';
+import { type ApiClient, type ApiResponse, createApiClient } from '../helpers/http.js';
 import { connectRfb } from '../helpers/rfb-client.js';
 import { openConsole, redeemConsole } from '../helpers/vnc.js';
 import { registerKnownSecret } from '../helpers/known-secrets.js';
@@ -221,6 +222,19 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
       expect([frame.width, frame.height]).toEqual([session.serverInit.width, session.serverInit.height]);
       session.close();
     }
+  });
+
+  it('counts the per-service console token limit across both APIs', async (ctx) => {
+    if (skipReason || !bought) return ctx.skip();
+    const { client, serviceId } = bought;
+    let refused: ApiResponse | null = null;
+    for (let i = 0; i < VNC_TOKENS_PER_HOUR + 5 && !refused; i++) {
+      const res = await (apis[i % 2] as ApiClient).post(`/api/v2/client/services/${serviceId}/vnc`, { token: client.token });
+      if (res.body.code !== 0) refused = res;
+    }
+    expect(refused?.body.code).toBe(42900);
+    const [issued] = await deps.db.read<{ n: string }>(`SELECT count(*) AS n FROM vnc_sessions WHERE service_id = $1`, [serviceId]);
+    expect(Number(issued?.n)).toBe(VNC_TOKENS_PER_HOUR);
   });
 
   it('finds workflows by ServiceId and InvoiceNo on PostgreSQL visibility', async (ctx) => {
