@@ -7,6 +7,7 @@ import { createLogger } from '../lib/logger.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
 import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
+import { launcherStops } from './lib/children.js';
 import { type Cluster, ClusterUnavailableError, startCluster } from './lib/cluster.js';
 import { envPort } from './lib/ports.js';
 import { devSandboxSecrets } from './lib/sandbox-secrets.js';
@@ -14,17 +15,7 @@ import { TEMPORAL_SERVER_VERSION } from './lib/temporal-cluster.js';
 import { demoAccountLines, sandboxLines, seedDevDemo } from './seeders/dev-demo.js';
 
 const log = (m: string) => console.log(`[cluster] ${m}`);
-const stops: Array<() => Promise<void>> = [];
-let stopping = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    log('停止所有进程 / stopping…');
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`stop failed: ${String(err)}`));
-  }
-  process.exit(code);
-}
+const { add: addStop, shutdown, stopping } = launcherStops(log);
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -33,8 +24,6 @@ function positive(name: string, fallback: number): number {
 }
 
 async function main() {
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
 
   const dataDir = resolve(process.env.CLUSTER_DATA_DIR ?? '.data-cluster');
   const port = envPort('CLUSTER_PORT', 8090);
@@ -54,7 +43,7 @@ async function main() {
       upstream: envPort('CLUSTER_SANDBOX_UPSTREAM_PORT', 18205),
     },
   });
-  stops.push(() => sandboxes.stop());
+  addStop(() => sandboxes.stop());
 
   let admin: { username: string; password: string | null } = { username: 'admin', password: null };
   const cluster: Cluster = await startCluster({
@@ -80,12 +69,12 @@ async function main() {
       }
     },
   });
-  stops.push(() => cluster.stop());
+  addStop(() => cluster.stop());
   for (const child of [...cluster.apis, ...cluster.workers]) {
     void (async () => {
-      while (!stopping) {
+      while (!stopping()) {
         await new Promise((r) => setTimeout(r, 1000));
-        if (!stopping && !child.running()) {
+        if (!stopping() && !child.running()) {
           log(`${child.name} exited; stopping`);
           void shutdown(1);
           return;

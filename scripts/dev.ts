@@ -8,7 +8,7 @@ import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
 import { demoAccountLines, sandboxLines, seedDevDemo } from './seeders/dev-demo.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
-import { type Child, startNodeChild, stopChild } from './lib/children.js';
+import { type Child, launcherStops, startNodeChild, stopChild } from './lib/children.js';
 import { envPort } from './lib/ports.js';
 import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres } from './lib/postgres.js';
 import { devSandboxSecrets } from './lib/sandbox-secrets.js';
@@ -17,17 +17,7 @@ import { ensureTemporalCli } from './lib/temporal-cli.js';
 import { type RunningTemporal, startTemporalDevServer } from './lib/temporal-server.js';
 
 const log = (m: string) => console.log(`[dev] ${m}`);
-const stops: Array<() => Promise<void>> = [];
-let stopping = false;
-
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    log('停止所有进程 / stopping…');
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`stop failed: ${String(err)}`));
-  }
-  process.exit(code);
-}
+const { add: addStop, shutdown, stopping } = launcherStops(log);
 
 async function waitForHealth(url: string, child: Child): Promise<void> {
   for (let i = 0; i < 240; i++) {
@@ -44,8 +34,6 @@ async function waitForHealth(url: string, child: Child): Promise<void> {
 }
 
 async function main() {
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
 
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
@@ -58,7 +46,7 @@ async function main() {
   if (!databaseUrl) {
     log(`启动内置 PostgreSQL / starting embedded PostgreSQL on ${pgPort} (data: ${dataDir}/postgres)`);
     const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: `${dataDir}/postgres`, port: pgPort, persistent: true, log });
-    stops.push(() => pg.stop());
+    addStop(() => pg.stop());
     await ensureDatabase(pg.url('postgres'), 'platform');
     databaseUrl = pg.url('platform');
   }
@@ -75,7 +63,7 @@ async function main() {
       dbFile: `${dataDir}/temporal.db`,
       namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     });
-    stops.push(() => temporal.stop());
+    addStop(() => temporal.stop());
     temporalAddress = temporal.address;
     temporalUiUrl = temporal.uiUrl ?? temporalUiUrl;
   }
@@ -93,7 +81,7 @@ async function main() {
       upstream: envPort('SANDBOX_UPSTREAM_PORT', 18105),
     },
   });
-  stops.push(() => sandboxes.stop());
+  addStop(() => sandboxes.stop());
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -117,12 +105,12 @@ async function main() {
   await db.close();
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
-  stops.push(() => stopChild(worker));
+  addStop(() => stopChild(worker));
   const api = startNodeChild('api', 'api/main.ts', env);
-  stops.push(() => stopChild(api));
+  addStop(() => stopChild(api));
   for (const child of [worker, api]) {
     void child.exited.then((code) => {
-      if (!stopping) {
+      if (!stopping()) {
         log(`${child.name} exited (${code}); stopping`);
         void shutdown(1);
       }

@@ -297,7 +297,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ready: () => until(() => healthy(url), `${url}/api/health`),
       });
     });
-    for (const p of [...workers, ...apis]) stops.push(() => p.stop());
+    // Each kind stops in parallel (a worker may take its grace period to hand back its tasks).
+    stops.push(() => Promise.all(workers.map((p) => p.stop())));
+    stops.push(() => Promise.all(apis.map((p) => p.stop())));
     await Promise.all([...workers, ...apis].map((p) => p.start()));
 
     const backendFile = join(options.dataDir, 'haproxy-backend.cfg');
