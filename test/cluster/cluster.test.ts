@@ -237,6 +237,25 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     expect(Number(issued?.n)).toBe(VNC_TOKENS_PER_HOUR);
   });
 
+  it('runs the heartbeat schedule with two workers polling: the heartbeat and each task it starts once per slot', async (ctx) => {
+    if (skipReason) return ctx.skip();
+    const token = await platform.rootToken();
+    // Triggered through each API: the schedule (overlap SKIP) and the task-run slots decide, not the worker count.
+    for (const api of apis) expect((await api.post('/api/v2/admin/schedules/heartbeat/trigger', { token })).body.code).toBe(0);
+    const finished = await eventually(async () => {
+      const runs = await deps.db.models.TaskRun.findAll({ where: { task_key: 'heartbeat' } });
+      return runs.length > 0 && runs.every((r) => r.status !== 'running') ? runs : null;
+    }, 600);
+    expect(finished.map((r) => r.status)).toEqual(finished.map(() => 'succeeded'));
+    // The built-in tasks of every heartbeat ran, each at most once for its slot.
+    await eventually(async () => {
+      const [row] = await deps.db.read<{ n: string }>("SELECT count(DISTINCT task_key) AS n FROM task_runs WHERE task_key IN ('services.unsuspend_renewed', 'upstream.sync_hosts')");
+      return Number(row?.n) === 2 ? true : null;
+    }, 600);
+    const twice = await deps.db.read('SELECT task_key, slot_at FROM task_runs GROUP BY task_key, slot_at HAVING count(*) > 1');
+    expect(twice).toEqual([]);
+  });
+
   it('finds workflows by ServiceId and InvoiceNo on PostgreSQL visibility', async (ctx) => {
     if (skipReason) return ctx.skip();
     const service = await deps.db.models.Service.findOne({ where: { status: 'active' }, order: [['id', 'DESC']] });
