@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry of `npm run dev`, `npm test` and `npm run bench`. Plain JavaScript on purpose: it runs
+// Entry of `npm run dev`, `npm run cluster`, `npm test` and `npm run bench`. Plain JavaScript on purpose: it runs
 // before dependencies exist, installs them when missing or stale, then hands over.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -39,6 +39,9 @@ switch (command) {
   case 'dev':
     process.exit(run(process.execPath, [...tsx, 'scripts/dev.ts']));
     break;
+  case 'cluster':
+    process.exit(run(process.execPath, [...tsx, 'scripts/cluster.ts']));
+    break;
   case 'bench':
     process.exit(run(process.execPath, [...tsx, 'bench/run.ts', ...process.argv.slice(3)]));
     break;
@@ -56,6 +59,6 @@ switch (command) {
     break;
   }
   default:
-    console.error(`usage: node scripts/bootstrap.mjs dev|test|bench (got ${command})`);
+    console.error(`usage: node scripts/bootstrap.mjs dev|cluster|test|bench (got ${command})`);
     process.exit(2);
 }

@@ -1,7 +1,8 @@
-// `npm run temporal:prepare` (built: `node dist/scripts/prepare-temporal.js`): registers our
-// custom search attributes and the 30-day retention on a Temporal cluster, as the dev server
-// does for itself. It waits for the frontend and the namespace (up to two minutes by default),
-// so it can run as a one-shot container beside a server that is still starting.
+// `npm run temporal:prepare` (built: `node dist/scripts/prepare-temporal.js`): registers the
+// namespace when missing (a plain Temporal server starts without one), our custom search
+// attributes and the 30-day retention on a Temporal cluster, as the dev server does for itself.
+// It waits for the frontend and the namespace (up to two minutes by default), so it can run as a
+// one-shot container beside a server that is still starting.
 import { Connection } from '@temporalio/client';
 import { createLogger } from '../lib/logger.js';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/search-attributes.js';
@@ -32,7 +33,7 @@ async function prepareWhenReady(target: string, deadline: number): Promise<void>
     try {
       return await prepareOnce(target);
     } catch (err) {
-      // Not reachable yet, namespace not registered yet (auto-setup creates it after start), cache lag.
+      // Not reachable yet, or the namespace just registered is not in every cache yet.
       if (Date.now() + RETRY_DELAY_MS > deadline) throw err;
       logger.info({ attempt, reason: err instanceof Error ? err.message : String(err) }, 'temporal not ready, retrying');
       await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));

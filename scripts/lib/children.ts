@@ -21,3 +21,23 @@ export async function stopChild(child: Child, timeoutMs = 10_000): Promise<void>
   await child.exited;
   clearTimeout(timer);
 }
+
+/**
+ * The launchers' stop sequence (`npm run dev`, `npm run cluster`): `add` registers a stop, and
+ * `shutdown` runs them in reverse order once (Ctrl-C, SIGTERM or a failure), then exits.
+ */
+export function launcherStops(log: (m: string) => void) {
+  const stops: Array<() => Promise<void>> = [];
+  let stopping = false;
+  const shutdown = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      log('停止所有进程 / stopping…');
+      for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`stop failed: ${String(err)}`));
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  return { add: (stop: () => Promise<void>) => void stops.push(stop), shutdown, stopping: () => stopping };
+}

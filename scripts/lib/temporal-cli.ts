@@ -1,47 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { executable, goInstall, onPath, userCacheDir } from './go-build.js';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
-/** Used when the machine's Go is too new for the CLI's dependencies; fetched from the module proxy. */
-const FALLBACK_TOOLCHAIN = 'go1.25.5';
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, name);
-    if (dir && executable(candidate)) return candidate;
-  }
-  return null;
-}
 
 /** Per-user cache outside the checkout, so every clone on this machine reuses one build. */
 export function temporalCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'hosting-platform', `temporal-cli-${TEMPORAL_CLI_VERSION}`);
-}
-
-function goInstall(targetDir: string, log: (m: string) => void): boolean {
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null);
-  if (!go) return false;
-  mkdirSync(targetDir, { recursive: true });
-  for (const toolchain of [undefined, FALLBACK_TOOLCHAIN]) {
-    log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go${toolchain ? ` (${toolchain})` : ''}; this takes a few minutes once…`);
-    const env = { ...process.env, GOBIN: targetDir, GOFLAGS: '-mod=mod', ...(toolchain ? { GOTOOLCHAIN: toolchain } : {}) };
-    const res = spawnSync(go, ['install', MODULE], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (res.status === 0 && executable(join(targetDir, 'temporal'))) return true;
-  }
-  return false;
+  return userCacheDir(`temporal-cli-${TEMPORAL_CLI_VERSION}`);
 }
 
 function findExecutable(dir: string): string | null {
@@ -84,7 +50,7 @@ export async function ensureTemporalCli(log: (m: string) => void = console.log):
   const dir = temporalCacheDir();
   const cached = join(dir, 'temporal');
   if (executable(cached)) return cached;
-  if (goInstall(dir, log)) return cached;
+  if (goInstall({ label: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`, packages: [MODULE], targetDir: dir, binaries: ['temporal'], log })) return cached;
   const downloaded = await downloadWithTestingPackage(dir, log);
   if (downloaded) return downloaded;
   throw new Error(

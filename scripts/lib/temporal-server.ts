@@ -7,6 +7,8 @@ import { SEARCH_ATTRIBUTE_TYPES } from '../../workflows/search-attributes.js';
 export type RunningTemporal = { address: string; uiUrl: string | null; stop(): Promise<void> };
 
 const RETENTION_DAYS = 30;
+/** gRPC status NOT_FOUND (describeNamespace of a namespace not registered yet). */
+const GRPC_NOT_FOUND = 5;
 const IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
 function waitForExit(child: ChildProcess): Promise<void> {
@@ -16,11 +18,12 @@ function waitForExit(child: ChildProcess): Promise<void> {
   });
 }
 
-async function connectWhenReady(address: string, child: ChildProcess, timeoutMs: number): Promise<Connection> {
+/** Connects once the frontend at `address` answers health checks (the child is the server process). */
+export async function connectWhenReady(address: string, child: ChildProcess, timeoutMs: number): Promise<Connection> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`temporal server exited with code ${child.exitCode}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: '2s' });
       const health = await connection.healthService.check({});
@@ -31,14 +34,26 @@ async function connectWhenReady(address: string, child: ChildProcess, timeoutMs:
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`temporal dev server not ready at ${address}: ${String(lastError)}`);
+  throw new Error(`temporal server not ready at ${address}: ${String(lastError)}`);
+}
+
+/** A plain server (not the dev server, not auto-setup) starts without any namespace. */
+async function ensureNamespace(connection: Connection, namespace: string): Promise<void> {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } catch (err) {
+    if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(`${RETENTION_DAYS} days`) });
+  }
 }
 
 /**
  * The dev server registers search attributes only when its database is created; on later
- * starts (or against any cluster) the missing ones are added through the operator API.
+ * starts (or against any cluster) the namespace and the missing attributes are added through
+ * the operator API.
  */
 export async function prepareNamespace(connection: Connection, namespace: string): Promise<void> {
+  await ensureNamespace(connection, namespace);
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   const existing = new Set(Object.keys(listed.customAttributes ?? {}));
   const missing = Object.entries(SEARCH_ATTRIBUTE_TYPES).filter(([name]) => !existing.has(name));

@@ -1,0 +1,112 @@
+// `npm run cluster`: the production shape on one machine, without Docker (docs/production.md).
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../lib/config.js';
+import { createSecretBox } from '../lib/crypto.js';
+import { createLogger } from '../lib/logger.js';
+import { createDatabase } from '../db/sequelize.js';
+import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
+import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
+import { launcherStops } from './lib/children.js';
+import { type Cluster, ClusterUnavailableError, startCluster } from './lib/cluster.js';
+import { envPort } from './lib/ports.js';
+import { devSandboxSecrets } from './lib/sandbox-secrets.js';
+import { TEMPORAL_SERVER_VERSION } from './lib/temporal-cluster.js';
+import { type DemoShownOnce, demoAccountLines, sandboxLines, seedDevDemo } from './seeders/dev-demo.js';
+
+const log = (m: string) => console.log(`[cluster] ${m}`);
+const { add: addStop, shutdown, stopping } = launcherStops(log);
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1 || value > 16) throw new Error(`${name} must be a whole number from 1 to 16`);
+  return value;
+}
+
+async function main() {
+
+  const dataDir = resolve(process.env.CLUSTER_DATA_DIR ?? '.data-cluster');
+  const port = envPort('CLUSTER_PORT', 8090);
+  const apiPortBase = envPort('CLUSTER_API_PORT', port + 1);
+  const apiPorts = Array.from({ length: positive('CLUSTER_APIS', 2) }, (_, i) => apiPortBase + i);
+  mkdirSync(dataDir, { recursive: true });
+  const sandboxSecrets = devSandboxSecrets(dataDir);
+  log('启动沙箱第三方 / starting sandbox third parties');
+  const sandboxes: RunningSandboxes = await startSandboxes({
+    merchantPublicKeyPem: sandboxSecrets.merchantPublicKeyPem,
+    // As in dev: the upstream keeps its hosts across restarts, so a second start still sells.
+    upstreamStateFile: join(dataDir, 'sandbox-upstream.json'),
+    ports: {
+      qrpay: envPort('CLUSTER_SANDBOX_QRPAY_PORT', 18201),
+      certify: envPort('CLUSTER_SANDBOX_CERTIFY_PORT', 18202),
+      sms: envPort('CLUSTER_SANDBOX_SMS_PORT', 18203),
+      mail: envPort('CLUSTER_SANDBOX_MAIL_PORT', 18204),
+      smtp: envPort('CLUSTER_SANDBOX_SMTP_PORT', 18225),
+      upstream: envPort('CLUSTER_SANDBOX_UPSTREAM_PORT', 18205),
+    },
+  });
+  addStop(() => sandboxes.stop());
+
+  let admin: { username: string; password: string | null } = { username: 'admin', password: null };
+  let shownOnce: DemoShownOnce = { twoFactorAdmin: null, clientToken: null };
+  const cluster: Cluster = await startCluster({
+    dataDir,
+    port,
+    apiPorts,
+    workers: positive('CLUSTER_WORKERS', 2),
+    pgPort: envPort('CLUSTER_PG_PORT', 54339),
+    temporalPort: envPort('CLUSTER_TEMPORAL_PORT', 7433),
+    ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
+    echo: true,
+    log,
+    async seed(env) {
+      const config = loadConfig(env);
+      const db = createDatabase({ url: config.databaseUrl });
+      const deps = { config, db, logger: createLogger('warn', 'cluster'), secretBox: createSecretBox(config.secretKey) };
+      try {
+        const created = await ensureSuperAdmin(deps, { username: process.env.ADMIN_USERNAME ?? 'admin', password: process.env.ADMIN_PASSWORD });
+        admin = { username: created.username, password: created.password ?? null };
+        shownOnce = await seedDevDemo(deps, sandboxes, sandboxSecrets, log);
+      } finally {
+        await db.close();
+      }
+    },
+  });
+  addStop(() => cluster.stop());
+  for (const child of [...cluster.apis, ...cluster.workers]) {
+    void (async () => {
+      while (!stopping()) {
+        await new Promise((r) => setTimeout(r, 1000));
+        if (!stopping() && !child.running()) {
+          log(`${child.name} exited; stopping`);
+          void shutdown(1);
+          return;
+        }
+      }
+    })();
+  }
+
+  console.log(
+    [
+      '',
+      `集群已启动 / cluster is up (${process.uptime().toFixed(1)} s)`,
+      `  入口 / entry (HAProxy)  ${cluster.url.replace('127.0.0.1', 'localhost')}/api/v2/   (API 文档 /api/docs)`,
+      `  API 进程 / APIs   ${cluster.apis.map((a) => a.url).join('  ')}`,
+      `  工作进程 / workers  ${cluster.workers.length}`,
+      `  Temporal   ${cluster.temporalAddress}  server ${cluster.temporalVersion} (${TEMPORAL_SERVER_VERSION} built from source), persistence + visibility: PostgreSQL (postgres12) temporal, temporal_visibility`,
+      '  Temporal UI  未构建 / not built: ui-server v2.42.1 (the version docker-compose.yml pins) is not on the Go module proxy; use the compose file or any Temporal UI pointed at the address above',
+      `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
+      ...demoAccountLines(shownOnce),
+      ...sandboxLines(sandboxes),
+      `  数据 / data  ${dataDir}`,
+      '  Ctrl-C 停止全部进程 / stops everything',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch(async (err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`[cluster] ${err instanceof ClusterUnavailableError ? '' : '启动失败 / start failed: '}${message}`);
+  await shutdown(1);
+});

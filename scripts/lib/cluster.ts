@@ -1,0 +1,335 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+import { onPath } from './go-build.js';
+import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres, withDatabase } from './postgres.js';
+import { devSecretKey } from './secret-key.js';
+import { ensureTemporalServer, installTemporalSchemas, startTemporalServer, TEMPORAL_SERVER_VERSION, temporalServerEnv } from './temporal-cluster.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DIST = join(REPO_ROOT, 'dist');
+/** What `npm run build` compiles (tsconfig.build.json): dist/ is stale when one of these is newer. */
+const BUILD_SOURCES = ['api', 'domain', 'workflows', 'activities', 'plugins', 'db', 'lib', 'sandbox', 'scripts/prepare-temporal.ts', 'scripts/lib/temporal-server.ts'];
+const BUILD_STAMP = join(DIST, '.build-stamp');
+const HAPROXY_CONFIG = join(REPO_ROOT, 'ops', 'haproxy', 'haproxy.cfg');
+
+export class ClusterUnavailableError extends Error {}
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `npm run build` when dist/ is missing or older than the sources. */
+export function ensureProductionBuild(log: (m: string) => void): void {
+  const built = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
+  const sources = Math.max(...BUILD_SOURCES.map((p) => newestMtime(join(REPO_ROOT, p))));
+  if (built >= sources) return;
+  log('构建生产版本 / building dist/ (npm run build)…');
+  const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (res.status !== 0) throw new Error('npm run build failed');
+  writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
+}
+
+/** HAProxy from the OS packages: installed with apt-get when running as root and missing. */
+export function ensureHaproxy(log: (m: string) => void): string {
+  const found = onPath('haproxy') ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : null);
+  if (found) return found;
+  if (process.getuid?.() === 0 && onPath('apt-get')) {
+    log('安装 HAProxy / installing haproxy (apt-get)…');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'haproxy'], { env, stdio: 'ignore' }).status === 0;
+    if (install() || (spawnSync('apt-get', ['update'], { env, stdio: 'ignore' }).status === 0 && install())) {
+      if (existsSync('/usr/sbin/haproxy')) return '/usr/sbin/haproxy';
+    }
+  }
+  throw new ClusterUnavailableError('需要 HAProxy：请安装 haproxy（Debian/Ubuntu: sudo apt-get install haproxy） / HAProxy is missing: install the haproxy package.');
+}
+
+/** A child process the cluster can stop (SIGTERM), kill (SIGKILL) and start again on the same port. */
+export type ClusterProcess = {
+  name: string;
+  /** The API's base URL (APIs only). */
+  url: string | null;
+  running(): boolean;
+  start(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  kill(): Promise<void>;
+  /** The last lines it printed (for a failure message). */
+  output(): string;
+};
+
+function managedProcess(options: {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the process is ready (given its output so far). */
+  ready: (output: () => string, child: ChildProcess) => Promise<void>;
+  url: string | null;
+  echo: boolean;
+}): ClusterProcess {
+  let child: ChildProcess | null = null;
+  let exited: Promise<number | null> = Promise.resolve(null);
+  let tail = '';
+  const alive = () => child !== null && child.exitCode === null && child.signalCode === null;
+  const signal = async (name: NodeJS.Signals, graceMs: number) => {
+    if (!child || !alive()) return child?.exitCode ?? null;
+    const proc = child;
+    proc.kill(name);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return {
+    name: options.name,
+    url: options.url,
+    running: alive,
+    async start() {
+      if (alive()) return;
+      tail = '';
+      const proc = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = proc;
+      exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+      const collect = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
+        tail = (tail + chunk.toString()).slice(-20_000);
+        if (options.echo) for (const line of chunk.toString().split('\n')) if (line.trim()) stream.write(`[${options.name}] ${line}\n`);
+      };
+      proc.stdout?.on('data', collect(process.stdout));
+      proc.stderr?.on('data', collect(process.stderr));
+      await Promise.race([
+        options.ready(() => tail, proc),
+        exited.then((code) => {
+          throw new Error(`${options.name} exited during start (${code}): ${tail.slice(-2000)}`);
+        }),
+      ]);
+    },
+    stop: (graceMs = 30_000) => signal('SIGTERM', graceMs),
+    async kill() {
+      await signal('SIGKILL', 0);
+    },
+    output: () => tail,
+  };
+}
+
+async function until(probe: () => Promise<boolean> | boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+function runOnce(name: string, entry: string, env: NodeJS.ProcessEnv): void {
+  const res = spawnSync(process.execPath, [entry], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`${name} failed (${res.status}): ${(res.stderr + res.stdout).slice(-2000)}`);
+}
+
+/** HAProxy in the foreground (-db) with the shared configuration and this cluster's backend file. */
+async function startHaproxy(binary: string, backendFile: string, port: number, echo: boolean): Promise<{ stop(): Promise<void> }> {
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawn(binary, ['-db', '-f', HAPROXY_CONFIG, '-f', backendFile], {
+    env: { PATH: process.env.PATH, LB_BIND: `127.0.0.1:${port}` },
+    stdio: ['ignore', echo ? 'inherit' : 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-4000);
+    if (echo) process.stderr.write(`[haproxy] ${c.toString()}`);
+  });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await Promise.race([
+      until(() => healthy(url), 'the balancer'),
+      exited.then(() => {
+        throw new Error(`haproxy exited (${proc.exitCode}): ${stderr}`);
+      }),
+    ]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { stop };
+}
+
+export type ClusterOptions = {
+  /** Persistent data: PostgreSQL, the secret key, the balancer's backend file. */
+  dataDir: string;
+  /** The balancer's port (the entry URL). */
+  port: number;
+  /** The API processes listen on apiPorts[i]. */
+  apiPorts: number[];
+  workers: number;
+  pgPort: number;
+  /** The Temporal frontend's port; its other services take the next eight. */
+  temporalPort: number;
+  /** An existing PostgreSQL server instead of the embedded one (the platform's database is its path). */
+  databaseUrl?: string;
+  /** Environment for the APIs and workers, over the cluster's own. */
+  env?: Record<string, string>;
+  /** Runs after migrations and the Temporal prepare step, before the APIs and workers start. */
+  seed?: (appEnv: Record<string, string>) => Promise<void>;
+  /** Prefix and print the processes' output (npm run cluster) or keep it (tests). */
+  echo?: boolean;
+  log?: (m: string) => void;
+};
+
+export type Cluster = {
+  url: string;
+  apis: ClusterProcess[];
+  workers: ClusterProcess[];
+  temporalAddress: string;
+  temporalVersion: string;
+  /** The PostgreSQL server (maintenance database URL) and the platform database. */
+  adminDatabaseUrl: string;
+  databaseUrl: string;
+  /** The environment the APIs and workers run with. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+};
+
+export const CLUSTER_DATABASES = { platform: 'platform', persistence: 'temporal', visibility: 'temporal_visibility' } as const;
+
+/**
+ * The production shape on one machine: PostgreSQL with the platform's and Temporal's two
+ * databases, the real Temporal server (schemas by temporal-sql-tool), migrations and the
+ * Temporal prepare step from dist/, then the APIs and workers from dist/ behind HAProxy.
+ */
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const log = options.log ?? (() => {});
+  const echo = options.echo ?? false;
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch((err: unknown) => log(`stop failed: ${String(err)}`));
+  };
+  try {
+    const haproxy = ensureHaproxy(log);
+    const build = ensureTemporalServer(log);
+    ensureProductionBuild(log);
+    mkdirSync(options.dataDir, { recursive: true });
+
+    let adminDatabaseUrl = options.databaseUrl ? withDatabase(options.databaseUrl, 'postgres') : '';
+    let platformDb: string = CLUSTER_DATABASES.platform;
+    if (options.databaseUrl) {
+      platformDb = new URL(options.databaseUrl).pathname.slice(1) || CLUSTER_DATABASES.platform;
+    } else {
+      log(`启动内置 PostgreSQL / starting embedded PostgreSQL on ${options.pgPort} (data: ${options.dataDir}/postgres)`);
+      const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: join(options.dataDir, 'postgres'), port: options.pgPort, persistent: true, log });
+      stops.push(() => pg.stop());
+      adminDatabaseUrl = pg.url('postgres');
+    }
+    for (const db of [platformDb, CLUSTER_DATABASES.persistence, CLUSTER_DATABASES.visibility]) await ensureDatabase(adminDatabaseUrl, db);
+    const databaseUrl = withDatabase(adminDatabaseUrl, platformDb);
+    const pgUrl = new URL(adminDatabaseUrl);
+    const db = { host: pgUrl.hostname, port: Number(pgUrl.port || 5432), user: decodeURIComponent(pgUrl.username), password: decodeURIComponent(pgUrl.password) };
+
+    log('Temporal 数据库结构 / Temporal schemas (temporal-sql-tool setup-schema + update-schema)');
+    installTemporalSchemas(build, db, CLUSTER_DATABASES);
+    log(`启动 Temporal 服务器 / starting Temporal server ${TEMPORAL_SERVER_VERSION} on ${options.temporalPort}`);
+    const temporal = await startTemporalServer({ build, env: temporalServerEnv(db, options.temporalPort, CLUSTER_DATABASES), log });
+    stops.push(() => temporal.stop());
+    const connection = await Connection.connect({ address: temporal.address });
+    const temporalVersion = (await connection.workflowService.getSystemInfo({})).serverVersion ?? TEMPORAL_SERVER_VERSION;
+    await connection.close();
+
+    const env: Record<string, string> = {
+      // Not 'production': that refuses plain-HTTP and private supplier and console addresses,
+      // which the local sandboxes are. Everything else runs as in production (dist/, no tsx).
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      APP_SECRET_KEY: devSecretKey(options.dataDir),
+      DATA_DIR: options.dataDir,
+      PUBLIC_BASE_URL: `http://localhost:${options.port}`,
+      // The balancer is the only proxy whose X-Forwarded-For the APIs believe.
+      TRUST_PROXY: '127.0.0.1',
+      HOST: '127.0.0.1',
+      ...options.env,
+    };
+    const processEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...extra });
+    log('数据库迁移与 Temporal 准备 / migrations and the Temporal prepare step (one-shot)');
+    runOnce('migrate', join(DIST, 'db', 'migrate-cli.js'), processEnv({ LOG_LEVEL: 'warn' }));
+    runOnce('temporal-prepare', join(DIST, 'scripts', 'prepare-temporal.js'), processEnv({ LOG_LEVEL: 'warn' }));
+    if (options.seed) await options.seed(env);
+
+    const workers = Array.from({ length: options.workers }, (_, i) =>
+      managedProcess({
+        name: `worker-${i + 1}`,
+        args: ['--import', './dist/lib/tracing-preload.js', 'dist/activities/worker.js'],
+        env: processEnv({ LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
+        url: null,
+        echo,
+        ready: (output) => until(() => output().includes('"worker started"'), 'worker start'),
+      }),
+    );
+    const apis = options.apiPorts.map((port, i) => {
+      const url = `http://127.0.0.1:${port}`;
+      return managedProcess({
+        name: `api-${i + 1}`,
+        args: ['--import', './dist/lib/tracing-preload.js', 'dist/api/main.js'],
+        env: processEnv({ PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
+        url,
+        echo,
+        ready: () => until(() => healthy(url), `${url}/api/health`),
+      });
+    });
+    // Each kind stops in parallel (a worker may take its grace period to hand back its tasks).
+    stops.push(() => Promise.all(workers.map((p) => p.stop())));
+    stops.push(() => Promise.all(apis.map((p) => p.stop())));
+    await Promise.all([...workers, ...apis].map((p) => p.start()));
+
+    const backendFile = join(options.dataDir, 'haproxy-backend.cfg');
+    writeFileSync(
+      backendFile,
+      [
+        '# Written by scripts/lib/cluster.ts on each start: the API processes behind ops/haproxy/haproxy.cfg.',
+        'backend api',
+        '  balance roundrobin',
+        ...options.apiPorts.map((port, i) => `  server api-${i + 1} 127.0.0.1:${port} check`),
+        '',
+      ].join('\n'),
+    );
+    const url = `http://127.0.0.1:${options.port}`;
+    const balancer = await startHaproxy(haproxy, backendFile, options.port, echo);
+    stops.push(() => balancer.stop());
+    // stop() runs in reverse: the balancer, the APIs, the workers, Temporal, PostgreSQL.
+    return {
+      url,
+      apis,
+      workers,
+      temporalAddress: temporal.address,
+      temporalVersion,
+      adminDatabaseUrl,
+      databaseUrl,
+      env,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
