@@ -17,6 +17,7 @@ import { formatDateTime } from '../../lib/time.js';
 import { offerAuditRequest } from '../../lib/request-context.js';
 import type { AppEnv } from '../context.js';
 import { errorEnvelopeSchema, ok } from '../envelope.js';
+import { refuseUnknownQuery } from '../middleware/query-keys.js';
 import { guardStrings } from '../middleware/input-guard.js';
 import { requestMeta } from '../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../openapi/define-route.js';
@@ -262,7 +263,7 @@ const qrImage = createRoute({
   description:
     '公开接口（以签名校验代替登录：<img> 无法带令牌）。链接由 …/auth/2fa/enrol 的 qr_url 给出，10 分钟有效，仅在绑定确认前可用。签名无效 40300；过期 41000（HTTP 410）；已确认或已重新开始 40400。成功时返回 image/png（不套 JSON 信封），Cache-Control: no-store。',
   ...documentAccess({ surface: 'public' }),
-  middleware: [guardStrings] as const,
+  middleware: [refuseUnknownQuery(['enrolment', 'expires', 'sig']), guardStrings] as const,
   request: {
     query: z.object({
       enrolment: z.string().regex(/^[1-9][0-9]{0,8}$/, { error: '参数 enrolment 格式不正确' }).transform(Number),
