@@ -48,6 +48,28 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
 }
 
 /**
+ * Waits until a query naming every custom search attribute is accepted. A real server maps a
+ * namespace's attributes through a cache each service refreshes on its own (about every 10 s):
+ * right after they are added, a schedule or a workflow start naming one is refused ("no mapping
+ * defined for search attribute"), which would fail the first worker's schedule set-up.
+ */
+async function searchAttributesUsable(connection: Connection, namespace: string, timeoutMs = 90_000): Promise<void> {
+  const query = Object.entries(SEARCH_ATTRIBUTE_TYPES)
+    .map(([name, type]) => (type === 'Int' ? `${name} = 0` : `${name} = 'probe'`))
+    .join(' AND ');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await connection.workflowService.countWorkflowExecutions({ namespace, query });
+      return;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
  * The dev server registers search attributes only when its database is created; on later
  * starts (or against any cluster) the namespace and the missing attributes are added through
  * the operator API.
@@ -68,6 +90,7 @@ export async function prepareNamespace(connection: Connection, namespace: string
       ),
     });
   }
+  await searchAttributesUsable(connection, namespace);
   const described = await connection.workflowService.describeNamespace({ namespace });
   const seconds = Number(described.config?.workflowExecutionRetentionTtl?.seconds ?? 0);
   if (seconds < RETENTION_DAYS * 86_400) {
