@@ -1,12 +1,13 @@
 // `npm run cluster`: the production shape on one machine, without Docker (docs/production.md).
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig } from '../lib/config.js';
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
-import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
+import type { RunningSandboxes } from '../sandbox/launcher.js';
+import { startDemoSandboxes } from './lib/demo-sandboxes.js';
 import { launcherStops } from './lib/children.js';
 import { type Cluster, ClusterUnavailableError, startCluster } from './lib/cluster.js';
 import { envPort } from './lib/ports.js';
@@ -32,19 +33,7 @@ async function main() {
   mkdirSync(dataDir, { recursive: true });
   const sandboxSecrets = devSandboxSecrets(dataDir);
   log('启动沙箱第三方 / starting sandbox third parties');
-  const sandboxes: RunningSandboxes = await startSandboxes({
-    merchantPublicKeyPem: sandboxSecrets.merchantPublicKeyPem,
-    // As in dev: the upstream keeps its hosts across restarts, so a second start still sells.
-    upstreamStateFile: join(dataDir, 'sandbox-upstream.json'),
-    ports: {
-      qrpay: envPort('CLUSTER_SANDBOX_QRPAY_PORT', 18201),
-      certify: envPort('CLUSTER_SANDBOX_CERTIFY_PORT', 18202),
-      sms: envPort('CLUSTER_SANDBOX_SMS_PORT', 18203),
-      mail: envPort('CLUSTER_SANDBOX_MAIL_PORT', 18204),
-      smtp: envPort('CLUSTER_SANDBOX_SMTP_PORT', 18225),
-      upstream: envPort('CLUSTER_SANDBOX_UPSTREAM_PORT', 18205),
-    },
-  });
+  const sandboxes: RunningSandboxes = await startDemoSandboxes(dataDir, sandboxSecrets, { envPrefix: 'CLUSTER_SANDBOX', basePort: 18200 });
   addStop(() => sandboxes.stop());
 
   let admin: { username: string; password: string | null } = { username: 'admin', password: null };

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig } from '../lib/config.js';
 import { createSecretBox } from '../lib/crypto.js';
 import { createLogger } from '../lib/logger.js';
 import { runMigrations } from '../db/migrate.js';
-import { type RunningSandboxes, startSandboxes } from '../sandbox/launcher.js';
+import type { RunningSandboxes } from '../sandbox/launcher.js';
+import { startDemoSandboxes } from './lib/demo-sandboxes.js';
 import { demoAccountLines, sandboxLines, seedDevDemo } from './seeders/dev-demo.js';
 import { createDatabase } from '../db/sequelize.js';
 import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
@@ -70,20 +71,7 @@ async function main() {
 
   const sandboxSecrets = devSandboxSecrets(dataDir);
   log('启动沙箱第三方 / starting sandbox third parties');
-  const sandboxes: RunningSandboxes = await startSandboxes({
-    merchantPublicKeyPem: sandboxSecrets.merchantPublicKeyPem,
-    // The upstream keeps its hosts and orders across restarts, as a real one does: a restarted
-    // demo must not hand out host ids our services already hold.
-    upstreamStateFile: join(dataDir, 'sandbox-upstream.json'),
-    ports: {
-      qrpay: envPort('SANDBOX_QRPAY_PORT', 18101),
-      certify: envPort('SANDBOX_CERTIFY_PORT', 18102),
-      sms: envPort('SANDBOX_SMS_PORT', 18103),
-      mail: envPort('SANDBOX_MAIL_PORT', 18104),
-      smtp: envPort('SANDBOX_SMTP_PORT', 18125),
-      upstream: envPort('SANDBOX_UPSTREAM_PORT', 18105),
-    },
-  });
+  const sandboxes: RunningSandboxes = await startDemoSandboxes(dataDir, sandboxSecrets, { envPrefix: 'SANDBOX', basePort: 18100 });
   addStop(() => sandboxes.stop());
 
   const env: NodeJS.ProcessEnv = {

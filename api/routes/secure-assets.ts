@@ -15,6 +15,21 @@ import { documentAccess, operationIdFor } from '../openapi/operations.js';
 const describe = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
 const errorResponse = (codes: number[]) => ({ description: describe(codes), content: { 'application/json': { schema: errorEnvelopeSchema } } });
 
+/** The refusals of every signed link (a file, the two-factor QR image): bad signature, gone, expired, malformed. */
+export const SIGNED_LINK_ERRORS = {
+  403: errorResponse([ErrorCode.FORBIDDEN]),
+  404: errorResponse([ErrorCode.NOT_FOUND]),
+  410: errorResponse([ErrorCode.ASSET_LINK_EXPIRED]),
+  422: errorResponse([ErrorCode.VALIDATION]),
+  500: errorResponse([ErrorCode.INTERNAL]),
+};
+
+/** The two query fields every signed link carries beside what it names. */
+export const signedLinkFields = {
+  expires: z.string().regex(/^[0-9]{1,12}$/, { error: '参数 expires 必须是 Unix 秒' }).transform(Number),
+  sig: z.string().max(128, { error: '参数 sig 过长' }),
+};
+
 /**
  * The spec's non-JSON resource view: a stored file through a signed, short-lived link. Open
  * (the signature is the access check); a private file's link (ticket attachments) is bound to
@@ -36,17 +51,12 @@ const view = createRoute({
   request: {
     query: z.object({
       asset: z.string().max(64, { error: '参数 asset 过长' }),
-      expires: z.string().regex(/^[0-9]{1,12}$/, { error: '参数 expires 必须是 Unix 秒' }).transform(Number),
-      sig: z.string().max(128, { error: '参数 sig 过长' }),
+      ...signedLinkFields,
     }),
   },
   responses: {
     200: { description: '文件内容', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
-    403: errorResponse([ErrorCode.FORBIDDEN]),
-    404: errorResponse([ErrorCode.NOT_FOUND]),
-    410: errorResponse([ErrorCode.ASSET_LINK_EXPIRED]),
-    422: errorResponse([ErrorCode.VALIDATION]),
-    500: errorResponse([ErrorCode.INTERNAL]),
+    ...SIGNED_LINK_ERRORS,
   },
 });
 

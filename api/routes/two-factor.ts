@@ -12,12 +12,13 @@ import {
   type TwoFactorSubject,
   verifySecondFactor,
 } from '../../domain/auth/two-factor.js';
-import { defaultMessages, ErrorCode, notFound } from '../../lib/errors.js';
+import { ErrorCode, notFound } from '../../lib/errors.js';
 import { formatDateTime } from '../../lib/time.js';
 import { offerAuditRequest } from '../../lib/request-context.js';
 import type { AppEnv } from '../context.js';
-import { errorEnvelopeSchema, ok } from '../envelope.js';
+import { ok } from '../envelope.js';
 import { refuseUnknownQuery } from '../middleware/query-keys.js';
+import { SIGNED_LINK_ERRORS, signedLinkFields } from './secure-assets.js';
 import { guardStrings } from '../middleware/input-guard.js';
 import { requestMeta } from '../middleware/request-meta.js';
 import { createRouter, defineRoute } from '../openapi/define-route.js';
@@ -250,8 +251,6 @@ export const clientTwoFactorRoutes = routesFor('client').openapi(loginCodeRoute(
   return ok(c, { two_factor_required: false as const, two_factor_enrolment_required: false, ...token, user: userResource(user) }, '登录成功');
 });
 
-const describeCodes = (codes: number[]) => codes.map((c) => `${c} ${defaultMessages[c] ?? ''}`).join('；');
-const errorResponse = (codes: number[]) => ({ description: describeCodes(codes), content: { 'application/json': { schema: errorEnvelopeSchema } } });
 
 /** The enrolment's QR image by URL (the spec rules images are URLs, never base64). */
 const qrImage = createRoute({
@@ -267,17 +266,12 @@ const qrImage = createRoute({
   request: {
     query: z.object({
       enrolment: z.string().regex(/^[1-9][0-9]{0,8}$/, { error: '参数 enrolment 格式不正确' }).transform(Number),
-      expires: z.string().regex(/^[0-9]{1,12}$/, { error: '参数 expires 必须是 Unix 秒' }).transform(Number),
-      sig: z.string().max(128, { error: '参数 sig 过长' }),
+      ...signedLinkFields,
     }),
   },
   responses: {
     200: { description: '二维码图片', content: { 'image/png': { schema: z.string().openapi({ format: 'binary' }) } } },
-    403: errorResponse([ErrorCode.FORBIDDEN]),
-    404: errorResponse([ErrorCode.NOT_FOUND]),
-    410: errorResponse([ErrorCode.ASSET_LINK_EXPIRED]),
-    422: errorResponse([ErrorCode.VALIDATION]),
-    500: errorResponse([ErrorCode.INTERNAL]),
+    ...SIGNED_LINK_ERRORS,
   },
 });
 
