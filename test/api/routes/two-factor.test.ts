@@ -82,6 +82,9 @@ type AuditRow = { route: string; action: string; code: number | null; request: u
 /** The admin's audit rows as the audit routes show them (a change's row with its answer's outcome), once `ready` holds. */
 async function auditRows(adminId: number, ready: (rows: AuditRow[]) => boolean): Promise<AuditRow[]> {
   return eventually(async () => {
+    // Rows written after an answer (refusals, and the outcome of a call that committed) are
+    // inserted off the answer's path: wait for those under way.
+    await platform.deps.operations?.audit.flush();
     const rows = await platform.deps.db.sequelize.query<AuditRow>(
       `SELECT route, action, code, request, after FROM ${AUDIT_VIEW} WHERE admin_id = $1 ORDER BY id`,
       { bind: [adminId], type: QueryTypes.SELECT },
@@ -317,7 +320,8 @@ describe('step-up', () => {
     expectError(again, 42200, 422);
     expect(again.body.message).toBeTruthy();
     expect(await loginReasons(admin.username)).toContain('step_up_recovery_code');
-    const audit = await auditRows(admin.id, (rows) => rows.filter((r) => r.route === '/api/v2/admin/auth/2fa/verify').length >= 2);
+    const verifies = (rows: AuditRow[]) => rows.filter((r) => r.route === '/api/v2/admin/auth/2fa/verify');
+    const audit = await auditRows(admin.id, (rows) => verifies(rows).length >= 2 && verifies(rows).some((r) => r.code === 42200));
     expect(audit.filter((r) => r.route === '/api/v2/admin/auth/2fa/verify').map((r) => [r.code, r.request])).toEqual([
       [0, { second_factor: 'recovery_code' }],
       [42200, { second_factor: 'recovery_code' }],
