@@ -31,10 +31,6 @@ export function defaultWorkflowSource(): WorkflowSource {
   return { workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)) };
 }
 
-/**
- * Builds the two workers of one process: `platform` (provisioning, payments, renewals) and
- * `automation` (schedules and tasks). Both share the activities and one connection.
- */
 /** Bundles the workflow sources once (quietly); used when no prebuilt bundle exists. */
 export async function bundleWorkflows(workflowsPath: string, traced = false): Promise<{ code: string }> {
   const quiet = new DefaultLogger('WARN');

@@ -43,10 +43,6 @@ export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventIn
   );
 }
 
-/**
- * Where a provisioning stands, on the service (what the admin list filters on: stage and since
- * when) and in its history: one statement, so one round trip per step.
- */
 /** Every stage of every provisioning: one prepared statement. */
 const ENTER_STAGE = statement(
   `WITH moved AS (UPDATE services SET provisioning_stage = $2, stage_changed_at = now(), updated_at = now() WHERE id = $1 RETURNING id)
@@ -54,6 +50,10 @@ const ENTER_STAGE = statement(
    SELECT id, 'provision', $2, 'started', $3, $4 FROM moved RETURNING id`,
 );
 
+/**
+ * Where a provisioning stands, on the service (what the admin list filters on: stage and since
+ * when) and in its history: one statement, so one round trip per step.
+ */
 export async function enterProvisioningStage(deps: DomainDeps, input: { serviceId: number; stage: string; workflowId: string; message?: string }): Promise<void> {
   await sqlRows(deps, ENTER_STAGE, [input.serviceId, input.stage, (input.message ?? '').slice(0, 255), input.workflowId]);
 }

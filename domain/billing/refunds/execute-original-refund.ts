@@ -8,13 +8,6 @@ import { completeRefund } from './complete-refund.js';
 import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/billing.js';
 
 /**
- * One attempt of an `original` refund: `payment.refund` with the refund's own
- * `out_request_no` (the same on every attempt: the gateway refunds once), then the refund's
- * documents. A retryable gateway failure throws (the activity retries); a refusal marks the
- * refund `failed`, which releases its reserved amount. Idempotent: a finished refund answers
- * its outcome.
- */
-/**
  * Gateway answers that refuse the refund for certain. Anything else (timeouts, HTTP errors, a
  * busy gateway, an answer whose signature or content cannot be trusted) leaves the outcome
  * unknown: the attempt is repeated with the same out_request_no, which is how we ask.
@@ -38,6 +31,13 @@ const DEFINITE_REFUSALS = new Set([
   'gateway_unauthorized',
 ]);
 
+/**
+ * One attempt of an `original` refund: `payment.refund` with the refund's own
+ * `out_request_no` (the same on every attempt: the gateway refunds once), then the refund's
+ * documents. A retryable gateway failure throws (the activity retries); a refusal marks the
+ * refund `failed`, which releases its reserved amount. Idempotent: a finished refund answers
+ * its outcome.
+ */
 export async function executeOriginalRefund(deps: DomainDeps, refundNo: string, audit: Audit): Promise<RefundOutcome> {
   const refund = await sqlOne<RefundRecord>(deps, `SELECT ${REFUND_COLUMNS} FROM refunds WHERE refund_no = $1`, [refundNo]);
   if (!refund) throw new Error(`refund ${refundNo} not found`);
