@@ -49,6 +49,14 @@ export function randomToken(bytes = 16): string {
   return randomBytes(bytes).toString('hex');
 }
 
+/**
+ * SHA-256 of a high-entropy token, as stored instead of the token (challenge, verification and
+ * console tokens): a database read gives nobody a usable token. Never for passwords (argon2).
+ */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
 export function md5Hex(value: string): string {
   return createHash('md5').update(value, 'utf8').digest('hex');
 }

@@ -1,8 +1,8 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { QueryTypes, type Transaction } from 'sequelize';
-import { constantTimeEqual, deriveKey, randomToken } from '../../lib/crypto.js';
+import { constantTimeEqual, deriveKey, randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError, conflict, ErrorCode, notFound, unauthenticated, validationError } from '../../lib/errors.js';
 import { currentRequestContext } from '../../lib/request-context.js';
 import type { Surface } from '../../db/models/auth-session.js';
@@ -77,9 +77,7 @@ function newRecoveryCode(): string {
   return `${chars.slice(0, 5)}-${chars.slice(5)}`;
 }
 
-function challengeHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+const challengeHash = sha256Hex;
 
 async function credentialOf(deps: DomainDeps, surface: Surface, subjectId: number, transaction?: Transaction) {
   return deps.db.models.TwoFactorCredential.findOne({ where: { surface, subject_id: subjectId }, transaction });

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import { randomToken } from '../../lib/crypto.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { afterCommit } from '../billing/fulfilment/after-commit.js';
@@ -35,9 +34,7 @@ export async function getVerificationStatus(deps: DomainDeps, userId: number): P
   return { user, attempt: await latestAttempt(deps, userId) };
 }
 
-function tokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+const tokenHash = sha256Hex;
 
 export type QrCode = { attempt: AttemptRecord; url: string; scanUrl: string };
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../../lib/crypto.js';
 import type { DomainDeps } from '../../deps.js';
 
 /** The public console token: one minute, once, from the address that asked for it. */
@@ -22,7 +23,7 @@ export function newVncToken(): string {
 
 /** Tokens are stored as their SHA-256 only: a database read gives nobody a usable token. */
 export function hashVncToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 function baseUrl(deps: DomainDeps): string {
