@@ -164,7 +164,7 @@ export const configVariables: Record<keyof typeof envSchema.shape, { description
   NODE_ENV: { description: '`development`, `test` or `production`' },
   HOST: { description: 'API listen address' },
   PORT: { description: 'API listen port' },
-  PUBLIC_BASE_URL: { description: "the API's public URL (callback URLs)", default: 'http://localhost:$PORT' },
+  PUBLIC_BASE_URL: { description: "the API's public URL (callback URLs)", default: '`http://localhost:$PORT`' },
   DATABASE_URL: { description: 'PostgreSQL connection URL', default: '— (required)' },
   DATABASE_POOL_MAX: { description: 'connection pool size per process' },
   TEMPORAL_ADDRESS: { description: 'Temporal frontend, `host:port`', default: '— (required)' },
