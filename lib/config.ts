@@ -301,12 +301,12 @@ export type AppConfig = {
     systemLogDays: number;
   };
   /**
-   * Prometheus `/metrics` (README "Metrics"): the token a scraper sends as a bearer token (the
+   * Prometheus `/metrics` (docs/operations.md "Metrics"): the token a scraper sends as a bearer token (the
    * API serves `/metrics` on its own port only with a token), and the internal listeners of the
    * API and the worker (host and ports); the Temporal SDK's own metrics address in the worker.
    */
   metrics: { token?: string; host: string; apiPort?: number; workerPort?: number; temporalBindAddress?: string };
-  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; README "Traces"). */
+  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; docs/operations.md "Traces"). */
   tracing: boolean;
   /**
    * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
@@ -338,14 +338,14 @@ export type AppConfig = {
   /** Browser console relay: closed after this long without a byte either way, and after this long in all. */
   vnc: { idleTimeoutSeconds: number; maxSessionSeconds: number };
   /**
-   * Graceful stop on SIGTERM (README "Stopping"): an API first answers `/api/health` with 503 for
+   * Graceful stop on SIGTERM (docs/production.md "Stopping (SIGTERM)"): an API first answers `/api/health` with 503 for
    * `drainSeconds` while still serving, so a balancer takes it out; then it stops accepting
    * connections and gives requests in flight `graceSeconds` to finish. A worker gives its
    * in-flight activities `graceSeconds` before they are cancelled and handed back to Temporal.
    */
   shutdown: { drainSeconds: number; graceSeconds: number };
   /**
-   * Uploaded files (README "Support and content"): local disk under `<dataDir>/media` (never a
+   * Uploaded files (docs/support.md): local disk under `<dataDir>/media` (never a
    * served folder) or an S3-compatible bucket; private asset links live `assetUrlTtlSeconds`.
    */
   storage: {
