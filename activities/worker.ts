@@ -46,7 +46,7 @@ export async function createWorkers(deps: DomainDeps, connection: NativeConnecti
   const traced = deps.config.tracing;
   const workflowBundle =
     'workflowBundlePath' in source ? { codePath: source.workflowBundlePath } : await bundleWorkflows(source.workflowsPath, traced);
-  // With tracing on (README "Traces"): the workflow and activity spans join the caller's trace.
+  // With tracing on (docs/operations.md "Traces"): the workflow and activity spans join the caller's trace.
   const tracing = workerTracingOptions(traced, false);
   // On shutdown, activities in flight get SHUTDOWN_GRACE_SECONDS to finish before they are cancelled
   // (their attempt fails and Temporal retries it on another worker); workflow tasks are handed back.
@@ -99,7 +99,7 @@ async function main(config: AppConfig, logger: Logger) {
   const running = Promise.all(workers.map((w) => w.run()));
   // Awaited below; a failure before that must not count as an unhandled rejection meanwhile.
   running.catch(() => undefined);
-  // Graceful stop (README "Stopping"): the relay stops claiming (a pass under way finishes and its
+  // Graceful stop (docs/production.md "Stopping (SIGTERM)"): the relay stops claiming (a pass under way finishes and its
   // leases are settled), the workers stop polling and give activities in flight the grace, then
   // everything closes and the process exits 0. A second signal, or the stop outlasting the grace
   // (+ time to close), exits at once with 1.

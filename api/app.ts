@@ -199,7 +199,7 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   if (deps.config.tracing) app.use(traceRequests);
-  // With tracing on, the request id is the request's trace id (README "Traces").
+  // With tracing on, the request id is the request's trace id (docs/operations.md "Traces").
   app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
   app.use(observeRequests);
   // On every answer, errors and preflights included (the not-found and error handlers run inside).

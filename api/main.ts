@@ -23,7 +23,7 @@ export async function startApi() {
   const metrics = config.metrics.apiPort
     ? await serveMetrics({ host: config.metrics.host, port: config.metrics.apiPort, token: config.metrics.token })
     : null;
-  // Graceful stop (README "Stopping"): drain (health 503, still serving) so a balancer takes this
+  // Graceful stop (docs/production.md "Stopping (SIGTERM)"): drain (health 503, still serving) so a balancer takes this
   // process out; then no new connections, requests in flight finish within the grace, the console
   // relay sessions end with 1001, the batch writers flush, the pools and Temporal close; exit 0.
   // A second signal, or the stop outlasting drain + grace (+ time to close), exits at once with 1.

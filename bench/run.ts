@@ -1,8 +1,9 @@
 // `npm run bench`: throwaway PostgreSQL + Temporal, the real API and a bare node:http + pg
-// baseline as separate processes, autocannon from this process over loopback, a table and
-// bench/results/latest.json. Every figure is printed beside its baseline from the same run;
-// targets are reported (PASS/MISS), never failing the run. Exit 0 when every measured request
-// succeeded and the money and provisioning checks are clean (integrity, exactly once, all
+// baseline as separate processes, autocannon from this process over loopback; the tables are
+// printed and appended as a run section to bench/results/<YYYY-MM-DD>.md (UTC date), the figures
+// written to bench/results/latest.json. Every figure is printed beside its baseline from the
+// same run; targets are reported (PASS/MISS), never failing the run. Exit 0 when every measured
+// request succeeded and the money and provisioning checks are clean (integrity, exactly once, all
 // active, no duplicate purchase), non-zero otherwise or when the bench cannot run.
 // Each pair also samples the peak resident set size (/proc/<pid>/status VmRSS every 100 ms,
 // bench/lib/rss.ts) of the API and, where one runs, the worker (targets: API < 300 MB, worker
@@ -38,7 +39,8 @@ import { expectEnvelopeOk } from './lib/expect-envelope-ok.js';
 import { expectPage } from './lib/expect-page.js';
 import { loginAdmin } from './lib/login.js';
 import { type PairResult, type PairSpec, runPair } from './lib/pair.js';
-import { printTable } from './lib/print-table.js';
+import { printBlock, printedBlocks, printTable } from './lib/print-table.js';
+import { appendRunRecord } from './lib/run-record.js';
 import { seedBenchData } from './lib/seed.js';
 import { type BenchSettings, readBenchSettings } from './lib/settings.js';
 import { startApi } from './lib/start-api.js';
@@ -50,7 +52,8 @@ import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningB
 import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
 import { type DevStartResult, formatDevStartTable, runDevStartBench } from './dev-start/run-dev-start.js';
 
-const RESULTS_PATH = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const RESULTS_PATH = `${RESULTS_DIR}latest.json`;
 const log = (m: string) => console.log(`[bench] ${m}`);
 
 /** The comparisons, in run order. Add a pair here (and a route to bare-server.ts) to bench more. */
@@ -166,8 +169,12 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
 
     printTable(results);
     const firstScreenLimit = 50 * 1024;
-    log('首屏响应大小 / first-screen response sizes (target < 50 KB):');
-    for (const { path, bytes } of catalogue.sizes) log(`  ${(bytes / 1024).toFixed(1).padStart(6)} KB  ${bytes < firstScreenLimit ? 'ok  ' : 'OVER'}  ${path}`);
+    printBlock(
+      [
+        '首屏响应大小 / first-screen response sizes (target < 50 KB):',
+        ...catalogue.sizes.map(({ path, bytes }) => `  ${(bytes / 1024).toFixed(1).padStart(6)} KB  ${bytes < firstScreenLimit ? 'ok  ' : 'OVER'}  ${path}`),
+      ].join('\n'),
+    );
     // Before the money benches: their payments start provisionings that this bench's worker must not see.
     let provisioning: ProvisioningBenchResult | null = null;
     if (!only || only === 'provisioning') {
@@ -182,7 +189,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
         signal,
         log,
       });
-      console.log(`\n${formatProvisioningTable(provisioning)}\n`);
+      printBlock(formatProvisioningTable(provisioning));
     }
     let consoleBench: ConsoleBenchResult | null = null;
     if (!only || only === 'console') {
@@ -198,7 +205,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
         signal,
         log,
       });
-      console.log(`\n${formatConsoleTable(consoleBench)}\n`);
+      printBlock(formatConsoleTable(consoleBench));
     }
     let money: MoneyPairResult[] = [];
     if (!only || only === 'money') {
@@ -224,7 +231,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
         log,
       });
     }
-    if (money.length > 0) console.log(`\n${formatMoneyTable(money)}\n`);
+    if (money.length > 0) printBlock(formatMoneyTable(money));
     return { pairs: results, responseSizes: catalogue.sizes, money, provisioning, console: consoleBench };
   } finally {
     log('停止 / stopping children and infra…');
@@ -243,7 +250,7 @@ async function main(signal: AbortSignal): Promise<number> {
   if (!only || only === 'dev') {
     signal.throwIfAborted();
     devStart = await runDevStartBench({ signal, log });
-    console.log(`\n${formatDevStartTable(devStart)}\n`);
+    printBlock(formatDevStartTable(devStart));
   }
 
   const { pairs: results, money, provisioning, console: consoleBench } = platform;
@@ -267,7 +274,9 @@ async function main(signal: AbortSignal): Promise<number> {
     console: consoleBench,
     devStart,
   });
-  log(`results → ${RESULTS_PATH}`);
+  const machine = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`;
+  const record = appendRunRecord(RESULTS_DIR, { startedAt, finishedAt: new Date(), only, machine, settings, failed, blocks: printedBlocks });
+  log(`results → ${RESULTS_PATH}, ${record}`);
   if (failed > 0) {
     const lines = results
       .filter((r) => r.failures > 0)

@@ -35,7 +35,7 @@ export async function runMigrations(sequelize: Sequelize, log?: (message: string
   }
 }
 
-/** The system log's `migration` row (README "Logs"); best effort: the migrations stand regardless. */
+/** The system log's `migration` row (docs/operations.md "Logs"); best effort: the migrations stand regardless. */
 async function recordMigrations(sequelize: Sequelize, applied: string[]): Promise<void> {
   await sequelize
     .query(`INSERT INTO system_logs (level, category, event, message, detail, process) VALUES ('info', 'migration', 'migrations.applied', $1, $2, 'migrate')`, {

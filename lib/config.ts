@@ -25,7 +25,7 @@ const accessActions = z
   .refine((list) => list.every((a) => (ACCESS_ACTIONS as readonly string[]).includes(a)), `each one of ${ACCESS_ACTIONS.join(', ')}`)
   .transform((list) => list as AccessAction[]);
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().default('0.0.0.0'),
   PORT: port(8080),
@@ -155,6 +155,97 @@ const envSchema = z.object({
   AUTH_CODE_MAX_PER_IP_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 
+/**
+ * What each variable is for, beside the schema (data, not behaviour): `npm run docs:generate`
+ * writes the table of docs/configuration.md from it and the schema's defaults. `default` is given
+ * only where the schema has none to show (required, or computed elsewhere).
+ */
+export const configVariables: Record<keyof typeof envSchema.shape, { description: string; default?: string }> = {
+  NODE_ENV: { description: '`development`, `test` or `production`' },
+  HOST: { description: 'API listen address' },
+  PORT: { description: 'API listen port' },
+  PUBLIC_BASE_URL: { description: "the API's public URL (callback URLs)", default: '`http://localhost:$PORT`' },
+  DATABASE_URL: { description: 'PostgreSQL connection URL', default: '— (required)' },
+  DATABASE_POOL_MAX: { description: 'connection pool size per process' },
+  TEMPORAL_ADDRESS: { description: 'Temporal frontend, `host:port`', default: '— (required)' },
+  TEMPORAL_NAMESPACE: { description: 'Temporal namespace' },
+  TEMPORAL_TASK_QUEUE: { description: 'queue of the provisioning, payment, renewal and refund workflows' },
+  TEMPORAL_AUTOMATION_QUEUE: { description: 'queue of schedules and tasks' },
+  TEMPORAL_SCHEDULE_PREFIX: { description: 'prefix of schedule ids (lets several deployments share a namespace)' },
+  TEMPORAL_UI_URL: { description: 'base of the Temporal UI links the admin API returns' },
+  WORKER_CONCURRENCY: { description: 'workflow tasks, activities and local activities a worker runs at once on the platform queue (provisionings run their steps inside their workflow task)' },
+  APP_SECRET_KEY: {
+    description: 'root secret, at least 32 characters: token signing and the AES-256-GCM box for secrets at rest (separate keys derived by HKDF)',
+    default: '— (required)',
+  },
+  AUTH_CACHE_TTL_MS: { description: 'how long an API process reuses a resolved session (0 disables); revocations reach every process at once through PostgreSQL `LISTEN/NOTIFY`' },
+  CATALOGUE_CACHE_TTL_MS: { description: 'lifetime of the public catalogue read cache of an API process (0 disables); catalogue writes clear every process at once through `LISTEN/NOTIFY`, the lifetime is only a safety net' },
+  SITE_NAME: { description: 'site name answered by `GET /api/v2/site/config` and `/home` (default of setting `site.name`)' },
+  ACCESS_TOKEN_TTL_SECONDS: { description: 'access token lifetime' },
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: { description: 'failed logins allowed per window per account and address together, before that address gets 42900 (docs/security.md "Login throttling")' },
+  LOGIN_MAX_FAILURES_PER_IP: { description: 'failed logins allowed per window per address over all accounts' },
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_GLOBAL: { description: 'failed logins on one account from all addresses per window; past it each address gets one guess per window on that account (the account is never locked)' },
+  LOGIN_THROTTLE_IPV6_PREFIX: { description: 'IPv6 clients are counted by this prefix length' },
+  LOGIN_THROTTLE_WINDOW_SECONDS: { description: 'sliding login throttle window' },
+  TRUST_PROXY: {
+    description: 'reverse proxies whose `X-Forwarded-For` is believed: `0`/`false`/unset none; a comma-separated list of IPv4/IPv6 addresses and CIDR ranges (`127.0.0.1,10.0.0.0/8,::1`); `1`/`true` loopback and private ranges (docs/security.md "Client address")',
+    default: 'unset (none)',
+  },
+  CORS_ORIGINS: { description: 'browser origins allowed to call the API cross-origin, exact `scheme://host[:port]`, comma-separated; empty allows none (docs/security.md "Security headers and CORS")' },
+  PLUGINS_DIR: { description: 'root of the plugin folders `<domain>/<slug>/` (tests point it at fixtures)', default: 'the repository\'s `plugins/`' },
+  QRPAY_PAYMENT_WINDOW_SECONDS: { description: 'how long a QR payment can be paid; then its workflow closes the trade at the gateway and gives back a balance part' },
+  QRPAY_POLL_INTERVALS_SECONDS: { description: "the payment workflow's gateway queries: seconds between them, the last one repeating until the window ends" },
+  PROVISION_ACTIVITY_TIMEOUT_SECONDS: { description: 'how long one provisioning step (one or two upstream calls) may take before it is retried' },
+  PROVISION_MAX_ATTEMPTS: { description: 'attempts of a failing upstream step (backoff 2 s doubling to 1 min) before the provisioning waits for an admin' },
+  PROVISION_HOST_POLL_SECONDS: { description: 'seconds between looks at a new upstream host until it is active (the last repeats)' },
+  PROVISION_HOST_WAIT_MINUTES: { description: 'how long a new host may stay pending before the provisioning waits for an admin' },
+  LOG_LEVEL: { description: 'pino level (`silent` … `trace`)' },
+  DAILY_SCHEDULE_TIME: { description: '`HH:mm` of the daily schedule, Asia/Shanghai (applied to the Temporal Schedule when a worker starts)' },
+  SCHEDULE_HOOK_TIMEOUT_MS: { description: 'how long one schedule-hook listener may run before it is given up with a warning' },
+  TASK_RUN_RETENTION_DAYS: { description: 'task runs older than this are deleted by the daily `logs.retention_cleanup` task (running ones never)' },
+  PLUGIN_LOG_RETENTION_DAYS: { description: 'same for plugin runtime logs (including hook listener records)' },
+  LOGIN_LOG_RETENTION_DAYS: { description: 'same for login logs' },
+  NOTIFICATION_LOG_RETENTION_DAYS: { description: 'same for the notification log; must exceed `STALE_INVOICE_CANCEL_DAYS`, or an old unpaid invoice would be reminded again' },
+  API_REQUEST_LOG_RETENTION_DAYS: { description: 'same for the API request log' },
+  SYSTEM_LOG_RETENTION_DAYS: { description: 'same for the system log (the admin audit is never deleted)' },
+  METRICS_TOKEN: { description: 'bearer token `/metrics` requires (16–256 characters); on the public API port `/metrics` exists only with it (docs/operations.md "Metrics")' },
+  METRICS_HOST: { description: 'address of the internal metrics listeners' },
+  METRICS_PORT: { description: "the API's internal `/metrics` listener" },
+  WORKER_METRICS_PORT: { description: "the worker's `/metrics` listener (with the Temporal SDK's series)" },
+  TEMPORAL_METRICS_BIND_ADDRESS: { description: "where the worker's Temporal core runtime serves its Prometheus metrics", default: '`127.0.0.1:9466` with a worker metrics port' },
+  RENEWAL_INVOICE_LEAD_DAYS: { description: 'renewal invoices are made, and auto-renew pays them, this many days before the due date' },
+  RENEWAL_REMINDER_DAYS: { description: 'renewal reminders before the due date, one per threshold (days, comma-separated)' },
+  INVOICE_UNPAID_REMINDER_HOURS: { description: 'an unpaid purchase or traffic-package invoice is reminded once, this many hours after creation' },
+  SUSPEND_AFTER_DAYS: { description: 'grace after the due date before an unrenewed service is suspended' },
+  TERMINATE_AFTER_DAYS: { description: 'days a service stays suspended for non-payment before it is terminated' },
+  STALE_INVOICE_CANCEL_DAYS: { description: 'unpaid purchase and traffic-package invoices are cancelled after this many days' },
+  TEST_HOLD_AFTER_COMMIT_MS: { description: 'crash tests only (honoured with `NODE_ENV=test`): a balance payment holds its answer and its own dispatch this long after its commit' },
+  VNC_IDLE_TIMEOUT_SECONDS: { description: 'a browser console session with no byte either way for this long is closed (code 4001; docs/console.md)' },
+  VNC_MAX_SESSION_SECONDS: { description: 'a browser console session is closed after this long in all (code 4002)' },
+  SHUTDOWN_DRAIN_SECONDS: { description: 'on SIGTERM an API first answers `/api/health` with 503 for this long while it still serves, so a load balancer takes it out (docs/production.md "Stopping (SIGTERM)")' },
+  SHUTDOWN_GRACE_SECONDS: { description: "after the drain, an API gives requests in flight this long to finish; a worker gives its in-flight activities this long before they are cancelled and retried elsewhere. Keep drain + grace + 10 s below the orchestrator's kill timeout" },
+  DATA_DIR: { description: 'uploaded files are stored under `<DATA_DIR>/media` (random names, never a served folder; `npm run dev` points it at `.data`)' },
+  STORAGE_DRIVER: { description: '`local` (disk under `DATA_DIR`) or `s3` (an S3-compatible bucket, for several API processes; docs/support.md "Uploads and signed file links")' },
+  S3_ENDPOINT: { description: 'endpoint of the `STORAGE_DRIVER=s3` bucket (the AWS one when unset)' },
+  S3_REGION: { description: 'region of the bucket' },
+  S3_BUCKET: { description: 'the bucket (required with `STORAGE_DRIVER=s3`); objects stay private, read only by the API' },
+  S3_ACCESS_KEY_ID: { description: 'access key of the bucket (required with `STORAGE_DRIVER=s3`)' },
+  S3_SECRET_ACCESS_KEY: { description: 'secret key of the bucket (required with `STORAGE_DRIVER=s3`)' },
+  S3_FORCE_PATH_STYLE: { description: 'path-style bucket URLs (`true`/`false`/`1`/`0`)' },
+  ASSET_URL_TTL_SECONDS: { description: 'lifetime of a signed link to a private file (ticket attachments); public content images use hour windows (valid 1–2 h)' },
+  VERIFICATION_FREE_ATTEMPTS: { description: 'free real-name verification attempts per account: default of setting `verification.free_attempts` (docs/identity.md)' },
+  VERIFICATION_FEE: { description: 'default of `verification.fee`: fee (yuan) of each attempt after the free ones; `0.00` keeps every attempt free' },
+  VERIFICATION_ATTEMPT_SECONDS: { description: 'default of `verification.attempt_seconds`: lifetime of one attempt, then its workflow expires it' },
+  VERIFICATION_POLL_INTERVALS_SECONDS: { description: "the verification workflow's provider queries between callbacks (the last interval repeats)" },
+  ACCESS_EMAIL_REQUIRED_FOR: { description: 'actions (`purchase`, `recharge`, `withdrawal`, `ticket`, comma-separated) that need a verified e-mail, 40301 otherwise: default of `access.email_required_for`' },
+  ACCESS_REALNAME_REQUIRED_FOR: { description: 'the same for a real-name verification: default of `access.real_name_required_for`' },
+  AUTH_CODE_TTL_SECONDS: { description: 'lifetime of an e-mail verification or password reset code' },
+  AUTH_CODE_MAX_ATTEMPTS: { description: 'wrong guesses allowed per code' },
+  AUTH_CODE_RESEND_SECONDS: { description: 'minimum interval between two codes to one address' },
+  AUTH_CODE_MAX_PER_ADDRESS_HOUR: { description: 'codes per hour to one address (and per account)' },
+  AUTH_CODE_MAX_PER_IP_HOUR: { description: 'codes per hour requested from one client address' },
+};
+
 export type AppConfig = {
   env: 'development' | 'test' | 'production';
   host: string;
@@ -210,12 +301,12 @@ export type AppConfig = {
     systemLogDays: number;
   };
   /**
-   * Prometheus `/metrics` (README "Metrics"): the token a scraper sends as a bearer token (the
+   * Prometheus `/metrics` (docs/operations.md "Metrics"): the token a scraper sends as a bearer token (the
    * API serves `/metrics` on its own port only with a token), and the internal listeners of the
    * API and the worker (host and ports); the Temporal SDK's own metrics address in the worker.
    */
   metrics: { token?: string; host: string; apiPort?: number; workerPort?: number; temporalBindAddress?: string };
-  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; README "Traces"). */
+  /** OpenTelemetry tracing is on (the OTEL_* variables ask for an exporter; docs/operations.md "Traces"). */
   tracing: boolean;
   /**
    * The service lifecycle jobs: renewal invoices (and auto-renew) this many days before the due
@@ -247,14 +338,14 @@ export type AppConfig = {
   /** Browser console relay: closed after this long without a byte either way, and after this long in all. */
   vnc: { idleTimeoutSeconds: number; maxSessionSeconds: number };
   /**
-   * Graceful stop on SIGTERM (README "Stopping"): an API first answers `/api/health` with 503 for
+   * Graceful stop on SIGTERM (docs/production.md "Stopping (SIGTERM)"): an API first answers `/api/health` with 503 for
    * `drainSeconds` while still serving, so a balancer takes it out; then it stops accepting
    * connections and gives requests in flight `graceSeconds` to finish. A worker gives its
    * in-flight activities `graceSeconds` before they are cancelled and handed back to Temporal.
    */
   shutdown: { drainSeconds: number; graceSeconds: number };
   /**
-   * Uploaded files (README "Support and content"): local disk under `<dataDir>/media` (never a
+   * Uploaded files (docs/support.md): local disk under `<dataDir>/media` (never a
    * served folder) or an S3-compatible bucket; private asset links live `assetUrlTtlSeconds`.
    */
   storage: {

@@ -1,6 +1,6 @@
 /**
  * The one list of error codes (spec "Errors"). The HTTP status follows the code's range;
- * the few codes the spec leaves open are decided here and documented in the README.
+ * the few codes the spec leaves open are decided here; docs/errors.md is written from this file.
  */
 export const ErrorCode = {
   OK: 0,
@@ -143,6 +143,69 @@ export const defaultMessages: Record<number, string> = {
   [ErrorCode.TOO_MANY_REQUESTS]: '请求过于频繁，请稍后再试',
   [ErrorCode.INTERNAL]: '服务器内部错误，请稍后再试',
   [ErrorCode.DEPENDENCY_UNAVAILABLE]: '服务暂时不可用，请稍后再试',
+};
+
+/**
+ * When each code is answered (data for docs/errors.md, written by `npm run docs:generate`;
+ * "decided" marks a code or status the spec leaves open and this platform decided).
+ */
+export const errorMeanings: Record<ErrorCodeValue, string> = {
+  [ErrorCode.OK]: 'success (always HTTP 200)',
+  [ErrorCode.BAD_REQUEST]: 'bad request; also a gateway notification that is not a form, and a URL or header block over 16 KB (then HTTP 431)',
+  [ErrorCode.SIGNATURE_INVALID]: 'callback signature failed',
+  [ErrorCode.MALFORMED_BODY]: 'request body is not valid JSON (decided: a 40000-range code)',
+  [ErrorCode.UNAUTHENTICATED]: 'not logged in, bad credentials, token expired or revoked',
+  [ErrorCode.FORBIDDEN]: 'wrong surface, missing permission, disabled account, or a personal access token on a route outside its scopes (or closed to tokens)',
+  [ErrorCode.PRECONDITION_REQUIRED]: 'e-mail or real-name precondition not met (docs/identity.md)',
+  [ErrorCode.STEP_UP_REQUIRED]: 'the route (`stepUp` in its access) needs a second-factor code verified on this session within `security.step_up_max_age_minutes` (decided; docs/security.md)',
+  [ErrorCode.NOT_FOUND]: 'resource or route missing',
+  [ErrorCode.METHOD_NOT_ALLOWED]: 'known path, method not allowed; the `Allow` header lists the methods (decided)',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: "request body over the route's limit (256 KB for JSON), or an uploaded file over its size setting (decided)",
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'request body of a content type the route does not take (JSON routes take only `application/json`) (decided)',
+  [ErrorCode.CONFLICT]: 'conflict: duplicate e-mail, role code or username; disabling yourself; editing the super role; enabling a plugin whose task key is taken; triggering a task that is still running',
+  [ErrorCode.IN_USE]: 'resource still referenced by business data (a referenced plugin without `force=1`, named in `data.references`; a menu, group or category that still holds children) (decided)',
+  [ErrorCode.OUT_OF_STOCK]: 'product out of stock for the quantity asked (quote, purchase) (decided)',
+  [ErrorCode.NOT_PURCHASABLE_ONLINE]: 'product not purchasable online (type `other` without an enabled plugin purchase schema) (decided)',
+  [ErrorCode.INVOICE_ALREADY_PAID]: 'invoice already paid: a second payment of it (balance or QR) changes nothing (decided)',
+  [ErrorCode.INSUFFICIENT_BALANCE]: 'balance too low for the payment (`data.balance`, `data.required`) (decided)',
+  [ErrorCode.INVOICE_NOT_PAYABLE]: 'invoice cannot be paid (cancelled, or a kind that is never paid) (decided)',
+  [ErrorCode.PAYMENT_IN_PROGRESS]: 'a QR payment of the invoice is still pending (balance payment, cancel, or its expired predecessor still closing) (decided)',
+  [ErrorCode.REFUND_EXCEEDS_REMAINING]: 'refund above what is left to refund (`data.remaining`; refunds still processing count)',
+  [ErrorCode.INVOICE_NOT_REFUNDABLE]: 'invoice or its order not in a refundable state, or an invoice kind without an order (decided)',
+  [ErrorCode.PAYMENT_AMOUNT_MISMATCH]: "a paid amount reported by the gateway differs from the payment's amount: nothing is settled",
+  [ErrorCode.REFUND_METHOD_UNAVAILABLE]: 'refund method not possible (no third-party part left for `original`, payment plugin uninstalled) (decided)',
+  [ErrorCode.NOTIFY_APP_MISMATCH]: 'gateway notification for another app id (decided)',
+  [ErrorCode.IDEMPOTENCY_KEY_IN_PROGRESS]: 'a request with the same `Idempotency-Key` and content is still being processed: retry shortly (decided; docs/api.md "Idempotency keys")',
+  [ErrorCode.RENEWAL_INVOICE_EXISTS]: 'the service already has an unpaid renewal invoice of another period (`data.invoice_id`) (decided)',
+  [ErrorCode.SERVICE_ORDER_IN_PROGRESS]: 'a paid service order (renewal, traffic package or upgrade) of the service is still being fulfilled (decided)',
+  [ErrorCode.SERVICE_NOT_RENEWABLE]: 'service not renewable: one-time, or not active or suspended (decided)',
+  [ErrorCode.SERVICE_CONSOLE_READ_ONLY]: 'console read-only: the service has no upstream host, or its plugin is gone (decided)',
+  [ErrorCode.SERVICE_NOT_ACTIVE]: 'console action on a service that is not active (decided)',
+  [ErrorCode.SERVICE_ORDER_NOT_AWAITING]: 'retry or cancel of a service order that is not awaiting an admin decision (decided)',
+  [ErrorCode.TRAFFIC_INVOICE_EXISTS]: 'the service already has an unpaid traffic-package invoice for another package (decided)',
+  [ErrorCode.SERVICE_ACTION_UNSUPPORTED]: "the service's console does not offer this action (type or plugin capabilities) (decided)",
+  [ErrorCode.UPGRADE_PENDING]: 'the service already has a pending configuration change (an unpaid or running upgrade) or an unfinished renewal (`data.invoice_no`) (decided)',
+  [ErrorCode.SERVICE_NOT_UPGRADABLE]: 'the service cannot change its configuration: not active, one-time, no due date, product gone or no longer sold for its period, or its period has ended (decided)',
+  [ErrorCode.UPGRADE_QUOTE_EXPIRED]: 'an upgrade invoice is a quote for the Shanghai day it was made; paying it on a later day is refused (decided)',
+  [ErrorCode.CONSOLE_LIMIT_REACHED]: 'a console limit is reached: NAT rules or upstream security rules per host, security groups per user (20) or per service (5), rules per group (50) (decided)',
+  [ErrorCode.PORT_TAKEN]: "the external port of a NAT rule is taken (by this host's rules, or upstream by another host) (decided)",
+  [ErrorCode.COUPON_UNAVAILABLE]: "the coupon's last use (or the user's own limit) was taken meanwhile: the invoice is not created (decided)",
+  [ErrorCode.WITHDRAWAL_STATE_CONFLICT]: 'a withdrawal is not in the state the action expects; of racing admin actions all but one get this (decided)',
+  [ErrorCode.COMMISSION_INSUFFICIENT]: 'not enough available commission for the withdrawal (decided)',
+  [ErrorCode.SUPPLIER_REFUSED]: 'the upstream supplier refused for good (product gone, out of stock, balance too low…; its Chinese reason is the message) (decided)',
+  [ErrorCode.PROVISIONING_NOT_AWAITING]: 'retry or cancel of a provisioning that is not waiting for an admin (decided)',
+  [ErrorCode.TICKET_CLOSED]: 'ticket closed: a customer reply, a second close, or a staff public reply (reopen first) (decided)',
+  [ErrorCode.ASSET_LINK_EXPIRED]: 'a signed file link (`/api/secure-assets/view`) past its `expires` (decided)',
+  [ErrorCode.VERIFICATION_ALREADY_VERIFIED]: 'real-name verification: already verified (decided)',
+  [ErrorCode.VERIFICATION_IN_PROGRESS]: 'real-name verification: an attempt is in progress (`data.attempt_no`): finish or restart it (decided)',
+  [ErrorCode.VERIFICATION_IDENTITY_IN_USE]: 'real-name verification: this identity already verifies another account (which one is never said) (decided)',
+  [ErrorCode.VERIFICATION_NOT_RESTARTABLE]: 'real-name verification: nothing to restart (no attempt, or the last one passed or failed) (decided)',
+  [ErrorCode.VERIFICATION_AWAITING_PAYMENT]: "real-name verification: the previous paid attempt's invoice is unpaid (`data.invoice_id`) (decided)",
+  [ErrorCode.VERIFICATION_NOT_BOUND]: 'admin unbinding of a user who is not verified (decided)',
+  [ErrorCode.VALIDATION]: 'validation failed or a business rule violated; `data.errors` (at most 20 fields) and `data.error_count`',
+  [ErrorCode.TOO_MANY_REQUESTS]: 'login throttled; ticket replies over the per-user rate; verification codes or captcha images asked too often (decided)',
+  [ErrorCode.INTERNAL]: 'server error; `data.request_id` names the log lines',
+  [ErrorCode.DEPENDENCY_UNAVAILABLE]: 'a dependency is down: health check, Temporal unreachable for a schedule or provisioning action, supplier unreachable, or an API that is stopping (decided)',
 };
 
 export type FieldErrors = Record<string, string[]>;

@@ -30,7 +30,7 @@ export async function renderMetrics(extra?: () => Promise<string>): Promise<stri
 export type MetricsServer = { port: number; close(): Promise<void> };
 
 /**
- * `/metrics` on a listener of its own (README "Metrics"), meant for an internal address: the
+ * `/metrics` on a listener of its own (docs/operations.md "Metrics"), meant for an internal address: the
  * API's `METRICS_PORT`, the worker's `WORKER_METRICS_PORT`, both on `METRICS_HOST`. With
  * `METRICS_TOKEN` set a scraper must send it as a bearer token (401 otherwise).
  */

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing (README "Traces"): off by default; on when the standard variables ask
+ * OpenTelemetry tracing (docs/operations.md "Traces"): off by default; on when the standard variables ask
  * for an exporter (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
  * `OTEL_TRACES_EXPORTER` other than `none`) and `OTEL_SDK_DISABLED` is not `true`. The SDK reads
  * every other `OTEL_*` variable itself (service name, sampler, headers, protocol).

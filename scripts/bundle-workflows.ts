@@ -9,7 +9,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const outFile = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 
-// TRACE_WORKFLOWS=1: include the Temporal OpenTelemetry workflow interceptors (README "Traces").
+// TRACE_WORKFLOWS=1: include the Temporal OpenTelemetry workflow interceptors (docs/operations.md "Traces").
 const traced = process.env.TRACE_WORKFLOWS === '1';
 const { code } = await bundleWorkflowCode({
   workflowsPath,

@@ -97,7 +97,7 @@ async function main() {
 
   const worker = startNodeChild('worker', 'activities/worker.ts', env);
   addStop(() => stopChild(worker));
-  // No balancer in dev: the API stops without the drain (README "Stopping"), unless the variable is set.
+  // No balancer in dev: the API stops without the drain (docs/production.md "Stopping (SIGTERM)"), unless the variable is set.
   const api = startNodeChild('api', 'api/main.ts', { SHUTDOWN_DRAIN_SECONDS: '0', ...env });
   addStop(() => stopChild(api));
   for (const child of [worker, api]) {

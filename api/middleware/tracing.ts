@@ -6,7 +6,7 @@ import { routeTemplate } from './operations.js';
 const tracer = trace.getTracer('hosting-platform-api');
 
 /**
- * With tracing on (README "Traces"): one span per request named by method and route template
+ * With tracing on (docs/operations.md "Traces"): one span per request named by method and route template
  * (the HTTP instrumentation's server span, when present, is its parent; it does not know Hono's
  * routes). Installed before the request id, which then is this trace's id.
  */

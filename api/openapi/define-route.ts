@@ -47,7 +47,7 @@ type RouteSpec<R extends RequestSpec, D extends z.ZodType> = {
   data: D;
   /** Business error codes beyond those implied by access, input and path. */
   errors?: number[];
-  /** Honours an `Idempotency-Key` header (creating POSTs of a logged-in surface; README "Idempotency keys"). */
+  /** Honours an `Idempotency-Key` header (creating POSTs of a logged-in surface; docs/api.md "Idempotency keys"). */
   idempotent?: boolean;
   /** Only where `operationIdFor(method, path)` would collide with another route's id. */
   operationId?: string;
@@ -145,7 +145,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
     middleware: [
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
       requireAccess(spec.access),
-      // Every admin write is audited, here and only here (README "Admin audit"), refused ones included.
+      // Every admin write is audited, here and only here (docs/operations.md "Admin audit"), refused ones included.
       ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
       // After the audit, so that its refusals (enrol-only session, step-up) are audited too.
       ...(spec.access.surface === 'admin' ? [requireSecondFactor(spec.access)] : []),

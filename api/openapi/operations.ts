@@ -52,7 +52,7 @@ export function documentAccess(access: Access) {
   return {
     security: access.surface === 'public' ? [] : [{ [BEARER_SCHEME]: [] }],
     'x-access': access,
-    // Client routes: the personal access token scope this route needs, or `none` (README "Personal access tokens").
+    // Client routes: the personal access token scope this route needs, or `none` (docs/security.md "Personal access tokens").
     ...(access.surface === 'client' ? { 'x-token-scope': access.tokenScope ?? 'none' } : {}),
   };
 }

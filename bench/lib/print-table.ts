@@ -45,6 +45,15 @@ export function formatTable(pairs: PairResult[]): string {
   return out.join('\n');
 }
 
+/** Every block of results printed this run, in order: the run's record (bench/lib/run-record.ts). */
+export const printedBlocks: string[] = [];
+
+/** Prints a table (or any block of result lines) and keeps it for the run's record. */
+export function printBlock(text: string): void {
+  printedBlocks.push(text);
+  console.log(`\n${text}\n`);
+}
+
 export function printTable(pairs: PairResult[]): void {
-  console.log(`\n${formatTable(pairs)}\n`);
+  printBlock(formatTable(pairs));
 }

@@ -1,7 +1,7 @@
 import type { Migration } from './types.js';
 
 /**
- * Personal access tokens of client accounts (README "Personal access tokens"): the secret is
+ * Personal access tokens of client accounts (docs/security.md "Personal access tokens"): the secret is
  * never stored, only its SHA-256 (`secret_hash`); `key_id` is the public part of the token that
  * finds the row. Revocation keeps the row (who revoked it, when) so lists show it.
  */

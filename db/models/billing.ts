@@ -9,7 +9,7 @@ import {
 } from 'sequelize';
 
 /**
- * The values of every money document (decided here where the spec says "not shown"; README
+ * The values of every money document (decided here where the spec says "not shown"; docs/billing.md
  * "Money" lists them). The database CHECKs of migration 0004 hold the same lists; labels and
  * the rules built on them are in `domain/billing/constants.ts`.
  */

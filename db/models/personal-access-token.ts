@@ -9,7 +9,7 @@ import {
 import type { ActorType } from '../../lib/actor.js';
 
 /**
- * What a personal access token may do (README "Personal access tokens"): `read` the GET routes
+ * What a personal access token may do (docs/security.md "Personal access tokens"): `read` the GET routes
  * of the client surface, `purchase` (orders, invoices, payments, renewals, traffic packages,
  * upgrades), `console` (console, VNC, power and other actions on a service). Stored: never rename.
  */

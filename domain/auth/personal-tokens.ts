@@ -8,7 +8,7 @@ import { publishAuthChange } from './auth-events.js';
 import type { ClientPrincipal } from './principals.js';
 
 /**
- * Personal access tokens of client accounts (README "Personal access tokens"):
+ * Personal access tokens of client accounts (docs/security.md "Personal access tokens"):
  * `hp_pat_<key id: 16 hex>_<secret: 64 hex>`. The key id finds the row; the secret (256 random
  * bits) is stored only as its SHA-256 and compared in constant time. A token acts as its user
  * on the client surface within its scopes (`requireAccess`), never on the admin surface and

@@ -1,5 +1,5 @@
 /**
- * Rules and labels of the money documents (decided here where the spec says "not shown"; README
+ * Rules and labels of the money documents (decided here where the spec says "not shown"; docs/billing.md
  * "Money" lists them). The stored values themselves (types, statuses, channels, ...) live beside
  * the schema in `db/models/billing.ts`, next to the database CHECKs of migration 0004.
  */

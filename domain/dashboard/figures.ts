@@ -4,7 +4,7 @@ import type { DomainDeps } from '../deps.js';
 
 /**
  * The admin dashboard. Each figure set is one query over indexed columns (no summary table is
- * needed at this size; see README "Dashboard"): money received and refunded, new users, new
+ * needed at this size; see docs/operations.md "Dashboard"): money received and refunded, new users, new
  * services, for a range of Asia/Shanghai days; and the state of now: active services,
  * provisionings stuck or awaiting an admin, renewals due, schedule health. Figures of areas that
  * may not exist on every install (tickets, withdrawals) join through `DASHBOARD_EXTRAS`.

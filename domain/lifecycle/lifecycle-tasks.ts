@@ -6,7 +6,7 @@ import { suspendOverdueServices, terminateOverdueServices, unsuspendRenewedServi
 import { syncUpstreamHosts } from './sync-upstream-hosts.js';
 
 /**
- * The service lifecycle jobs (README "Lifecycle jobs"). Each is idempotent per entity: a rerun
+ * The service lifecycle jobs (docs/scheduling.md "Lifecycle jobs"). Each is idempotent per entity: a rerun
  * finds nothing left to do; upstream state changes are confirmed before the local state moves.
  */
 export const renewalInvoicesTask: BuiltinTask = {

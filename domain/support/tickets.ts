@@ -7,7 +7,7 @@ import { recordIntent } from '../outbox/intents.js';
 import { ticketPolicy } from './policy.js';
 
 /**
- * Tickets (README "Support and content"). Status flow: `open` (new, waiting on staff) →
+ * Tickets (docs/support.md). Status flow: `open` (new, waiting on staff) →
  * `answered` (a staff public reply; waiting on the customer, the only status auto-close acts
  * on) → `customer_reply` (the customer answered) → `answered` … → `closed` (by the customer,
  * staff, or auto-close). A closed ticket does not reopen on a customer reply (40955: the

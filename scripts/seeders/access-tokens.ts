@@ -5,7 +5,7 @@ import { DEMO_CLIENT } from './demo.js';
 export const DEMO_TOKEN_NAME = '演示令牌';
 
 /**
- * A personal access token of the demo client (README "Personal access tokens"), every scope, a
+ * A personal access token of the demo client (docs/security.md "Personal access tokens"), every scope, a
  * year. The token is answered only by the start that creates it (dev prints it once, like the
  * admin password): afterwards only its hash exists. Checked before written by its name.
  */

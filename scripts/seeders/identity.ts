@@ -33,7 +33,7 @@ async function demoAttempt(deps: DomainDeps, userId: number, person: { name: str
 }
 
 /**
- * Real-name verification demo data (README "Identity"): `verified@example.com` verified (a passed
+ * Real-name verification demo data (docs/identity.md): `verified@example.com` verified (a passed
  * attempt, the masks on the user, a history row) and `pending@example.com` with a pending attempt
  * whose workflow the outbox relay starts once the worker runs (its QR code opens the sandbox
  * provider's session). Checked before written: a second start changes nothing.

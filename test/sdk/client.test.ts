@@ -68,7 +68,7 @@ describe('admin surface', () => {
 });
 
 describe('client surface', () => {
-  it('logs in, buys a product and pays the invoice from the balance (the README example)', async () => {
+  it('logs in, buys a product and pays the invoice from the balance (the docs/api.md example)', async () => {
     const product = await createProduct(platform, '19.90');
     const { id, email } = await registerClient();
     const login = await unwrap(site.POST('/api/v2/client/login', { body: { account: email, password: PASSWORD } }));

@@ -4,7 +4,7 @@ import { formatMoney, money } from '../../../lib/money.js';
 import { formatDateTime, TIME_ZONE } from '../../../lib/time.js';
 
 /**
- * Proration of a configuration change (README "Upgrades and downgrades"), exact in decimal.js on
+ * Proration of a configuration change (docs/fulfilment.md "Upgrades and downgrades"), exact in decimal.js on
  * the real calendar of Asia/Shanghai:
  * - the current period is the service's own period length (its billing period's months) ending
  *   at its due date: `[due − months, due)`; `days_in_period` counts its calendar days;

@@ -4,7 +4,7 @@ import { settingGroup } from '../define.js';
 
 const actions = z.array(z.enum(ACCESS_ACTIONS)).max(ACCESS_ACTIONS.length);
 
-/** Which actions need a verified e-mail or a real-name verification (the 40301 guard, README "Identity"). */
+/** Which actions need a verified e-mail or a real-name verification (the 40301 guard, docs/identity.md). */
 export const accessSettings = settingGroup('access', '操作前置条件', {
   email_required_for: {
     label: '需要已验证邮箱的操作',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { settingGroup } from '../define.js';
 
-/** Two-factor sign-in for staff (README "Two-factor sign-in and step-up", docs/security.md). */
+/** Two-factor sign-in for staff (docs/security.md "Two-factor sign-in and step-up"). */
 export const securitySettings = settingGroup('security', '登录安全', {
   two_factor_required_for_all_admins: {
     label: '所有管理员必须开启两步验证',

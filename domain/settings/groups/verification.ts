@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppConfig } from '../../../lib/config.js';
 import { settingGroup } from '../define.js';
 
-/** Real-name verification fees and lifetime (README "Identity"); defaults from the VERIFICATION_* variables. */
+/** Real-name verification fees and lifetime (docs/identity.md); defaults from the VERIFICATION_* variables. */
 export const verificationSettings = settingGroup('verification', '实名认证', {
   free_attempts: {
     label: '免费认证次数',
