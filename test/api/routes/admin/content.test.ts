@@ -1,0 +1,320 @@
+import { crc32 } from 'node:zlib';
+import jpeg from 'jpeg-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assetUrl } from '../../../../domain/media/asset-links.js';
+import { inspectUpload } from '../../../../domain/media/inspect.js';
+import { expectError } from '../../../helpers/http.js';
+import { registerClient, type TestClient } from '../../../helpers/billing.js';
+import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+
+let platform: TestPlatform;
+let root: string;
+let alice: TestClient;
+let bob: TestClient;
+
+const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const GIF_1X1 = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+const WEBP_1X1 = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
+const JPEG_2X2 = Buffer.from(jpeg.encode({ data: Buffer.alloc(16, 200), width: 2, height: 2 }, 90).data);
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<< /Type /Catalog >>endobj\ntrailer<< /Root 1 0 R >>\n%%EOF\n');
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(document.cookie)</script></svg>');
+const HTML = Buffer.from('<!DOCTYPE html><html><body><script>fetch("/api/v2/client/balance")</script></body></html>');
+
+/** A valid PNG with a text chunk carrying a script: an image to the decoder, a page to a sniffing browser. */
+function pngPolyglot(): Buffer {
+  const data = Buffer.from('Comment\0<html><script>alert(1)</script></html>', 'latin1');
+  const type = Buffer.from('tEXt', 'latin1');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([type, data])));
+  return Buffer.concat([PNG_1X1.subarray(0, 33), length, type, data, crc, PNG_1X1.subarray(33)]);
+}
+
+async function upload(path: string, token: string, bytes: Buffer, name: string, type = 'application/octet-stream') {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  const res = await fetch(`${platform.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = (await res.json()) as { code: number; message: string; data: any };
+  return { status: res.status, body };
+}
+const uploadImage = (bytes: Buffer, name: string, type?: string) => upload('/api/v2/admin/content/upload-image', root, bytes, name, type);
+const uploadAttachment = (client: TestClient, bytes: Buffer, name: string, type?: string) => upload('/api/v2/client/tickets/attachments', client.token, bytes, name, type);
+
+async function view(url: string, token?: string) {
+  const res = await fetch(`${platform.baseUrl}${url}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, bytes, json: res.headers.get('content-type')?.includes('application/json') ? JSON.parse(bytes.toString()) : null };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  root = await platform.rootToken();
+  alice = await registerClient(platform);
+  bob = await registerClient(platform);
+});
+
+afterAll(async () => {
+  await platform?.close();
+});
+
+describe('uploads', () => {
+  it('takes PNG, JPEG, GIF and WebP images, decided from their bytes, with a checksum and a signed public link', async () => {
+    for (const [bytes, mime, name] of [
+      [PNG_1X1, 'image/png', 'logo.PNG'],
+      [JPEG_2X2, 'image/jpeg', 'photo.jpeg'],
+      [GIF_1X1, 'image/gif', '动图.gif'],
+      [WEBP_1X1, 'image/webp', 'pic.bin'],
+    ] as const) {
+      const res = await uploadImage(bytes, name, 'text/html');
+      expect(res.body.code, `${name}: ${res.body.message}`).toBe(0);
+      expect(res.body.data).toMatchObject({ type: mime, size: bytes.length, width: expect.any(Number), height: expect.any(Number) });
+      expect(res.body.data.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(res.body.data.name.endsWith(mime === 'image/jpeg' ? '.jpg' : `.${mime.slice(6)}`)).toBe(true);
+      const served = await view(res.body.data.url);
+      expect(served.status).toBe(200);
+      expect(served.bytes.equals(bytes)).toBe(true);
+      expect(served.headers.get('content-type')).toBe(mime);
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(served.headers.get('content-security-policy')).toContain('sandbox');
+      expect(served.headers.get('content-disposition')).toMatch(/^inline;/);
+    }
+  });
+
+  it('refuses SVG, HTML named .png, polyglots, active PDFs and undecodable images (42200), storing nothing', async () => {
+    const cases: [Buffer, string, string][] = [
+      [SVG, 'icon.svg', 'image/svg+xml'],
+      [HTML, 'cat.png', 'image/png'],
+      [pngPolyglot(), 'poly.png', 'image/png'],
+      [Buffer.concat([GIF_1X1.subarray(0, GIF_1X1.length - 1), Buffer.from('<script>alert(1)</script>'), Buffer.from([0x3b])]), 'poly.gif', 'image/gif'],
+      [PNG_1X1.subarray(0, 40), 'broken.png', 'image/png'],
+      [Buffer.from('MZ\x90\x00\x03\x00\x00\x00'), 'setup.png', 'image/png'],
+    ];
+    for (const [bytes, name, type] of cases) {
+      expectError({ status: (await uploadImage(bytes, name, type)).status, body: (await uploadImage(bytes, name, type)).body } as never, 42200, 422);
+    }
+    for (const [bytes, name, type] of [...cases, [Buffer.from('%PDF-1.4\n<< /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >>\n%%EOF'), 'evil.pdf', 'application/pdf'] as [Buffer, string, string]]) {
+      const res = await uploadAttachment(alice, bytes, name, type);
+      expect({ name, status: res.status, code: res.body.code }).toEqual({ name, status: 422, code: 42200 });
+    }
+    // The admin image route takes images only.
+    expectError((await uploadImage(PDF, 'doc.pdf')) as never, 42200, 422);
+    const list = await platform.api.get('/api/v2/admin/media-files', { token: root, query: { keyword: 'poly' } });
+    expect(list.body.data.total).toBe(0);
+  });
+
+  it('refuses an oversized file (41300), a JSON body (41500) and a form without the file (42200)', async () => {
+    const big = Buffer.concat([PNG_1X1.subarray(0, 16), Buffer.alloc(5 * 1024 * 1024)]);
+    const res = await uploadImage(big, 'big.png');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 413, code: 41300 });
+    expectError(await platform.api.post('/api/v2/admin/content/upload-image', { token: root, body: { file: PNG_1X1.toString('base64') } }), 41500, 415);
+    const form = new FormData();
+    form.append('other', 'x');
+    const missing = await fetch(`${platform.baseUrl}/api/v2/admin/content/upload-image`, { method: 'POST', headers: { authorization: `Bearer ${root}` }, body: form });
+    expect({ status: missing.status, code: ((await missing.json()) as { code: number }).code }).toEqual({ status: 422, code: 42200 });
+  });
+
+  it('takes its size limit from the upload settings', async () => {
+    const set = await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': 1 } } });
+    expect(set.body.code, set.body.message).toBe(0);
+    const mid = Buffer.concat([PNG_1X1.subarray(0, 16), Buffer.alloc(1024 * 1024)]);
+    const res = await uploadImage(mid, 'mid.png');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 413, code: 41300 });
+    expectError(await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': 50 } } }), 42200, 422);
+    await platform.api.post('/api/v2/admin/settings', { token: root, body: { values: { 'upload.image_max_mb': null } } });
+    // Back to the default (5 MB): the same file is now inspected (and refused as undecodable, 42200).
+    expect((await uploadImage(mid, 'mid.png')).body.code).toBe(42200);
+  });
+
+  it('takes PDF and UTF-8 text attachments, served as downloads to their owner only', async () => {
+    const pdf = await uploadAttachment(alice, PDF, '合同.pdf', 'application/pdf');
+    expect(pdf.body.data).toMatchObject({ type: 'application/pdf', name: '合同.pdf' });
+    const served = await view(pdf.body.data.url, alice.token);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-disposition')).toMatch(/^attachment;/);
+    expect(served.headers.get('cache-control')).toContain('no-store');
+    const text = await uploadAttachment(alice, Buffer.from('错误日志：\nconnection refused\n'), 'error.log');
+    expect(text.body.data).toMatchObject({ type: 'text/plain', name: 'error.txt' });
+    expect((await view(text.body.data.url, alice.token)).headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect((await view(text.body.data.url, bob.token)).status).toBe(403);
+    expect((await view(text.body.data.url)).status).toBe(403);
+    expect((await view(text.body.data.url, root)).status).toBe(403);
+  });
+
+  it('refuses a tampered (40300) or expired (41000, HTTP 410) link', async () => {
+    const image = await uploadImage(PNG_1X1, 'a.png');
+    const url = new URL(image.body.data.url, platform.baseUrl);
+    const tampered = new URL(url);
+    tampered.searchParams.set('sig', `${url.searchParams.get('sig')?.slice(0, -2)}AA`);
+    const t = await view(`${tampered.pathname}${tampered.search}`);
+    expect({ status: t.status, code: t.json?.code }).toEqual({ status: 403, code: 40300 });
+    const stretched = new URL(url);
+    stretched.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 86_400));
+    expect((await view(`${stretched.pathname}${stretched.search}`)).status).toBe(403);
+    const otherAsset = new URL(url);
+    otherAsset.searchParams.set('asset', 'f'.repeat(32));
+    expect((await view(`${otherAsset.pathname}${otherAsset.search}`)).status).toBe(403);
+
+    const expired = await view(assetUrl(platform.deps, image.body.data.asset_id, null, Date.now() - 3 * 3600_000));
+    expect({ status: expired.status, code: expired.json?.code }).toEqual({ status: 410, code: 41000 });
+    const attachment = await uploadAttachment(alice, PNG_1X1, 'b.png');
+    const old = assetUrl(platform.deps, attachment.body.data.asset_id, { type: 'user', id: alice.id }, Date.now() - 3600_000);
+    expect((await view(old, alice.token)).status).toBe(410);
+    // A link to a private file that is signed as public is not enough.
+    expect((await view(assetUrl(platform.deps, attachment.body.data.asset_id, null))).status).toBe(403);
+    // Malformed parameters are a 42200 envelope, never a 5xx.
+    expect((await view('/api/secure-assets/view?asset=x&expires=abc&sig=y')).status).toBe(422);
+    expect((await view('/api/secure-assets/view')).status).toBe(422);
+  });
+
+  it('bounds client uploads per hour (42900)', async () => {
+    const carol = await registerClient(platform);
+    await platform.deps.db.sequelize.query(
+      `INSERT INTO media_files (asset_id, storage_key, original_name, mime, size_bytes, sha256, visibility, purpose, owner_user_id)
+       SELECT md5(random()::text), 'aa/' || md5(random()::text) || 'aaaaaaaa', 'x.txt', 'text/plain', 1, repeat('0', 64), 'private', 'ticket', ${carol.id}
+         FROM generate_series(1, 30)`,
+    );
+    const res = await uploadAttachment(carol, Buffer.from('hello\n'), 'a.txt');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 429, code: 42900 });
+    expect((await uploadAttachment(alice, Buffer.from('hello\n'), 'a.txt')).body.code).toBe(0);
+  });
+
+  it('inspects bytes, not names: a text file with markup is refused', async () => {
+    await expect(inspectUpload(Buffer.from('hello <?xml version="1.0"?>'), ['text/plain'])).rejects.toMatchObject({ code: 42200 });
+    await expect(inspectUpload(Buffer.from('纯文本\n'), ['text/plain'])).resolves.toMatchObject({ mime: 'text/plain' });
+    await expect(inspectUpload(Buffer.from([0xff, 0xfe, 0x00, 0x41]), ['text/plain'])).rejects.toMatchObject({ code: 42200 });
+  });
+});
+
+describe('media files', () => {
+  it('lists with filters, deletes an unreferenced file (its link then 40400) and refuses a referenced one (40901)', async () => {
+    const loose = await uploadImage(PNG_1X1, 'loose-file.png');
+    const list = await platform.api.get('/api/v2/admin/media-files', { token: root, query: { keyword: 'loose-file', purpose: 'content', referenced: 'no' } });
+    expect(list.body.data.list).toHaveLength(1);
+    const item = list.body.data.list[0];
+    expect(item).toMatchObject({ asset_id: loose.body.data.asset_id, purpose: 'content', visibility: 'public', references: 0 });
+    expect((await platform.api.del(`/api/v2/admin/media-files/${item.id}`, { token: root })).body.code).toBe(0);
+    expect((await view(loose.body.data.url)).status).toBe(404);
+    expectError(await platform.api.del(`/api/v2/admin/media-files/${item.id}`, { token: root }), 40400, 404);
+
+    const heroImage = await uploadImage(PNG_1X1, 'hero.png');
+    await platform.api.post('/api/v2/admin/site/home-hero', { token: root, body: { title: '标题', image_asset_id: heroImage.body.data.asset_id, visible: true } });
+    const used = await platform.api.get('/api/v2/admin/media-files', { token: root, query: { referenced: 'yes' } });
+    const heroItem = used.body.data.list.find((m: { asset_id: string }) => m.asset_id === heroImage.body.data.asset_id);
+    expect(heroItem.references).toBe(1);
+    expectError(await platform.api.del(`/api/v2/admin/media-files/${heroItem.id}`, { token: root }), 40901, 409);
+    expectError(await platform.api.get('/api/v2/admin/media-files', { token: root, query: { type: 'image/svg+xml' } }), 42200, 422);
+  });
+});
+
+describe('home hero', () => {
+  it('is saved by an admin, shown by the site, and reflected by the cached home page at once', async () => {
+    const image = await uploadImage(PNG_1X1, 'banner.png');
+    const before = await platform.api.get('/api/v2/site/home');
+    expect(before.body.code).toBe(0);
+    const saved = await platform.api.post('/api/v2/admin/site/home-hero', {
+      token: root,
+      body: { title: '双十一特惠', subtitle: '全场云服务器 5 折', image_asset_id: image.body.data.asset_id, cta_label: '立即选购', cta_url: '/products', visible: true },
+    });
+    expect(saved.body.data).toMatchObject({ title: '双十一特惠', image_asset_id: image.body.data.asset_id, visible: true });
+    const site = await platform.api.get('/api/v2/site/home-hero');
+    expect(site.body.data).toMatchObject({ title: '双十一特惠', cta_url: '/products' });
+    expect((await view(site.body.data.image_url)).status).toBe(200);
+    const home = await platform.api.get('/api/v2/site/home');
+    expect(home.body.data.hero).toMatchObject({ title: '双十一特惠', visible: true });
+
+    await platform.api.post('/api/v2/admin/site/home-hero', { token: root, body: { title: '新标题', visible: false } });
+    expect((await platform.api.get('/api/v2/site/home')).body.data.hero).toMatchObject({ title: '新标题', visible: false, image_url: null });
+    expect((await platform.api.get('/api/v2/site/home-hero')).body.data.title).toBe('新标题');
+  });
+
+  it('refuses a script link, a private attachment as image, and bad fields (42200)', async () => {
+    const attachment = await uploadAttachment(alice, PNG_1X1, 'mine.png');
+    for (const body of [
+      { title: 'x', cta_url: 'javascript:alert(1)', visible: true },
+      { title: 'x', cta_url: '//evil.example.com', visible: true },
+      { title: 'x', cta_url: 'http://plain.example.com', visible: true },
+      { title: 'x', image_asset_id: attachment.body.data.asset_id, visible: true },
+      { title: 'x'.repeat(81), visible: true },
+      { title: 'x' },
+    ]) {
+      expectError(await platform.api.post('/api/v2/admin/site/home-hero', { token: root, body }), 42200, 422);
+    }
+  });
+});
+
+describe('notices and help articles', () => {
+  let noticeCategory: number;
+  let helpCategory: number;
+  let published: number;
+  let draft: number;
+  let future: number;
+  let help: number;
+
+  beforeAll(async () => {
+    noticeCategory = (await platform.api.post('/api/v2/admin/content/categories', { token: root, body: { kind: 'notice', name: '系统公告' } })).body.data.id;
+    helpCategory = (await platform.api.post('/api/v2/admin/content/categories', { token: root, body: { kind: 'help', name: '新手入门', sort_order: 1 } })).body.data.id;
+    const create = async (body: Record<string, unknown>) => {
+      const res = await platform.api.post('/api/v2/admin/content/articles', { token: root, body });
+      expect(res.body.code, res.body.message).toBe(0);
+      return res.body.data.id as number;
+    };
+    published = await create({ kind: 'notice', category_id: noticeCategory, title: '机房维护通知', body: `维护时间：今晚。\n${'详细说明。'.repeat(100)}<img src=x onerror=alert(1)>`, status: 'published' });
+    draft = await create({ kind: 'notice', title: '草稿公告', body: '未发布', status: 'draft' });
+    future = await create({ kind: 'notice', title: '定时公告', body: '将来发布', status: 'published', published_at: '2099-01-01 00:00:00' });
+    help = await create({ kind: 'help', category_id: helpCategory, title: '如何重置密码', body: '步骤一……', status: 'published', pinned: true });
+  });
+
+  it('shows the site published notices only, with an excerpt in lists and the plain body in the detail', async () => {
+    const list = await platform.api.get('/api/v2/site/notices');
+    expect(list.body.data.list.map((a: { id: number }) => a.id)).toEqual([published]);
+    const [item] = list.body.data.list;
+    expect(item).not.toHaveProperty('body');
+    expect(item.excerpt.length).toBeLessThanOrEqual(120);
+    expect(item.category).toEqual({ id: noticeCategory, name: '系统公告' });
+    const detail = await platform.api.get(`/api/v2/site/notices/${published}`);
+    expect(detail.body.data.body).toContain('<img src=x onerror=alert(1)>');
+    for (const id of [draft, future, help, 999_999]) expectError(await platform.api.get(`/api/v2/site/notices/${id}`), 40400, 404);
+    expectError(await platform.api.get(`/api/v2/site/help-articles/${published}`), 40400, 404);
+    const helpList = await platform.api.get('/api/v2/site/help-articles', { query: { category_id: helpCategory } });
+    expect(helpList.body.data.list.map((a: { id: number }) => a.id)).toEqual([help]);
+    const categories = await platform.api.get('/api/v2/site/notices/categories');
+    expect(categories.body.data).toEqual({ list: [expect.objectContaining({ id: noticeCategory, article_count: 1 })], total: 1, page: 1, page_size: 20 });
+    const pastTheEnd = await platform.api.get('/api/v2/site/notices/categories', { query: { page: 2, page_size: 1 } });
+    expect(pastTheEnd.body.data).toEqual({ list: [], total: 1, page: 2, page_size: 1 });
+    const adminCategories = await platform.api.get('/api/v2/admin/content/categories', { token: root, query: { kind: 'notice', page_size: 1 } });
+    expect(adminCategories.body.data).toMatchObject({ page: 1, page_size: 1 });
+    expect(adminCategories.body.data.list).toHaveLength(1);
+  });
+
+  it('keeps read state per client and counts unread notices in the overview', async () => {
+    const first = await platform.api.get('/api/v2/client/notices', { token: alice.token });
+    expect(first.body.data.list).toEqual([expect.objectContaining({ id: published, is_read: false })]);
+    const overview = await platform.api.get('/api/v2/client/content/overview', { token: alice.token });
+    expect(overview.body.data).toMatchObject({ unread_notice_count: 1, open_ticket_count: 0 });
+    expect(overview.body.data.pinned_help_articles.map((a: { id: number }) => a.id)).toEqual([help]);
+    expect((await platform.api.get(`/api/v2/client/notices/${published}`, { token: alice.token })).body.data.is_read).toBe(true);
+    expect((await platform.api.get('/api/v2/client/content/overview', { token: alice.token })).body.data.unread_notice_count).toBe(0);
+    // Bob's state is his own.
+    expect((await platform.api.get('/api/v2/client/content/overview', { token: bob.token })).body.data.unread_notice_count).toBe(1);
+    expect((await platform.api.post(`/api/v2/client/notices/${published}/read`, { token: bob.token })).body.data).toEqual({ id: published, is_read: true });
+    expectError(await platform.api.post(`/api/v2/client/notices/${draft}/read`, { token: bob.token }), 40400, 404);
+    expectError(await platform.api.get(`/api/v2/client/help-articles/${draft}`, { token: bob.token }), 40400, 404);
+    expect((await platform.api.get(`/api/v2/client/help-articles/${help}`, { token: bob.token })).body.data.title).toBe('如何重置密码');
+  });
+
+  it('filters, edits and deletes articles; refuses a category of the other kind, a bad time, and deleting a used category', async () => {
+    const drafts = await platform.api.get('/api/v2/admin/content/articles', { token: root, query: { kind: 'notice', status: 'draft' } });
+    expect(drafts.body.data.list.map((a: { id: number }) => a.id)).toEqual([draft]);
+    expectError(await platform.api.put(`/api/v2/admin/content/articles/${draft}`, { token: root, body: { category_id: helpCategory } }), 42200, 422);
+    expectError(await platform.api.put(`/api/v2/admin/content/articles/${draft}`, { token: root, body: { published_at: '2026-02-30 00:00:00' } }), 42200, 422);
+    expectError(await platform.api.post('/api/v2/admin/content/articles', { token: root, body: { kind: 'faq', title: 'x', body: 'y', status: 'draft' } }), 42200, 422);
+    const publishedNow = await platform.api.put(`/api/v2/admin/content/articles/${draft}`, { token: root, body: { status: 'published' } });
+    expect(publishedNow.body.data).toMatchObject({ status: 'published', published_at: expect.any(String) });
+    expect((await platform.api.get(`/api/v2/site/notices/${draft}`)).body.code).toBe(0);
+    expectError(await platform.api.del(`/api/v2/admin/content/categories/${noticeCategory}`, { token: root }), 40901, 409);
+    expect((await platform.api.del(`/api/v2/admin/content/articles/${draft}`, { token: root })).body.code).toBe(0);
+    expectError(await platform.api.get(`/api/v2/admin/content/articles/${draft}`, { token: root }), 40400, 404);
+    expectError(await platform.api.post('/api/v2/admin/content/categories', { token: root, body: { kind: 'notice', name: '系统公告' } }), 42200, 422);
+  });
+});

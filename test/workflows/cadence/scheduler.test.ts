@@ -1,0 +1,217 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPIRED_RUN_ERROR } from '../../../domain/schedules/task-runs.js';
+import { DAILY_WORKFLOW_TYPE } from '../../../workflows/daily/contract.js';
+import { HEARTBEAT_WORKFLOW_TYPE } from '../../../workflows/heartbeat/contract.js';
+import { HOURLY_WORKFLOW_TYPE } from '../../../workflows/hourly/contract.js';
+import { SearchAttr } from '../../../workflows/search-attributes.js';
+import { TASK_RUN_WORKFLOW_TYPE, taskWorkflowId } from '../../../workflows/task-run/contract.js';
+import { recordHistory } from '../../helpers/histories.js';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
+import { createProbePlugins, HOOK_SECRET, type ProbeLine } from '../../helpers/schedule-fixtures.js';
+import { eventually } from '../../helpers/wait.js';
+
+const probes = createProbePlugins();
+let platform: TestPlatform;
+let started = 0;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ worker: true, env: { PLUGINS_DIR: probes.root, SCHEDULE_HOOK_TIMEOUT_MS: '1000' } });
+  await probes.install(platform.deps);
+});
+afterAll(async () => {
+  await platform?.close();
+  probes.cleanup();
+});
+
+/** Runs a cadence workflow for a given slot (no waiting on clocks) and answers its result. */
+async function runCadence(type: string, slotAt: string) {
+  const handle = await platform.temporal.workflow.start(type, {
+    workflowId: `test-${type}:${platform.id}:${++started}`,
+    taskQueue: platform.deps.config.temporal.automationQueue,
+    args: [{ trigger: 'manual', slotAt }],
+  });
+  return { handle, result: (await handle.result()) as { taskRunId: number; slotAt: string; summary: Record<string, number> } };
+}
+
+async function finishedRun(taskKey: string, slotAt: string) {
+  return eventually(async () => {
+    const row = await platform.deps.db.models.TaskRun.findOne({ where: { task_key: taskKey, slot_at: new Date(slotAt) } });
+    return row && row.status !== 'running' ? row : null;
+  });
+}
+
+function hooksOf(lines: ProbeLine[], filter: (l: ProbeLine) => boolean): string[] {
+  return lines.filter(filter).map((l) => `${l.hook}:${l.listener}`);
+}
+
+describe('the heartbeat', () => {
+  const slot = '2026-01-05T01:00:00.000Z'; // 09:00 Asia/Shanghai, a :00 slot
+
+  it('fires the legacy minute hooks in order, starts the due tasks, and survives failing listeners', async () => {
+    probes.clearLines();
+    const { handle, result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, slot);
+    expect(result.slotAt).toBe(slot);
+    // The built-in services.unsuspend_renewed and upstream.sync_hosts (every heartbeat), probe.every (every
+    // heartbeat) and probe.cron (09:00); not probe.fail (09:30) nor off.every (disabled plugin).
+    expect(result.summary).toMatchObject({ tasks_started: 4, tasks_skipped: 0, hook_failures: 2 });
+    await finishedRun('probe.every', slot);
+    await finishedRun('probe.cron', slot);
+    const lines = probes.lines();
+    expect(hooksOf(lines, (l) => l.context.cadence === 'heartbeat')).toEqual([
+      'tick.every_minute:class',
+      'tick.every_five_minutes:pair',
+      'tick.every_five_minutes:non-array',
+      'after_five_minute_cron:callable',
+      'after_half_hour_minute_cron:class@method',
+    ]);
+    const tick = lines.find((l) => l.hook === 'tick.every_minute');
+    expect(tick?.context).toMatchObject({ hook: 'tick.every_minute', cadence: 'heartbeat', slot_at: slot, trigger: 'manual' });
+    expect(tick?.context.fired_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(lines.some((l) => l.plugin === 'off_probe')).toBe(false);
+    expect(await platform.deps.db.models.TaskRun.count({ where: { task_key: 'off.every' } })).toBe(0);
+    await recordHistory(handle, HEARTBEAT_WORKFLOW_TYPE, 'dispatch-with-hooks');
+  });
+
+  it('writes a warning record for the throwing and the timed-out listener', async () => {
+    const logs = await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { plugin_slug: 'hook_probe' }, order: [['id', 'ASC']] });
+    const failed = logs.find((l) => l.action === 'hook:tick.every_minute' && l.status === 'failure');
+    expect(failed?.message).toBe('钩子监听器执行失败');
+    expect(failed?.error_detail).toContain('listener exploded');
+    expect(failed?.error_detail).toContain('[REDACTED]');
+    expect(failed?.error_detail).not.toContain(HOOK_SECRET);
+    const late = logs.find((l) => l.action === 'hook:after_half_hour_minute_cron' && l.status === 'timeout');
+    expect(late?.message).toBe('钩子监听器执行超时');
+    const odd = logs.find((l) => l.action === 'hook:tick.every_five_minutes' && l.message.includes('不是数组'));
+    expect(odd?.status).toBe('success');
+  });
+
+  it('runs each task with before_cron, task.before, its custom hook, task.after and after_cron in order', async () => {
+    // The custom hook's context carries the payload the task gave it (its task_key) and source_plugin.
+    const lines = probes.lines().filter((l) => l.context.task_key === 'probe.every');
+    expect(lines.map((l) => `${l.hook}:${l.listener}`)).toEqual([
+      'before_cron:callable',
+      'task.before:callable',
+      'plugins.task_probe.done:class@method',
+      'task.after:callable',
+      'after_cron:callable',
+    ]);
+    expect(lines[2]?.context.source_plugin).toBe('task_probe');
+    const before = lines.find((l) => l.hook === 'task.before' && l.context.task_key === 'probe.every');
+    expect(before?.context).toMatchObject({ task_key: 'probe.every', task_name: '探针任务 probe.every', trigger: 'heartbeat', slot_at: slot });
+    const after = lines.find((l) => l.hook === 'task.after' && l.context.task_key === 'probe.every');
+    expect(after?.context.summary[0]).toMatchObject({ item: 'processed', count: 2 });
+    const done = lines.find((l) => l.hook === 'after_cron' && l.context.task_key === 'probe.every');
+    expect(done?.context.status).toBe('succeeded');
+  });
+
+  it('stores the plugin summary only, redacted, with the run', async () => {
+    const run = await finishedRun('probe.every', slot);
+    expect(run).toMatchObject({ status: 'succeeded', trigger: 'heartbeat', plugin_slug: 'task_probe', task_title: '探针任务 probe.every', error: null });
+    expect(run.workflow_id).toBe(taskWorkflowId(platform.deps.config.temporal.schedulePrefix, 'probe.every'));
+    expect(run.summary).toEqual([
+      { item: 'processed', count: 2, note: 'used key [REDACTED]', date: '2026-01-04' },
+      { item: 'custom_hook_listeners', count: 1, entries: 1 },
+    ]);
+    expect(JSON.stringify(run.summary)).not.toContain('raw third-party');
+    expect(run.deadline_at!.getTime() - run.started_at.getTime()).toBe(120_000);
+    const info = await platform.temporal.workflow.getHandle(run.workflow_id, run.run_id).describe();
+    expect(info.typedSearchAttributes.get(SearchAttr.TaskKey)).toBe('probe.every');
+    const handle = platform.temporal.workflow.getHandle(run.workflow_id, run.run_id);
+    await handle.result();
+    await recordHistory(handle, TASK_RUN_WORKFLOW_TYPE, 'plugin-success');
+  });
+
+  it('starts no task twice for one slot when the heartbeat runs again in it', async () => {
+    probes.clearLines();
+    const { result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, '2026-01-05T01:07:00.000Z');
+    expect(result.slotAt).toBe(slot);
+    expect(result.summary).toMatchObject({ tasks_started: 0, tasks_skipped: 0 });
+    expect(probes.lines().some((l) => l.hook === 'tick.every_minute')).toBe(true);
+    expect(await platform.deps.db.models.TaskRun.count({ where: { task_key: 'probe.every', slot_at: new Date(slot) } })).toBe(1);
+  });
+
+  it('records a failing task, fires task.failed with the exception and after_cron, and does not retry a permanent failure', async () => {
+    probes.clearLines();
+    const failSlot = '2026-01-05T01:30:00.000Z'; // 09:30 Asia/Shanghai
+    const { result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, failSlot);
+    expect(result.summary).toMatchObject({ tasks_started: 4 });
+    const run = await finishedRun('probe.fail', failSlot);
+    expect(run).toMatchObject({ status: 'failed', error: '探针任务失败：上游拒绝', summary: null });
+    const lines = await eventually(async () => {
+      const found = probes.lines().filter((l) => l.context.task_key === 'probe.fail');
+      return found.some((l) => l.hook === 'after_cron') ? found : null;
+    });
+    expect(lines.map((l) => l.hook)).toEqual(['before_cron', 'task.before', 'task.failed', 'after_cron']);
+    expect(lines[2]?.context.exception).toEqual({ type: 'TaskHandlerRejected', message: '探针任务失败：上游拒绝' });
+    expect(lines[3]?.context).toMatchObject({ status: 'failed' });
+    expect(await platform.deps.db.models.PluginRuntimeLog.count({ where: { action: 'probe.fail' } })).toBe(1);
+    const handle = platform.temporal.workflow.getHandle(run.workflow_id, run.run_id);
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect(((error as WorkflowFailedError).cause as { type?: string }).type).toBe('TaskFailed');
+    await recordHistory(handle, TASK_RUN_WORKFLOW_TYPE, 'plugin-failure');
+  });
+});
+
+describe('lock deadlines', () => {
+  it('a run still running after its lock TTL is closed as failed by the next heartbeat', async () => {
+    const [[row]] = (await platform.deps.db.sequelize.query(`
+      INSERT INTO task_runs (task_key, trigger, workflow_id, run_id, status, started_at, deadline_at)
+      VALUES ('probe.stuck', 'manual', 'task:stuck', 'r-stuck', 'running', now() - interval '10 minutes', now() - interval '1 minute')
+      RETURNING id`)) as [[{ id: number }], unknown];
+    const { result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, '2026-01-05T03:15:00.000Z');
+    expect(result.summary.expired_runs_failed).toBe(1);
+    const stuck = await platform.deps.db.models.TaskRun.findByPk(row.id);
+    expect(stuck).toMatchObject({ status: 'failed', error: EXPIRED_RUN_ERROR });
+    expect(stuck?.finished_at).not.toBeNull();
+  });
+});
+
+describe('the hourly and daily runs', () => {
+  it('hourly fires tick.hourly and records the run', async () => {
+    probes.clearLines();
+    const { handle, result } = await runCadence(HOURLY_WORKFLOW_TYPE, '2026-01-05T02:20:00.000Z');
+    expect(result.slotAt).toBe('2026-01-05T02:00:00.000Z');
+    expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'hourly')).toEqual(['tick.hourly:callable']);
+    const run = await platform.deps.db.models.TaskRun.findByPk(result.taskRunId);
+    expect(run).toMatchObject({ task_key: 'hourly', status: 'succeeded', trigger: 'manual' });
+    await recordHistory(handle, HOURLY_WORKFLOW_TYPE, 'tick');
+  });
+
+  it('daily fires before_daily_cron, tick.daily and after_daily_cron around its tasks (log retention)', async () => {
+    probes.clearLines();
+    const { handle, result } = await runCadence(DAILY_WORKFLOW_TYPE, '2026-01-05T19:00:00.000Z');
+    // 03:00 on 6 January in Asia/Shanghai: the slot is that day's midnight there.
+    expect(result.slotAt).toBe('2026-01-05T16:00:00.000Z');
+    // Log retention, the renewal invoices, the stale invoice cancellation, the member levels by spend
+    // and the admin audit chain check.
+    expect(result.summary).toMatchObject({ tasks_started: 5, hook_failures: 0 });
+    expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'daily')).toEqual([
+      'before_daily_cron:callable',
+      'tick.daily:class',
+      'after_daily_cron:callable',
+    ]);
+    const retention = await finishedRun('logs.retention_cleanup', result.slotAt);
+    expect(retention).toMatchObject({ status: 'succeeded', trigger: 'schedule', plugin_slug: null });
+    expect(retention.summary).toMatchObject({ task_runs_deleted: 0, task_runs_retention_days: 30 });
+    await recordHistory(handle, DAILY_WORKFLOW_TYPE, 'daily-tasks');
+    const retentionHandle = platform.temporal.workflow.getHandle(retention.workflow_id, retention.run_id);
+    await retentionHandle.result();
+    await recordHistory(retentionHandle, TASK_RUN_WORKFLOW_TYPE, 'builtin-retention');
+  });
+});
+
+describe('custom hooks', () => {
+  it('refuse a plugin firing outside its own namespace', async () => {
+    const handle = await platform.temporal.workflow.start(TASK_RUN_WORKFLOW_TYPE, {
+      workflowId: taskWorkflowId(platform.deps.config.temporal.schedulePrefix, 'probe.foreign'),
+      taskQueue: platform.deps.config.temporal.automationQueue,
+      args: [{ taskKey: 'probe.foreign', title: '外部钩子', pluginId: null, pluginSlug: 'task_probe', trigger: 'automation', slotAt: null, timeoutSeconds: 30, lockTtlSeconds: 120 }],
+    });
+    const result = (await handle.result()) as { taskRunId: number };
+    const run = await platform.deps.db.models.TaskRun.findByPk(result.taskRunId);
+    expect(run?.summary).toEqual({ refused: true, reason: '自定义钩子名称必须是 plugins.task_probe.<action>' });
+    expect(run?.trigger).toBe('automation');
+  });
+});
