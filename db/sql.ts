@@ -18,6 +18,29 @@ export function statement(text: string): Statement {
   return { text, name: `s_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
 }
 
+/** Where a fragment puts the value named `name`: answers its `$n` (the same name, the same number). */
+export type Param<N extends string> = (name: N) => string;
+
+/** A statement with named parameters: `values` answers the values in the order of their numbers. */
+export type NamedStatement<N extends string> = Statement & { values(values: Readonly<Record<N, unknown>>): unknown[] };
+
+/**
+ * A prepared statement assembled from fragments of several files (a CTE another area exports,
+ * `commissionCtes`) with named parameters: each fragment writes `${p('name')}` where a value
+ * goes and the first use of a name numbers it, so no file knows another file's parameter
+ * numbers. Every value of the text is named (no `$1` written by hand). Built once, at module
+ * load, so the text stays fixed; the caller runs it with `s.values({ name: value, … })`. `N`
+ * (every name used, the fragments' included) must be given: without it, no name is accepted.
+ */
+export function namedStatement<N extends string = never>(build: (p: Param<N>) => string): NamedStatement<N> {
+  const names: N[] = [];
+  const text = build((name) => {
+    const at = names.indexOf(name);
+    return `$${at >= 0 ? at + 1 : names.push(name)}`;
+  });
+  return { ...statement(text), values: (values) => names.map((name) => values[name]) };
+}
+
 /** A column list (`a, b, c`, as the models' `*_COLUMNS`) qualified by a table alias: `x.a, x.b, x.c`. */
 export function qualified(columns: string, alias: string): string {
   return columns

@@ -210,7 +210,7 @@ export async function runConsoleBench(ctx: {
           settled: true,
           payload: { product_id: productId, quantity: 1, billing_period: 'monthly' },
           items: [{ key: 'base', description: '控制台压测', unitAmount: '0.00', quantity: 1, amount: '0.00' }],
-          order: { type: 'new_purchase', productId, billingPeriod: 'monthly', quantity: 1, config: {} },
+          order: { productId, billingPeriod: 'monthly', quantity: 1, config: {} },
           audit: systemAudit('bench-console'),
         },
         tx,

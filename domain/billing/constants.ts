@@ -1,24 +1,15 @@
 /**
- * Rules and labels of the money documents (decided here where the spec says "not shown"; docs/billing.md
- * "Money" lists them). The stored values themselves (types, statuses, channels, ...) live beside
- * the schema in `db/models/billing.ts`, next to the database CHECKs of migration 0004.
+ * Rules and labels of the money documents (decided here where the spec says "not shown";
+ * docs/billing.md "Money" lists them); what each invoice type is (label, payable, refundable,
+ * fulfilment, …) is its row in `invoice-kinds.ts`. The stored values themselves (types,
+ * statuses, channels, ...) live beside the schema in `db/models/billing.ts`, next to the
+ * database CHECKs of migration 0004.
  */
-import type { InvoiceStatus, InvoiceType, OrderType, PaymentStatus, RechargeScene, RefundStatus, TransactionType } from '../../db/models/billing.js';
+import type { InvoiceStatus, PaymentStatus, RefundStatus, TransactionType } from '../../db/models/billing.js';
 
 /** Which parts of a paid invoice a refund request covers (a request parameter; stored as a plain array). */
 export const REFUND_SCOPES = ['order', 'payment'] as const;
 export type RefundScope = (typeof REFUND_SCOPES)[number];
-
-export const INVOICE_TYPE_LABELS: Record<InvoiceType, string> = {
-  purchase: '新购',
-  renew: '续费',
-  traffic_package: '流量包',
-  upgrade: '升降级',
-  recharge: '充值',
-  deduction: '扣款',
-  refund: '退款',
-  verification: '实名认证',
-};
 
 export const INVOICE_STATUS_LABELS: Record<InvoiceStatus, string> = {
   unpaid: '待支付',
@@ -51,29 +42,6 @@ export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {
   processing: '退款中',
   succeeded: '退款成功',
   failed: '退款失败',
-};
-
-/** Invoices that can be paid: they have an order and fulfilment. */
-export const PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'verification'];
-/** Invoices that can be paid from the balance (a recharge cannot). */
-export const BALANCE_PAYABLE_TYPES: readonly InvoiceType[] = ['purchase', 'renew', 'traffic_package', 'upgrade', 'verification'];
-
-export const ORDER_TYPE_BY_INVOICE: Partial<Record<InvoiceType, OrderType>> = {
-  purchase: 'new_purchase',
-  renew: 'renewal',
-  traffic_package: 'traffic_package',
-  upgrade: 'upgrade',
-};
-
-/** Scene of the recharge record written for a third-party payment (a traffic package is a purchase of an add-on). */
-export const RECHARGE_SCENE_BY_INVOICE: Partial<Record<InvoiceType, Exclude<RechargeScene, 'refund'>>> = {
-  purchase: 'new_purchase',
-  renew: 'renewal',
-  traffic_package: 'new_purchase',
-  upgrade: 'new_purchase',
-  recharge: 'user_recharge',
-  /** A paid real-name verification attempt is bought like a service. */
-  verification: 'new_purchase',
 };
 
 /** User recharges: the amount range of `POST /api/v2/client/recharge`. */

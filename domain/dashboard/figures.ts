@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { validationError } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 
 /**
  * The admin dashboard. Each figure set is one query over indexed columns (no summary table is
@@ -15,9 +16,9 @@ export const MAX_RANGE_DAYS = 366;
 export type RangeFigures = {
   from: string;
   to: string;
-  /** Paid purchase, renewal, traffic-package, upgrade and verification-fee invoices (by paid_at), refunded later or not. */
+  /** Paid invoices of the kinds that count as `sales` (by paid_at), refunded later or not. */
   revenue: string;
-  /** Paid recharge invoices. */
+  /** Paid invoices of the kinds that count as `recharge`. */
   recharge: string;
   /** Refunds that succeeded (by refunded_at). */
   refunds: string;
@@ -50,7 +51,8 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
 ];
 
-const SALES_TYPES = "('purchase', 'renew', 'traffic_package', 'upgrade', 'verification')";
+/** What the money figures sum (`countsAs` of the invoice kinds), as the `:sales` and `:recharge` replacements. */
+const TYPES = { sales: invoiceTypesWhere('countsAs', 'sales'), recharge: invoiceTypesWhere('countsAs', 'recharge') };
 const PAID_STATES = "('paid', 'partially_refunded', 'refunded')";
 
 /** Days `from..to` inclusive, valid and at most MAX_RANGE_DAYS long; 42200 otherwise. */
@@ -69,9 +71,9 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
   const [row] = await deps.db.sequelize.query<Omit<RangeFigures, 'from' | 'to' | 'net_revenue'> & { net_revenue: string }>(
     `WITH ${BOUNDS},
      sales AS (
-       SELECT COALESCE(sum(amount) FILTER (WHERE type IN ${SALES_TYPES}), 0) AS revenue,
-              COALESCE(sum(amount) FILTER (WHERE type = 'recharge'), 0) AS recharge,
-              count(*) FILTER (WHERE type IN ${SALES_TYPES} OR type = 'recharge')::int AS paid_invoices
+       SELECT COALESCE(sum(amount) FILTER (WHERE type IN (:sales)), 0) AS revenue,
+              COALESCE(sum(amount) FILTER (WHERE type IN (:recharge)), 0) AS recharge,
+              count(*) FILTER (WHERE type IN (:sales) OR type IN (:recharge))::int AS paid_invoices
          FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi),
      back AS (SELECT COALESCE(sum(amount), 0) AS refunds FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi)
      SELECT sales.revenue::numeric(14,2)::text AS revenue, sales.recharge::numeric(14,2)::text AS recharge,
@@ -80,7 +82,7 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
             (SELECT count(*)::int FROM users, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_users,
             (SELECT count(*)::int FROM services, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_services
        FROM sales, back`,
-    { replacements: { from, to }, type: QueryTypes.SELECT },
+    { replacements: { from, to, ...TYPES }, type: QueryTypes.SELECT },
   );
   if (!row) throw new Error('dashboard figures not computed');
   return { from, to, ...row };
@@ -144,7 +146,7 @@ export async function revenueSeries(deps: DomainDeps, from: string, to: string):
      ${BOUNDS},
      sales AS (
        SELECT (paid_at AT TIME ZONE 'Asia/Shanghai')::date AS day,
-              sum(amount) FILTER (WHERE type IN ${SALES_TYPES}) AS revenue, sum(amount) FILTER (WHERE type = 'recharge') AS recharge
+              sum(amount) FILTER (WHERE type IN (:sales)) AS revenue, sum(amount) FILTER (WHERE type IN (:recharge)) AS recharge
          FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi GROUP BY 1),
      back AS (
        SELECT (refunded_at AT TIME ZONE 'Asia/Shanghai')::date AS day, sum(amount) AS refunds
@@ -154,7 +156,7 @@ export async function revenueSeries(deps: DomainDeps, from: string, to: string):
             COALESCE(sales.recharge, 0)::numeric(14,2)::text AS recharge,
             COALESCE(back.refunds, 0)::numeric(14,2)::text AS refunds
        FROM days LEFT JOIN sales ON sales.day = days.day LEFT JOIN back ON back.day = days.day ORDER BY days.day`,
-    { replacements: { from, to }, type: QueryTypes.SELECT },
+    { replacements: { from, to, ...TYPES }, type: QueryTypes.SELECT },
   );
 }
 

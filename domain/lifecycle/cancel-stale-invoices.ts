@@ -1,11 +1,13 @@
 import { AppError } from '../../lib/errors.js';
 import { cancelInvoice } from '../billing/invoices/cancel-invoice.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 
 /**
- * Withdraws invoices nobody will pay, with the money domain's own cancel (invoice row lock; an
- * open QR payment keeps the invoice): unpaid purchase and traffic-package invoices older than
+ * Withdraws invoices nobody will pay, by their kind's `staleWhen` (`invoice-kinds.ts`), with the
+ * money domain's own cancel (invoice row lock; an open QR payment keeps the invoice): unpaid
+ * purchase and traffic-package invoices older than
  * `STALE_INVOICE_CANCEL_DAYS` (nothing was reserved for them: stock is taken only at
  * provisioning), unpaid renewal invoices of terminated or cancelled services, and unpaid
  * upgrade invoices once their quote's (Shanghai) day has passed or their service stopped running:
@@ -16,13 +18,13 @@ export async function cancelStaleInvoices(deps: DomainDeps) {
     deps,
     `SELECT i.id, i.user_id, i.type FROM invoices i
       WHERE i.status = 'unpaid'
-        AND ((i.type IN ('purchase', 'traffic_package') AND i.created_at < now() - make_interval(days => $1))
-          OR (i.type = 'upgrade' AND ((i.created_at AT TIME ZONE 'Asia/Shanghai')::date < (now() AT TIME ZONE 'Asia/Shanghai')::date
+        AND ((i.type = ANY($2::text[]) AND i.created_at < now() - make_interval(days => $1))
+          OR (i.type = ANY($3::text[]) AND ((i.created_at AT TIME ZONE 'Asia/Shanghai')::date < (now() AT TIME ZONE 'Asia/Shanghai')::date
                                       OR EXISTS (SELECT 1 FROM services s WHERE s.id = i.service_id AND s.status <> 'active')))
-          OR (i.type = 'renew' AND EXISTS (SELECT 1 FROM services s WHERE s.id = i.service_id AND s.status IN ('terminated', 'cancelled'))))
+          OR (i.type = ANY($4::text[]) AND EXISTS (SELECT 1 FROM services s WHERE s.id = i.service_id AND s.status IN ('terminated', 'cancelled'))))
         AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
       ORDER BY i.id LIMIT 1000`,
-    [deps.config.lifecycle.staleInvoiceDays],
+    [deps.config.lifecycle.staleInvoiceDays, invoiceTypesWhere('staleWhen', 'days_old'), invoiceTypesWhere('staleWhen', 'quote_day_over'), invoiceTypesWhere('staleWhen', 'service_ended')],
   );
   const summary = { candidates: invoices.length, purchase_cancelled: 0, traffic_package_cancelled: 0, renew_cancelled: 0, upgrade_cancelled: 0, kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
   for (const invoice of invoices) {

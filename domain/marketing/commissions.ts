@@ -1,13 +1,14 @@
 import { Decimal } from 'decimal.js';
 import { formatMoney, money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows, statement, type Tx } from '../../db/sql.js';
+import { inTransaction, namedStatement, sqlOne, sqlRows, type Param, type Tx } from '../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/billing.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import type { BuiltinTask } from '../tasks/types.js';
-import { readReferralConfig } from './referral-config.js';
+import { readReferralConfig, type ReferralConfig } from './referral-config.js';
 
-/** Invoices of an invitee that earn their referrer a commission (what was bought, not recharges). */
-export const COMMISSIONED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
+/** Invoices of an invitee that earn their referrer a commission (`earnsCommission`: what was bought, not recharges). */
+const COMMISSIONED_TYPES = invoiceTypesWhere('earnsCommission');
 
 /** A commission of `rate` percent on `base`, cut (never rounded up) to the cent. */
 export function commissionOf(base: Decimal.Value, rate: Decimal.Value): Decimal {
@@ -32,21 +33,21 @@ export function clawbackTarget(commission: Decimal.Value, refunded: Decimal.Valu
  * amount grows by what was booked. The rate is the product's commission rate if an admin set one,
  * else the referrer's member level's, else the default (`rate`); the amount is cut (never rounded
  * up) to the cent, as `commissionOf`. The settlement runs these inside its own statement
- * (domain/billing/payments/settle-invoice.ts); `$`-parameters: `p.rate` (numeric percent),
- * `p.days` (holding days), `p.types` (COMMISSIONED_TYPES).
+ * (domain/billing/payments/settle-invoice.ts), a `namedStatement` whose values include
+ * `commissionValues(config)`.
  */
-export function commissionCtes(source: string, p: { rate: number; days: number; types: number }): string {
+export function commissionCtes(source: string, p: Param<CommissionParam>): string {
   return `commission_referrer AS (
        SELECT a.referrer_id, s.id AS invoice_id, s.user_id AS invitee_id, s.amount, s.invoice_no,
               COALESCE((SELECT r.rate FROM orders o JOIN commission_product_rates r ON r.product_id = o.product_id WHERE o.invoice_id = s.id),
                        (SELECT l.commission_rate FROM user_member_levels u JOIN member_levels l ON l.id = u.level_id WHERE u.user_id = a.referrer_id),
-                       $${p.rate}::numeric) AS rate
+                       ${p('defaultCommissionRate')}::numeric) AS rate
          FROM ${source} s JOIN referral_accounts a ON a.user_id = s.user_id AND a.referrer_id IS NOT NULL
-        WHERE s.type = ANY($${p.types}::varchar[]) AND s.amount > 0
+        WHERE s.type = ANY(${p('commissionedTypes')}::varchar[]) AND s.amount > 0
      ), commission_entry AS (
        INSERT INTO commission_entries (user_id, invitee_id, invoice_id, kind, base_amount, rate, amount, status, available_at, idempotency_key)
        SELECT referrer_id, invitee_id, invoice_id, 'commission', amount, rate, trunc(amount * rate / 100, 2), 'pending',
-              now() + make_interval(days => $${p.days}::int), 'commission:' || invoice_no
+              now() + make_interval(days => ${p('commissionHoldingDays')}::int), 'commission:' || invoice_no
          FROM commission_referrer WHERE trunc(amount * rate / 100, 2) > 0
        ON CONFLICT DO NOTHING RETURNING user_id, amount
      ), commission_credited AS (
@@ -55,10 +56,18 @@ export function commissionCtes(source: string, p: { rate: number; days: number; 
      )`;
 }
 
-const RESETTLE_COMMISSION = statement(
-  `WITH target AS (
-     SELECT id, user_id, type, amount, invoice_no FROM invoices WHERE id = $1 AND paid_at IS NOT NULL
-   ), ${commissionCtes('target', { rate: 2, days: 3, types: 4 })}
+/** The named parameters of `commissionCtes`. */
+export type CommissionParam = 'defaultCommissionRate' | 'commissionHoldingDays' | 'commissionedTypes';
+
+/** The values of `commissionCtes`'s parameters under the referral configuration. */
+export function commissionValues(config: ReferralConfig): Record<CommissionParam, unknown> {
+  return { defaultCommissionRate: config.defaultCommissionRate, commissionHoldingDays: config.holdingDays, commissionedTypes: COMMISSIONED_TYPES };
+}
+
+const RESETTLE_COMMISSION = namedStatement<'invoiceId' | CommissionParam>(
+  (p) => `WITH target AS (
+     SELECT id, user_id, type, amount, invoice_no FROM invoices WHERE id = ${p('invoiceId')} AND paid_at IS NOT NULL
+   ), ${commissionCtes('target', p)}
    SELECT (SELECT count(*) FROM commission_credited)::int AS booked`,
 );
 
@@ -70,7 +79,7 @@ const RESETTLE_COMMISSION = statement(
 export async function settleCommission(deps: DomainDeps, invoice: InvoiceRecord, tx: Tx): Promise<void> {
   if (invoice.paid_at === null) return;
   const config = await readReferralConfig(deps);
-  await sqlRows(deps, RESETTLE_COMMISSION, [invoice.id, config.defaultCommissionRate, config.holdingDays, COMMISSIONED_TYPES], tx);
+  await sqlRows(deps, RESETTLE_COMMISSION, RESETTLE_COMMISSION.values({ invoiceId: invoice.id, ...commissionValues(config) }), tx);
   if (money(invoice.refunded_amount).gt(0)) await clawBackCommissions(deps, invoice.id, tx);
 }
 

@@ -2,6 +2,7 @@ import { AppError, ErrorCode, conflict, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { inTransaction, sqlOne, sqlRows, qualified } from '../../db/sql.js';
 import { MEMBER_LEVEL_COLUMNS, type MemberLevelRecord, type MemberLevelSource } from '../../db/models/marketing.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import type { BuiltinTask } from '../tasks/types.js';
 
 export type MemberLevelInput = {
@@ -120,15 +121,16 @@ export async function getUserLevel(deps: DomainDeps, userId: number): Promise<Us
 
 /**
  * Levels reached by spend: every user not placed by an admin gets the highest level (by
- * `min_spend`) their paid spend reaches — paid purchase, renewal and traffic-package invoices,
- * less what was refunded — or loses a spend level they no longer reach. Two set statements,
- * idempotent: a rerun changes nothing.
+ * `min_spend`) their paid spend reaches — paid invoices of the kinds with `memberSpend`
+ * (`invoice-kinds.ts`), less what was refunded — or loses a spend level they no longer reach.
+ * Two set statements, idempotent: a rerun changes nothing.
  */
 export async function applySpendLevels(deps: DomainDeps) {
+  const spendTypes = invoiceTypesWhere('memberSpend');
   return inTransaction(deps, async (tx) => {
     const spend = `WITH spend AS (
          SELECT user_id, sum(amount - refunded_amount) AS total FROM invoices
-          WHERE type IN ('purchase', 'renew', 'traffic_package', 'upgrade') AND paid_at IS NOT NULL GROUP BY user_id
+          WHERE type = ANY($1::text[]) AND paid_at IS NOT NULL GROUP BY user_id
        ), reached AS (
          SELECT DISTINCT ON (s.user_id) s.user_id, l.id AS level_id FROM spend s
            JOIN member_levels l ON l.min_spend IS NOT NULL AND l.min_spend <= s.total
@@ -141,14 +143,14 @@ export async function applySpendLevels(deps: DomainDeps) {
        ON CONFLICT (user_id) DO UPDATE SET level_id = EXCLUDED.level_id, updated_at = now()
          WHERE user_member_levels.source = 'spend' AND user_member_levels.level_id <> EXCLUDED.level_id
        RETURNING user_id`,
-      [],
+      [spendTypes],
       tx,
     );
     const dropped = await sqlRows(
       deps,
       `${spend}
        DELETE FROM user_member_levels u WHERE u.source = 'spend' AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.user_id = u.user_id) RETURNING user_id`,
-      [],
+      [spendTypes],
       tx,
     );
     return { changed: set.length, dropped: dropped.length };

@@ -1,5 +1,6 @@
 import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import type { TaskRunContext } from '../tasks/types.js';
 import { addToTally, emptyTally, type NoticeOutcome, type NoticeTally } from './notice.js';
 import { addDays, invoiceUnpaidNotice, type NoticeService, serviceSuspendedNotice, serviceTerminatedNotice } from './notice-texts.js';
@@ -76,8 +77,9 @@ export async function notifyServiceState(
 }
 
 /**
- * Unpaid purchase and traffic-package invoices, once, `INVOICE_UNPAID_REMINDER_HOURS` after
- * creation (not while a QR payment is open, not once the stale-invoice job would cancel them);
+ * Unpaid invoices cancelled as stale by age (`staleWhen: 'days_old'`: purchases and traffic
+ * packages), once, `INVOICE_UNPAID_REMINDER_HOURS` after creation (not while a QR payment is
+ * open, not once the stale-invoice job would cancel them);
  * suspension and termination notices not yet sent; claims abandoned by a crash closed as unknown.
  */
 export async function sendAccountNotices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId'>): Promise<Record<string, unknown>> {
@@ -90,11 +92,11 @@ export async function sendAccountNotices(deps: DomainDeps, run: Pick<TaskRunCont
     deps,
     `SELECT i.id, i.invoice_no, i.subject, i.amount, i.type, i.created_at, i.user_id, u.email, u.phone
        FROM invoices i JOIN users u ON u.id = i.user_id
-      WHERE i.status = 'unpaid' AND i.type IN ('purchase', 'traffic_package')
+      WHERE i.status = 'unpaid' AND i.type = ANY($3::text[])
         AND i.created_at <= now() - make_interval(hours => $1) AND i.created_at > now() - make_interval(days => $2)
         AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
       ORDER BY i.id`,
-    [unpaidReminderHours, staleInvoiceDays],
+    [unpaidReminderHours, staleInvoiceDays, invoiceTypesWhere('staleWhen', 'days_old')],
   );
   for (const row of invoices) {
     const notice = invoiceUnpaidNotice(deps.config.siteName, {

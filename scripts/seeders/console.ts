@@ -48,7 +48,7 @@ async function ensureDemoService(deps: DomainDeps, userId: number): Promise<{ id
         settled: true,
         payload: { product_id: binding.product_id, quantity: 1, billing_period: 'monthly' },
         items: [{ key: 'base', description: '演示云服务器', unitAmount: '0.00', quantity: 1, amount: '0.00' }],
-        order: { type: 'new_purchase', productId: binding.product_id, billingPeriod: 'monthly', quantity: 1, config: {} },
+        order: { productId: binding.product_id, billingPeriod: 'monthly', quantity: 1, config: {} },
         audit: systemAudit('demo-console'),
       },
       tx,

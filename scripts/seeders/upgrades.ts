@@ -45,7 +45,7 @@ export async function seedDemoUpgradableService(deps: DomainDeps): Promise<strin
         settled: true,
         payload: { product_id: product.id, quantity: 1, billing_period: 'monthly', demo: true },
         items: [{ key: 'base', description: '演示服务（可升降级配置）', unitAmount: '0.00', quantity: 1, amount: '0.00' }],
-        order: { type: 'new_purchase', productId: product.id, billingPeriod: 'monthly', quantity: 1, config: priced.config },
+        order: { productId: product.id, billingPeriod: 'monthly', quantity: 1, config: priced.config },
         audit: systemAudit('demo-upgrade-service'),
       },
       tx,

@@ -116,7 +116,7 @@ export async function createService(platform: ServicesPlatform, seed: ServiceSee
         settled: true,
         payload: { product_id: seed.productId, quantity: 1, billing_period: seed.billingPeriod ?? 'monthly' },
         items: [{ key: 'base', description: '测试服务', unitAmount: '0.00', quantity: 1, amount: '0.00' }],
-        order: { type: 'new_purchase', productId: seed.productId, billingPeriod: seed.billingPeriod ?? 'monthly', quantity: 1, config: {} },
+        order: { productId: seed.productId, billingPeriod: seed.billingPeriod ?? 'monthly', quantity: 1, config: {} },
         audit: systemAudit('test-service'),
       },
       tx,

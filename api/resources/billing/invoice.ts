@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
-import { INVOICE_STATUS_LABELS, INVOICE_TYPE_LABELS } from '../../../domain/billing/constants.js';
+import { INVOICE_STATUS_LABELS } from '../../../domain/billing/constants.js';
+import { INVOICE_KINDS } from '../../../domain/billing/invoice-kinds.js';
 import { INVOICE_STATUSES, INVOICE_TYPES, type InvoiceRecord, ORDER_STATUSES, ORDER_TYPES, PAYMENT_CHANNELS } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
@@ -36,7 +37,7 @@ export function invoiceSummaryResource(invoice: InvoiceSource) {
     id: invoice.id,
     invoice_no: invoice.invoice_no,
     type: invoice.type,
-    type_label: INVOICE_TYPE_LABELS[invoice.type],
+    type_label: INVOICE_KINDS[invoice.type].label,
     status: invoice.status,
     status_label: INVOICE_STATUS_LABELS[invoice.status],
     subject: invoice.subject,

@@ -7,14 +7,16 @@ import { afterCommit } from './after-commit.js';
 import { startProvisioning } from './start-provisioning.js';
 import { activatePaidAttempt } from '../../verification/attempts.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
+import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, invoiceTypesWhere } from '../invoice-kinds.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 
 /** Invoice types whose settlement promises a fulfilment (a recharge is fulfilled in the settlement itself). */
-export const FULFILLED_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade', 'verification'];
+export const FULFILLED_TYPES = invoiceTypesWhere('fulfilment', ...DISPATCHED_FULFILMENTS);
 
 /**
- * Fulfilment of a paid invoice after its settlement committed; idempotent. A purchase starts
+ * Fulfilment of a paid invoice after its settlement committed, by its kind's `fulfilment`
+ * (`invoice-kinds.ts`); idempotent. A purchase starts
  * `provision:<service_id>` for each of its services; a renewal, traffic package or upgrade its
  * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`); a real-name
  * verification its attempt (`activatePaidAttempt`: awaiting_payment → pending once, and its workflow). `dispatched_at` and the
@@ -34,14 +36,12 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
   if (!invoice || invoice.paid_at === null) return { invoiceId, dispatched: false, reason: 'not_paid' };
   if (invoice.dispatched_at !== null) return { invoiceId, dispatched: false, reason: 'already_dispatched' };
   if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') return { invoiceId, dispatched: false, reason: 'nothing_to_do' };
-  switch (invoice.type) {
-    case 'purchase': {
+  switch (INVOICE_KINDS[invoice.type].fulfilment) {
+    case 'provisioning': {
       for (const id of invoice.service_ids ?? []) await startProvisioning(deps, { id, user_id: invoice.user_id }, BACKGROUND_DEADLINE_MS);
       break;
     }
-    case 'renew':
-    case 'traffic_package':
-    case 'upgrade':
+    case 'service_order':
       await dispatchServiceOrder(deps, invoice);
       break;
     case 'verification':

@@ -1,10 +1,13 @@
 import type { DomainDeps } from '../../deps.js';
 import { sqlRows } from '../../../db/sql.js';
+import type { InvoiceType } from '../../../db/models/billing.js';
+import { invoiceTypesWhere } from '../invoice-kinds.js';
 import { MARKETING_INTEGRITY_RULES } from '../../marketing/integrity-rules.js';
 
 export type IntegrityViolation = { rule: string; message: string; subject_type: string; subject_id: number; detail: string };
 
-type Rule = { rule: string; message: string; subject: string; sql: string };
+/** A rule's query takes the user (`$1`, null: everyone) and, if it has `types`, those invoice types (`$2`). */
+type Rule = { rule: string; message: string; subject: string; sql: string; types?: InvoiceType[] };
 
 /**
  * Every money invariant as a query that answers the rows breaking it. The database enforces
@@ -53,8 +56,9 @@ const RULES: Rule[] = [
     subject: 'invoice',
     sql: `SELECT i.id, i.balance_amount || ' <> ' || COALESCE(-sum(t.amount), 0) AS detail
             FROM invoices i LEFT JOIN account_transactions t ON t.invoice_id = i.id AND t.type IN ('payment', 'payment_reversal')
-           WHERE i.type IN ('purchase', 'renew', 'traffic_package', 'upgrade', 'verification') AND i.status <> 'cancelled' AND ($1::int IS NULL OR i.user_id = $1)
+           WHERE i.type = ANY($2::text[]) AND i.status <> 'cancelled' AND ($1::int IS NULL OR i.user_id = $1)
            GROUP BY i.id, i.balance_amount HAVING i.balance_amount <> COALESCE(-sum(t.amount), 0)`,
+    types: invoiceTypesWhere('payableFromBalance'),
   },
   {
     rule: 'invoice_third_party_part_paid',
@@ -62,9 +66,10 @@ const RULES: Rule[] = [
     subject: 'invoice',
     sql: `SELECT i.id, i.third_party_amount || ' <> ' || COALESCE(sum(p.amount), 0) AS detail
             FROM invoices i LEFT JOIN payments p ON p.invoice_id = i.id AND p.settlement = 'invoice'
-           WHERE i.type IN ('purchase', 'renew', 'traffic_package', 'upgrade', 'recharge', 'verification') AND i.payment_channel IS DISTINCT FROM 'admin'
+           WHERE i.type = ANY($2::text[]) AND i.payment_channel IS DISTINCT FROM 'admin'
              AND ($1::int IS NULL OR i.user_id = $1)
            GROUP BY i.id, i.third_party_amount HAVING i.third_party_amount <> COALESCE(sum(p.amount), 0)`,
+    types: invoiceTypesWhere('payable'),
   },
   {
     rule: 'refunds_within_paid',
@@ -141,7 +146,7 @@ const RULES: Rule[] = [
 export async function checkLedgerIntegrity(deps: DomainDeps, options: { userId?: number } = {}): Promise<IntegrityViolation[]> {
   const found: IntegrityViolation[] = [];
   for (const rule of RULES) {
-    const rows = await sqlRows<{ id: number; detail: string }>(deps, rule.sql, [options.userId ?? null]);
+    const rows = await sqlRows<{ id: number; detail: string }>(deps, rule.sql, rule.types ? [options.userId ?? null, rule.types] : [options.userId ?? null]);
     for (const row of rows) found.push({ rule: rule.rule, message: rule.message, subject_type: rule.subject, subject_id: row.id, detail: row.detail });
   }
   return found;

@@ -54,7 +54,6 @@ export async function createPurchaseInvoice(deps: DomainDeps, request: PurchaseR
         },
         items: priced.lines.map((l) => ({ key: l.key, description: l.label, unitAmount: l.unit_amount, quantity: l.quantity, amount: l.amount })),
         order: {
-          type: 'new_purchase',
           productId: quote.product_id,
           billingPeriod: quote.billing_period,
           quantity: quote.quantity,

@@ -1,13 +1,14 @@
 import { formatMoney } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type InvoiceStatus, type InvoiceType, type OrderRecord, type OrderType, type PaymentChannel } from '../../../db/models/billing.js';
+import { INVOICE_COLUMNS, ORDER_COLUMNS, type InvoiceRecord, type InvoiceStatus, type InvoiceType, type OrderRecord, type PaymentChannel } from '../../../db/models/billing.js';
+import { INVOICE_KINDS } from '../invoice-kinds.js';
 import { sqlOne, sqlRows, type Tx } from '../../../db/sql.js';
 
 export type InvoiceItemInput = { key: string; description: string; unitAmount: string; quantity: number; amount: string };
 
+/** The order of an invoice whose kind has one; its type is the kind's `orderType`. */
 export type OrderInput = {
-  type: OrderType;
   productId: number | null;
   serviceId?: number | null;
   billingPeriod: string;
@@ -39,10 +40,12 @@ export type InsertInvoiceInput = {
 export type InsertedInvoice = { invoice: InvoiceRecord; order: OrderRecord | null };
 
 /**
- * Writes an invoice with its items (and its order, for purchases, renewals and traffic
- * packages) in the caller's transaction; the invoice number comes from the database.
+ * Writes an invoice with its items (and its order, for a kind with an `orderType`) in the
+ * caller's transaction; the invoice number comes from the database.
  */
 export async function insertInvoice(deps: DomainDeps, input: InsertInvoiceInput, transaction: Tx): Promise<InsertedInvoice> {
+  const orderType = INVOICE_KINDS[input.type].orderType;
+  if (input.order && orderType === null) throw new Error(`a ${input.type} invoice has no order`);
   const { operator, traceId } = input.audit;
   const invoice = await sqlOne<InvoiceRecord>(
     deps,
@@ -99,7 +102,7 @@ export async function insertInvoice(deps: DomainDeps, input: InsertInvoiceInput,
       [
         input.userId,
         invoice.id,
-        input.order.type,
+        orderType,
         input.order.productId,
         input.order.serviceId ?? null,
         input.amount,

@@ -1,6 +1,7 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
-import { INVOICE_STATUS_LABELS, PAYABLE_TYPES } from '../constants.js';
+import { INVOICE_STATUS_LABELS } from '../constants.js';
+import { INVOICE_KINDS } from '../invoice-kinds.js';
 import type { InvoiceRecord } from '../../../db/models/billing.js';
 
 /**
@@ -16,7 +17,7 @@ export function assertPayable(invoice: InvoiceRecord, now: Date = new Date()): v
   if (invoice.status !== 'unpaid') {
     throw new AppError(ErrorCode.INVOICE_NOT_PAYABLE, `账单${INVOICE_STATUS_LABELS[invoice.status]}，不可支付`, { invoice_id: invoice.id, status: invoice.status });
   }
-  if (!PAYABLE_TYPES.includes(invoice.type)) {
+  if (!INVOICE_KINDS[invoice.type].payable) {
     throw new AppError(ErrorCode.INVOICE_NOT_PAYABLE, '该类型的账单无需支付', { invoice_id: invoice.id, status: invoice.status });
   }
   if (invoice.type === 'upgrade' && invoice.payload['quoted_on'] !== (formatDateTime(now) ?? '').slice(0, 10)) {

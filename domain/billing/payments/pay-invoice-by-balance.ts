@@ -2,7 +2,7 @@ import { AppError, ErrorCode, validationError } from '../../../lib/errors.js';
 import { money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { BALANCE_PAYABLE_TYPES } from '../constants.js';
+import { INVOICE_KINDS } from '../invoice-kinds.js';
 import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
 import { lockInvoice, pendingPaymentNo } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
@@ -52,7 +52,7 @@ export async function payInvoiceByBalance(
     const { account_balance: balance, account_last_seq: lastSeq, items, ...invoice }: Partial<LockedForBalance> & InvoiceRecord & { pending_payment_no?: string | null } =
       both ?? (await lockInvoice(deps, input.invoiceId, input.userId, transaction, { withPendingPayment: true }));
     assertPayable(invoice);
-    if (!BALANCE_PAYABLE_TYPES.includes(invoice.type)) {
+    if (!INVOICE_KINDS[invoice.type].payableFromBalance) {
       throw validationError({ invoice: ['充值账单只能通过扫码支付'] }, '充值账单只能通过扫码支付');
     }
     if (invoice.pending_payment_no) throw new AppError(ErrorCode.PAYMENT_IN_PROGRESS, undefined, { payment_no: invoice.pending_payment_no });

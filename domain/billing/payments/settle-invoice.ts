@@ -3,16 +3,16 @@ import { formatMoney } from '../../../lib/money.js';
 import { CATALOGUE_CHANNEL } from '../../catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { ORDER_TYPE_BY_INVOICE, RECHARGE_SCENE_BY_INVOICE } from '../constants.js';
+import { INVOICE_KINDS, invoiceTypesWhere } from '../invoice-kinds.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../../db/models/billing.js';
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
-import { sqlOne, statement, type Tx } from '../../../db/sql.js';
+import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
 import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
-import { COMMISSIONED_TYPES, commissionCtes } from '../../marketing/commissions.js';
+import { commissionCtes, commissionValues, type CommissionParam } from '../../marketing/commissions.js';
 import { readReferralConfig } from '../../marketing/referral-config.js';
 
 export type SettlementParts = {
@@ -26,14 +26,30 @@ export type SettlementParts = {
 export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | null; accountTransactionId: number | null };
 
 /** Invoice types whose settlement marks their order paid (a purchase also creates its services). */
-const ORDERED_TYPES = Object.keys(ORDER_TYPE_BY_INVOICE);
+const ORDERED_TYPES = invoiceTypesWhere('orderType');
+/** Invoice types fulfilled by the settlement itself (a recharge): dispatched at once. */
+const SETTLED_IN_PLACE_TYPES = invoiceTypesWhere('fulfilment', 'settlement');
+
+type SettleParam =
+  | 'invoiceId'
+  | 'balanceAmount'
+  | 'thirdPartyAmount'
+  | 'channel'
+  | 'fulfilmentKeyPrefix'
+  | 'tryNowGraceMs'
+  | 'fulfilledTypes'
+  | 'outboxChannel'
+  | 'orderedTypes'
+  | 'settledInPlaceTypes'
+  | 'catalogueChannel'
+  | CommissionParam;
 
 /**
  * The settlement in one statement (one round trip on every payment path; the parts are CTEs
  * that read the `settled` row, so an invoice that was not unpaid changes nothing at all):
- * - `settled`: the invoice paid with its parts (a recharge also marked dispatched);
+ * - `settled`: the invoice paid with its parts (one fulfilled by the settlement, a recharge, also marked dispatched);
  * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, and the relay's wake-up;
- * - `paid_order`: its order paid (purchase, renewal, traffic package, upgrade);
+ * - `paid_order`: its order paid (a kind with an `orderType`);
  * - `new_services`: a purchase's `pending` services, one per instance, with the product (and
  *   its name at order time), period and configuration the invoice was priced for (UNIQUE per
  *   invoice line);
@@ -41,19 +57,19 @@ const ORDERED_TYPES = Object.keys(ORDER_TYPE_BY_INVOICE);
  *   happened), and every API process drops its cached catalogue once this commits;
  * - the coupon use becomes final, and the referrer's commission is booked pending.
  */
-const SETTLE = statement(
-  `WITH settled AS (
-     UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = $4, paid_at = now(),
-         dispatched_at = CASE WHEN type = 'recharge' THEN now() ELSE dispatched_at END, updated_at = now()
-       WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
+const SETTLE = namedStatement<SettleParam>(
+  (p) => `WITH settled AS (
+     UPDATE invoices SET status = 'paid', balance_amount = ${p('balanceAmount')}, third_party_amount = ${p('thirdPartyAmount')}, payment_channel = ${p('channel')}, paid_at = now(),
+         dispatched_at = CASE WHEN type = ANY(${p('settledInPlaceTypes')}::varchar[]) THEN now() ELSE dispatched_at END, updated_at = now()
+       WHERE id = ${p('invoiceId')} AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
    ), intent AS (
      INSERT INTO outbox (kind, key, payload, next_attempt_at)
-     SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => $6::int / 1000.0)
-       FROM settled WHERE type = ANY($7::varchar[])
-     ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, $6::int::text)
+     SELECT 'start_fulfilment', ${p('fulfilmentKeyPrefix')} || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => ${p('tryNowGraceMs')}::int / 1000.0)
+       FROM settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])
+     ON CONFLICT (key) DO NOTHING RETURNING pg_notify(${p('outboxChannel')}, ${p('tryNowGraceMs')}::int::text)
    ), paid_order AS (
      UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
-       FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY($9::varchar[]) RETURNING o.id
+       FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY(${p('orderedTypes')}::varchar[]) RETURNING o.id
    ), new_services AS (
      INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
      SELECT s.user_id, (s.payload->>'product_id')::int, o.id, s.id, n, 'pending', s.payload->>'product_type', s.payload->>'billing_period',
@@ -65,15 +81,15 @@ const SETTLE = statement(
      UPDATE products p SET stock_qty = GREATEST(p.stock_qty - (s.payload->>'quantity')::int, 0), updated_at = now()
        FROM settled s WHERE s.type = 'purchase' AND EXISTS (SELECT 1 FROM paid_order)
         AND p.id = (s.payload->>'product_id')::int AND p.stock_control
-     RETURNING pg_notify($10, '{}')
-   ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', { rate: 11, days: 12, types: 13 })}
+     RETURNING pg_notify(${p('catalogueChannel')}, '{}')
+   ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', p)}
    SELECT settled.*, (SELECT id FROM paid_order) AS paid_order_id FROM settled`,
 );
 
 /**
  * Marks a locked, unpaid invoice paid with its parts, and does the fulfilment that belongs in
- * the same transaction (`SETTLE`, one statement): a purchase, renewal, traffic package or
- * upgrade marks its order paid; a purchase creates its service rows; marketing follows the
+ * the same transaction (`SETTLE`, one statement): an invoice with an order marks it paid; a
+ * purchase creates its service rows; marketing follows the
  * payment (coupon use final, the referrer's commission `commission:<invoice_no>` pending). A
  * recharge then credits the balance; a third-party part leaves a recharge record with the scene
  * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`); the
@@ -85,21 +101,20 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
   const row = await sqlOne<InvoiceRecord & { paid_order_id: number | null }>(
     deps,
     SETTLE,
-    [
-      locked.id,
-      formatMoney(parts.balance),
-      formatMoney(parts.thirdParty),
-      parts.channel,
-      FULFILMENT_KEY_PREFIX,
-      TRY_NOW_GRACE_MS,
-      FULFILLED_TYPES,
-      OUTBOX_CHANNEL,
-      ORDERED_TYPES,
-      CATALOGUE_CHANNEL,
-      referral.defaultCommissionRate,
-      referral.holdingDays,
-      COMMISSIONED_TYPES,
-    ],
+    SETTLE.values({
+      invoiceId: locked.id,
+      balanceAmount: formatMoney(parts.balance),
+      thirdPartyAmount: formatMoney(parts.thirdParty),
+      channel: parts.channel,
+      fulfilmentKeyPrefix: FULFILMENT_KEY_PREFIX,
+      tryNowGraceMs: TRY_NOW_GRACE_MS,
+      fulfilledTypes: FULFILLED_TYPES,
+      outboxChannel: OUTBOX_CHANNEL,
+      orderedTypes: ORDERED_TYPES,
+      settledInPlaceTypes: SETTLED_IN_PLACE_TYPES,
+      catalogueChannel: CATALOGUE_CHANNEL,
+      ...commissionValues(referral),
+    }),
     transaction,
   );
   if (!row) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
@@ -127,7 +142,7 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
   }
 
   let rechargeRecordId: number | null = null;
-  const scene = RECHARGE_SCENE_BY_INVOICE[invoice.type];
+  const scene = INVOICE_KINDS[invoice.type].rechargeScene;
   if (parts.thirdParty.gt(0) && parts.paymentId !== null && scene) {
     rechargeRecordId = await insertRechargeRecord(
       deps,

@@ -4,7 +4,8 @@ import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import { resolvePluginTarget } from '../../../plugins/runtime/resolve-target.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { BALANCE_PAYABLE_TYPES, QRPAY_NOTIFY_PATH } from '../constants.js';
+import { QRPAY_NOTIFY_PATH } from '../constants.js';
+import { INVOICE_KINDS } from '../invoice-kinds.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { lockAccount } from '../ledger/lock-account.js';
@@ -54,7 +55,7 @@ export async function startQrPayment(
     if (total.lte(0)) throw validationError({ invoice: ['金额为 0 的账单请使用余额支付'] }, '金额为 0 的账单请使用余额支付');
     let balancePart = money(0);
     if (input.useBalance) {
-      if (!BALANCE_PAYABLE_TYPES.includes(invoice.type)) {
+      if (!INVOICE_KINDS[invoice.type].payableFromBalance) {
         throw validationError({ use_balance: ['充值账单不能使用余额抵扣'] }, '充值账单不能使用余额抵扣');
       }
       const account = await lockAccount(deps, invoice.user_id, transaction);

@@ -5,6 +5,7 @@ import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import type { RefundScope } from '../constants.js';
 import { REFUND_COLUMNS, type RefundMethod, type RefundRecord } from '../../../db/models/billing.js';
+import { INVOICE_KINDS, invoiceTypeNames, invoiceTypesWhere } from '../invoice-kinds.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { intentKeys, recordIntent, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
@@ -22,11 +23,12 @@ export type RefundRequest = {
 
 export type CreatedRefund = { refund: RefundRecord; documents: RefundDocuments | null };
 
-const REFUNDABLE_TYPES = ['purchase', 'renew', 'traffic_package', 'upgrade'];
+/** 40915's message names the refundable types: `仅新购、续费、流量包与升降级账单可退款`. */
+const NOT_REFUNDABLE_MESSAGE = `该类型的账单不支持退款（仅${invoiceTypeNames(invoiceTypesWhere('refundable'))}账单可退款）`;
 
 /**
  * An admin refund of a user's invoice (spec: Finance documents). Preconditions: an invoice
- * with an order (purchase, renewal, traffic package), `paid` or `partially_refunded`, its order
+ * of a refundable kind (`invoice-kinds.ts`), `paid` or `partially_refunded`, its order
  * `paid` or `completed` (40915 otherwise). The amount defaults to what is left to refund and
  * may not exceed it (40914); what is left counts refunds still processing. The third-party part
  * is refunded first, then the balance part. `balance`: everything goes to the balance, all
@@ -45,8 +47,8 @@ export async function createRefund(deps: DomainDeps, request: RefundRequest, aud
       transaction,
     );
     const invoice = await lockInvoice(deps, request.invoiceId, request.userId, transaction);
-    if (!REFUNDABLE_TYPES.includes(invoice.type)) {
-      throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, '该类型的账单不支持退款（仅新购、续费、流量包与升降级账单可退款）');
+    if (!INVOICE_KINDS[invoice.type].refundable) {
+      throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, NOT_REFUNDABLE_MESSAGE);
     }
     if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') {
       throw new AppError(ErrorCode.INVOICE_NOT_REFUNDABLE, '账单未支付或已全额退款，不能退款', { status: invoice.status });

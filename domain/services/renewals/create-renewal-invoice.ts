@@ -127,7 +127,7 @@ export async function createRenewalInvoice(deps: DomainDeps, request: RenewalReq
           ...(priced.coupon ? { coupon_code: priced.coupon.code } : {}),
         },
         items: priced.lines.map((l) => ({ key: l.key, description: l.label, unitAmount: l.unit_amount, quantity: l.quantity, amount: l.amount })),
-        order: { type: 'renewal', productId: service.product_id, serviceId: service.id, billingPeriod: period, quantity: 1, config: service.config },
+        order: { productId: service.product_id, serviceId: service.id, billingPeriod: period, quantity: 1, config: service.config },
         audit,
       },
       tx,

@@ -50,7 +50,7 @@ export async function createTrafficPackageInvoice(
           upstream_price: offer.upstream_price,
         },
         items: [{ key: 'traffic_package', description: `${offer.name}（${offer.size_gb}GB）`, unitAmount: offer.price, quantity: 1, amount: offer.price }],
-        order: { type: 'traffic_package', productId: service.product_id, serviceId: service.id, billingPeriod: '', quantity: 1, config: { package_id: offer.package_id } },
+        order: { productId: service.product_id, serviceId: service.id, billingPeriod: '', quantity: 1, config: { package_id: offer.package_id } },
         audit,
       },
       tx,

@@ -120,7 +120,7 @@ export async function createUpgradeInvoice(
           ...(quote.coupon ? { coupon_code: quote.coupon.code } : {}),
         },
         items: quote.lines.map((l) => ({ key: l.key, description: l.label, unitAmount: l.unit_amount, quantity: l.quantity, amount: l.amount })),
-        order: { type: 'upgrade', productId: ctx.product.id, serviceId: ctx.service.id, billingPeriod: ctx.period, quantity: 1, config: quote.config },
+        order: { productId: ctx.product.id, serviceId: ctx.service.id, billingPeriod: ctx.period, quantity: 1, config: quote.config },
         audit,
       },
       tx,

@@ -176,7 +176,7 @@ describe('fulfilment dispatch', () => {
           subject: '续费测试',
           amount: '12.00',
           items: [{ key: 'renew', description: '续费 1 个月', unitAmount: '12.00', quantity: 1, amount: '12.00' }],
-          order: { type: 'renewal', productId: null, billingPeriod: 'monthly', quantity: 1, config: {} },
+          order: { productId: null, billingPeriod: 'monthly', quantity: 1, config: {} },
           audit: userAudit(client.id, 'renew-test'),
         },
         transaction,
