@@ -111,6 +111,9 @@ function eventKindSql(kindSql: string): string {
   return `CASE ${kindSql} ${KIND_NAMES.map((k) => `WHEN '${k}' THEN '${UPSTREAM_WORK_KINDS[k].eventKind}'`).join(' ')} END`;
 }
 
+/** `a、b或c`: every label, the last one joined by 或. */
+const either = (labels: string[]) => (labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join('、')}或${labels.at(-1)}`);
+
 const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 /** The two homes of upstream work's state. */
@@ -143,7 +146,7 @@ export const WORK_HOMES = {
     open: ['pending', 'processing', 'awaiting_admin'],
     parked: 'awaiting_admin',
     errorCode: ErrorCode.SERVICE_ORDER_NOT_AWAITING,
-    notFound: `服务订单（${SERVICE_ORDER_KINDS.map((k) => UPSTREAM_WORK_KINDS[k].label).join('、')}）不存在`,
+    notFound: `服务订单（${either(SERVICE_ORDER_KINDS.map((k) => UPSTREAM_WORK_KINDS[k].label))}）不存在`,
     intent: {
       kind: 'decide_service_order',
       key: intentKeys.serviceOrderDecision,
