@@ -1,7 +1,7 @@
 import type { DomainDeps } from '../domain/deps.js';
 import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
 import { createTaskActivities } from './tasks.js';
-import { createServiceActivities } from './services.js';
+import { createServiceOrderActivities } from './service-orders.js';
 import { createBillingActivities } from './billing.js';
 import { createProvisioningActivities } from './provisioning.js';
 import { createVerificationActivities } from './verification.js';
@@ -15,7 +15,7 @@ export function createActivities(deps: DomainDeps) {
     startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
-    ...createServiceActivities(deps),
+    ...createServiceOrderActivities(deps),
     ...createBillingActivities(deps),
     ...createProvisioningActivities(deps),
     ...createVerificationActivities(deps),

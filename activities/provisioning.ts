@@ -1,9 +1,8 @@
 import type { Actor } from '../lib/actor.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { cancelProvisioning, markProvisioningFailed } from '../domain/provisioning/failure.js';
+import { cancelProvisioning } from '../domain/provisioning/cancel-provisioning.js';
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
 import { prepareProvisioning } from '../domain/provisioning/prepare.js';
-import { enterProvisioningStage, recordProvisioningAttempt } from '../domain/provisioning/service-events.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,
@@ -12,6 +11,8 @@ import {
   type UpstreamOrder,
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
+import { provisioningWork } from '../domain/upstream-work/kinds.js';
+import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
 import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
 import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
 
@@ -19,14 +20,17 @@ import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy
 const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision, final: dataErrorsAreFinal(REFUSED_FAILURES.provision) };
 const classified = classifier(PROVISIONING);
 
-/** Activities of `provision:<id>`: thin adapters over domain/provisioning. */
+/**
+ * Activities of `provision:<id>`: thin adapters over domain/provisioning and the upstream-work
+ * kernel (domain/upstream-work/). Their names are in recorded histories: never rename them.
+ */
 export function createProvisioningActivities(deps: DomainDeps) {
   // Failed attempts of the upstream steps become rows of the provisioning's step history.
-  const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordProvisioningAttempt(deps, { serviceId: p.serviceId, workflowId: p.traceId }, attempt);
+  const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordWorkAttempt(deps, provisioningWork(p.serviceId), p.traceId, attempt);
   return {
     prepareProvisioning: (input: { serviceId: number; workflowId: string; retriedBy?: Actor | null }) =>
       classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId, input.retriedBy ?? null)),
-    enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterProvisioningStage(deps, input),
+    enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterWorkStage(deps, provisioningWork(input.serviceId), input),
     loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase), attempts(input.purchase)),
     fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase), attempts(input.purchase)),
     checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase), attempts(input.purchase)),
@@ -37,7 +41,8 @@ export function createProvisioningActivities(deps: DomainDeps) {
     bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => classified(() => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId)),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) =>
       classified(() => activateService(deps, input.serviceId, input.host, input.workflowId)),
-    markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) => markProvisioningFailed(deps, input),
+    markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) =>
+      markWorkFailed(deps, provisioningWork(input.serviceId), { failure: { stage: input.stage, code: input.code, reason: input.reason }, workflowId: input.workflowId }),
     cancelProvisioning: (input: { serviceId: number; decider: Actor; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),
   };
 }

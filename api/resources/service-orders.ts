@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../db/models/service-upstream-order.js';
+import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../db/models/service-order.js';
 import { formatMoney } from '../../lib/money.js';
 import { formatDateTime } from '../../lib/time.js';
 import type { ServiceOrderDetail, ServiceOrderListRow } from '../../domain/services/orders/admin-service-orders.js';

@@ -11,7 +11,7 @@ import { definePersonalAccessToken } from './personal-access-token.js';
 import { definePluginRuntimeLog } from './plugin-runtime-log.js';
 import { defineSecurityGroupModels } from './security-group.js';
 import { defineServiceModels } from './service.js';
-import { defineServiceUpstreamOrder } from './service-upstream-order.js';
+import { defineServiceOrder } from './service-order.js';
 import { defineSupplier } from './supplier.js';
 import { defineTaskRun } from './task-run.js';
 import { defineTwoFactorModels } from './two-factor.js';
@@ -40,7 +40,7 @@ export function defineModels(sequelize: Sequelize) {
     Supplier: defineSupplier(sequelize),
     ...defineBillingModels(sequelize),
     ...defineServiceModels(sequelize),
-    ServiceUpstreamOrder: defineServiceUpstreamOrder(sequelize),
+    ServiceOrder: defineServiceOrder(sequelize),
     NotificationLog: defineNotificationLog(sequelize),
     IdempotencyKey: defineIdempotencyKey(sequelize),
     VncSession: defineVncSession(sequelize),

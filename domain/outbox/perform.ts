@@ -1,14 +1,12 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { BACKGROUND_DEADLINE_MS } from '../../lib/temporal.js';
-import type { UpstreamDecision } from '../../workflows/upstream/contract.js';
 import { dispatchFulfilment } from '../billing/fulfilment/dispatch-fulfilment.js';
 import { resumePaymentWorkflow } from '../billing/payments/start-payment-workflow.js';
 import { resumeRefundWorkflow } from '../billing/refunds/start-refund-workflow.js';
 import type { DomainDeps } from '../deps.js';
-import { deliverProvisioningDecision } from '../provisioning/admin.js';
-import { deliverServiceOrderDecision } from '../services/orders/admin-service-orders.js';
 import { sendTicketReplyNotice } from '../support/ticket-notices.js';
 import { type IntentKind, shortError } from './intents.js';
+import { deliverUpstreamDecision } from '../upstream-work/decide.js';
 import { resumeVerificationWorkflow, signalVerificationWorkflow } from '../verification/workflow-start.js';
 
 export type ClaimedIntent = { id: string; kind: IntentKind; key: string; payload: Record<string, unknown>; attempts: number };
@@ -37,9 +35,8 @@ export async function performIntent(deps: DomainDeps, intent: ClaimedIntent): Pr
     case 'start_refund':
       return resumeRefundWorkflow(deps, String(p['refund_no']));
     case 'decide_provisioning':
-      return deliverProvisioningDecision(deps, Number(p['service_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
     case 'decide_service_order':
-      return deliverServiceOrderDecision(deps, String(p['workflow_id']), p['decision'] as UpstreamDecision, intent.key, BACKGROUND_DEADLINE_MS).then(() => null, refused);
+      return deliverUpstreamDecision(deps, intent, BACKGROUND_DEADLINE_MS).then(() => null, refused);
     case 'ticket_notice':
       return sendTicketReplyNotice(deps, Number(p['reply_id']));
     case 'start_verification':

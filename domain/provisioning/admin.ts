@@ -1,11 +1,8 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
-import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../lib/temporal.js';
-import { decideUpdate, type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
-import { STAGE_AFTER_DECISION, type UpstreamDecision } from '../../workflows/upstream/contract.js';
+import { notFound } from '../../lib/errors.js';
+import { readLiveWorkflow } from '../../lib/temporal.js';
+import { type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
 import type { DomainDeps } from '../deps.js';
-import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../outbox/intents.js';
 
 export type ProvisioningListQuery = {
   page: number;
@@ -107,65 +104,4 @@ export async function getProvisioning(deps: DomainDeps, serviceId: number): Prom
     ? { id: workflowId, status: live.status, stage: live.state?.stage ?? null, runs: live.state?.runs ?? null, live: true }
     : { id: workflowId, status: live.status, stage: row.provisioning_stage || null, runs: null, live: false };
   return { row, steps, workflow };
-}
-
-export type DecisionOutcome = {
-  /** True: the workflow took the decision now. False: Temporal or the worker did not answer in time; the decision is recorded and delivered when they are back. */
-  delivered: boolean;
-  /** The workflow's stage after the decision, or the database's when not delivered. */
-  stage: string;
-};
-
-/**
- * An admin's decision on a provisioning waiting for one: `retry` (the same downstream reference,
- * so nothing is bought twice) or `cancel` (refund to balance). The database must say it waits
- * (40931 otherwise). The decision is recorded in the outbox first (one per wait: a second click
- * on the same wait is the same decision; a different one is refused with 40931), then delivered
- * as the workflow update `provision.decide` with the outbox key as update id, within the request
- * deadline; when Temporal or the worker does not answer in time the answer says `delivered:
- * false` and the outbox relay delivers it later. The workflow refusing it is 40931.
- */
-export async function decideProvisioning(deps: DomainDeps, serviceId: number, decision: UpstreamDecision): Promise<DecisionOutcome> {
-  const [service] = await deps.db.read<{ status: string; provisioning_stage: string; stage_changed_at: Date | null }>(
-    'SELECT status, provisioning_stage, stage_changed_at FROM services WHERE id = $1',
-    [serviceId],
-  );
-  if (!service) throw notFound('服务不存在');
-  const notAwaiting = () => new AppError(ErrorCode.PROVISIONING_NOT_AWAITING, '该开通当前不在等待管理员处理的状态，不能重试或取消', { status: service.status });
-  if (service.provisioning_stage !== 'awaiting_admin') throw notAwaiting();
-  const key = intentKeys.provisioningDecision(serviceId, service.stage_changed_at);
-  const recorded = await recordIntent(deps, { kind: 'decide_provisioning', key, payload: { service_id: serviceId, decision }, delayMs: TRY_NOW_GRACE_MS });
-  if (!recorded) {
-    const earlier = await findIntent(deps, key);
-    const action = (earlier?.payload['decision'] as UpstreamDecision | undefined)?.action;
-    if (action !== decision.action) {
-      throw new AppError(ErrorCode.PROVISIONING_NOT_AWAITING, '该开通已有管理员作出其他处理决定，请刷新后查看', { status: service.status });
-    }
-  }
-  try {
-    await deliverProvisioningDecision(deps, serviceId, decision, key, REQUEST_DEADLINE_MS);
-    await markIntentDone(deps, key);
-    return { delivered: true, stage: STAGE_AFTER_DECISION[decision.action] };
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-      await markIntentDone(deps, key, `refused: ${shortError(err)}`);
-      throw notAwaiting();
-    }
-    if (!isTemporalUnavailable(err)) throw err;
-    deps.logger.warn({ err, serviceId }, 'provisioning decision not delivered now; the outbox relay delivers it');
-    return { delivered: false, stage: service.provisioning_stage };
-  }
-}
-
-/**
- * Delivers a recorded decision as the update `provision.decide` with `updateId` (Temporal
- * answers a repeated update id with the first one's outcome, so the API and the relay may both
- * deliver it). Throws WorkflowUpdateFailedError when the workflow refuses it.
- */
-export async function deliverProvisioningDecision(deps: DomainDeps, serviceId: number, decision: UpstreamDecision, updateId: string, deadlineMs: number): Promise<ProvisionState> {
-  if (!deps.temporal) throw new TemporalUnavailableError('no Temporal client in these deps');
-  return deps.temporal.withDeadline(
-    (client) => client.workflow.getHandle(provisionWorkflowId(serviceId)).executeUpdate(decideUpdate, { args: [decision], updateId }),
-    deadlineMs,
-  );
 }

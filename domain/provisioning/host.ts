@@ -2,7 +2,7 @@ import { addMonths, parseDateTime } from '../../lib/time.js';
 import { billingPeriodMonths, isBillingPeriod } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
 import { hostTakenError } from './host-taken.js';
-import { recordServiceEvent } from './service-events.js';
+import { recordServiceEvent } from '../services/service-events.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
 import type { UpstreamPurchase } from './upstream-order.js';
 

@@ -4,8 +4,10 @@ import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../catalogue/product-types.js';
 import type { DomainDeps } from '../deps.js';
 import { type DownstreamReference, newDownstreamToken, newServicePassword } from './downstream.js';
-import { type Actor, deciderActor } from '../../lib/actor.js';
-import { recordServiceEvent } from './service-events.js';
+import type { Actor } from '../../lib/actor.js';
+import { provisioningWork } from '../upstream-work/kinds.js';
+import { recordAdminRetry } from '../upstream-work/record.js';
+import { recordServiceEvent } from '../services/service-events.js';
 
 /** What the workflow needs to buy upstream; never a secret (it ends up in the workflow history). */
 export type PreparedProvisioning =
@@ -89,10 +91,7 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
     if (['active', 'cancelled', 'terminated', 'suspended'].includes(service.status)) {
       return { kind: 'finished', serviceId, status: service.status };
     }
-    if (retriedBy) {
-      const retry = { serviceId, kind: 'provision' as const, stage: 'retry', status: 'info' as const, message: `管理员 ${retriedBy.name} 重试`, workflowId };
-      await recordServiceEvent(deps, { ...retry, operator: deciderActor(retriedBy) }, transaction);
-    }
+    if (retriedBy) await recordAdminRetry(deps, provisioningWork(serviceId), { retriedBy, workflowId }, transaction);
     const ctx = await loadContext(deps, service, transaction);
     const schemas = readPluginSchemas(ctx.plugin_extra);
     const templates = resolveTemplates(

@@ -5,7 +5,8 @@ import { type SentMark, sendOnce } from '../suppliers/send-once.js';
 import type { StepJournal } from '../suppliers/step-journal.js';
 import { sqlRows, statement } from '../../db/sql.js';
 import { hostTakenError } from './host-taken.js';
-import { recordServiceEvent } from './service-events.js';
+import { provisioningWork } from '../upstream-work/kinds.js';
+import { workJournal } from '../upstream-work/record.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
@@ -74,7 +75,7 @@ export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): P
 
 /** The provisioning's step history at one stage (service events of kind `provision`). */
 function provisionJournal(deps: DomainDeps, p: UpstreamPurchase, stage: string): StepJournal {
-  return (entry) => recordServiceEvent(deps, { serviceId: p.serviceId, kind: 'provision', stage, workflowId: p.traceId, ...entry });
+  return workJournal(deps, provisioningWork(p.serviceId), p.traceId, stage);
 }
 
 /** The mark of a committing provisioning step, on the service's upstream binding. */

@@ -31,7 +31,7 @@ export async function getAdminServiceDetail(deps: DomainDeps, serviceId: number)
     ),
     deps.db.read<ServiceOrderSummary>(
       `SELECT invoice_id, kind, status, stage, amount, failure_reason, created_at
-         FROM service_upstream_orders WHERE service_id = $1 ORDER BY id DESC LIMIT ${ADMIN_DETAIL_ORDERS}`,
+         FROM service_orders WHERE service_id = $1 ORDER BY id DESC LIMIT ${ADMIN_DETAIL_ORDERS}`,
       [serviceId],
     ),
   ]);

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { requireSupplierData } from '../suppliers/upstream-result.js';
 import { findServiceView } from './find-service.js';
-import { recordServiceEvent } from '../provisioning/service-events.js';
+import { recordServiceEvent } from './service-events.js';
 import { invokeServiceUpstream } from './service-upstream.js';
 
 /** Reveals allowed per service in a rolling hour; more is 42900 (and logged). */

@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { findServiceView } from './find-service.js';
 import { RENEWABLE_STATUSES } from './renewals/renewal-rules.js';
-import { recordServiceEvent } from '../provisioning/service-events.js';
+import { recordServiceEvent } from './service-events.js';
 
 /**
  * The user's auto-renew switch: the scheduler pays this service's renewal invoices from the

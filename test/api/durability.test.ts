@@ -202,7 +202,7 @@ describe('with the worker stopped', () => {
     const delivered = await eventually(async () => (await outboxRow(decision?.key ?? ''))?.done_at ?? null);
     expect(delivered).not.toBeNull();
     const renewed = await eventually(async () => {
-      const row = await platform.deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: renewalId } });
+      const row = await platform.deps.db.models.ServiceOrder.findOne({ where: { invoice_id: renewalId } });
       return row?.status === 'succeeded' ? row : null;
     }, 600);
     expect(upstream.sandbox.control.ledger().renewals[String(hostId)]).toBe(1);

@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstream/contract.js';
+import { type UpstreamDecision, type UpstreamFailure, type UpstreamState, upstreamStages } from '../upstream/contract.js';
 
 /**
  * Provisioning of one service (`provision:<service_id>`), started once per service after its
@@ -10,25 +10,11 @@ import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstre
  */
 export const PROVISION_WORKFLOW_TYPE = 'provisionServiceWorkflow';
 
-export const PROVISION_STAGES = [
-  'queued',
-  'prepare',
-  'login',
-  'cart',
-  'checkout',
-  'upstream_pay',
-  'host_lookup',
-  'bind',
-  'activate',
-  'done',
-  'awaiting_admin',
-  'cancelling',
-  'cancelled',
-] as const;
+export const PROVISION_STAGES = upstreamStages(['login', 'cart', 'checkout'], ['host_lookup', 'bind', 'activate']);
 export type ProvisionStage = (typeof PROVISION_STAGES)[number];
 
 /** The stage a provisioning is started with, before its first step. */
-export const PROVISION_STAGE_AWAITING: ProvisionStage = 'queued';
+export const PROVISION_STAGE_QUEUED: ProvisionStage = 'queued';
 
 export type ProvisionTiming = {
   activityTimeoutSeconds: number;

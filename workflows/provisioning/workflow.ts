@@ -73,8 +73,7 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       }
       state.upstreamInvoiceId = order.invoiceId;
       state.hostId = order.hostId;
-      await enter('upstream_pay');
-      await upstream.payUpstreamOrder({ purchase: p, order });
+      await work.payUpstream(() => upstream.payUpstreamOrder({ purchase: p, order }));
       await enter('host_lookup');
       const host = await pollHost(p, order.hostId);
       await enter('bind');

@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstream/contract.js';
+import { type UpstreamDecision, type UpstreamFailure, type UpstreamState, upstreamStages } from '../upstream/contract.js';
 
 /**
  * What renewals (`renew:<invoice_no>`), traffic-package purchases (`traffic:<invoice_no>`) and
@@ -9,19 +9,7 @@ import type { UpstreamDecision, UpstreamFailure, UpstreamState } from '../upstre
  * `awaiting_admin` until an admin retries or cancels (refund to balance) through
  * `service-order.decide`.
  */
-export const SERVICE_ORDER_STAGES = [
-  'queued',
-  'prepare',
-  'upstream_renew',
-  'upstream_buy',
-  'upstream_upgrade',
-  'upstream_pay',
-  'complete',
-  'done',
-  'awaiting_admin',
-  'cancelling',
-  'cancelled',
-] as const;
+export const SERVICE_ORDER_STAGES = upstreamStages(['upstream_renew', 'upstream_buy', 'upstream_upgrade'], ['complete']);
 export type ServiceOrderStage = (typeof SERVICE_ORDER_STAGES)[number];
 
 export type ServiceOrderInput = { invoiceId: number; invoiceNo: string };

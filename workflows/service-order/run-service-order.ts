@@ -37,8 +37,7 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
     work.failureIn(async () => {
       await enter(orderStage);
       await upstream.requestUpstreamBill({ invoiceId, workflowId });
-      await enter('upstream_pay');
-      await upstream.payUpstreamBill({ invoiceId, workflowId });
+      await work.payUpstream(() => upstream.payUpstreamBill({ invoiceId, workflowId }));
     });
 
   return work.run<PreparedServiceOrder, ServiceOrderResult>({

@@ -1,10 +1,7 @@
 import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
 import { SearchAttr } from '../search-attributes.js';
-import type { UpstreamDecision, UpstreamFailure, UpstreamState } from './contract.js';
-
-/** The stage of upstream work that waits for an admin. */
-const AWAITING = 'awaiting_admin';
+import { AWAITING_ADMIN as AWAITING, type UpstreamDecision, type UpstreamFailure, type UpstreamState } from './contract.js';
 
 /**
  * The state query and the decide update of one upstream workflow, and the one way it waits for

@@ -38,6 +38,27 @@ export type UpstreamWork = keyof typeof REFUSED_FAILURES;
 /** Failure types retrying does not change: shown to the admin as they are. */
 const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.values(REFUSED_FAILURES)];
 
+/**
+ * The stages every kind of upstream work has, around its own steps: `upstreamStages(buy,
+ * finish)` lists a kind's stages as `start`, its buying steps, `pay`, its finishing steps, then
+ * `end`. A stage all kinds share is added here once (a wait before the upstream payment goes
+ * into `pay`, before `upstream_pay`, and its step into `payUpstream` of ./upstream-work.ts); the
+ * kinds' stage lists, the admin list filters and the kernel (domain/upstream-work/) follow.
+ */
+export const UPSTREAM_STAGES = {
+  start: ['queued', 'prepare'],
+  pay: ['upstream_pay'],
+  end: ['done', 'awaiting_admin', 'cancelling', 'cancelled'],
+} as const;
+
+/** A kind's stages: the shared ones around its own buying and finishing steps. */
+export function upstreamStages<const Buy extends readonly string[], const Finish extends readonly string[]>(buy: Buy, finish: Finish) {
+  return [...UPSTREAM_STAGES.start, ...buy, ...UPSTREAM_STAGES.pay, ...finish, ...UPSTREAM_STAGES.end] as const;
+}
+
+/** The stage of upstream work that waits for an admin's decision. */
+export const AWAITING_ADMIN = 'awaiting_admin' satisfies (typeof UPSTREAM_STAGES.end)[number];
+
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
 export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; reason: string };
 

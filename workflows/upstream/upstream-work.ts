@@ -66,6 +66,16 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
   };
 
   /**
+   * Pays the upstream: the stage every kind enters before its payment, then the payment. A wait
+   * before paying that all kinds share (issue #29: `awaiting_upstream_funds`) goes here, behind
+   * `patched()`, with its stage in `UPSTREAM_STAGES.pay` (./contract.ts).
+   */
+  const payUpstream = async <T>(pay: () => Promise<T>): Promise<T> => {
+    await enter('upstream_pay' as Stage);
+    return pay();
+  };
+
+  /**
    * Runs steps of the work; a step failure (retries spent, or retrying cannot fix it) becomes the
    * failure to park on, at the stage the work had reached. Anything else is thrown.
    */
@@ -118,5 +128,5 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
     }
   }
 
-  return { enter, settle, failureIn, run };
+  return { enter, settle, failureIn, payUpstream, run };
 }

@@ -1,7 +1,9 @@
 import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
-import { decideProvisioning, getProvisioning, listProvisionings } from '../../../domain/provisioning/admin.js';
+import { getProvisioning, listProvisionings } from '../../../domain/provisioning/admin.js';
+import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
+import { provisioningWork } from '../../../domain/upstream-work/kinds.js';
 import { PROVISION_STAGES } from '../../../workflows/provisioning/contract.js';
 import { SERVICE_STATUSES } from '../../../db/models/service.js';
 import { ok, page, pageSchema } from '../../envelope.js';
@@ -96,14 +98,14 @@ export const adminProvisioningRoutes = createRouter()
   .openapi(retry, async (c) => {
     const serviceId = c.req.valid('param').service;
     const decider = adminActor(c.var.admin);
-    const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
+    const outcome = await decideUpstreamWork(c.var.deps, provisioningWork(serviceId), { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { service_id: serviceId, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已重新开始开通' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const serviceId = c.req.valid('param').service;
     const decider = adminActor(c.var.admin);
-    const outcome = await decideProvisioning(c.var.deps, serviceId, { action: 'cancel', decider, reason: c.req.valid('json').reason });
+    const outcome = await decideUpstreamWork(c.var.deps, provisioningWork(serviceId), { action: 'cancel', decider, reason: c.req.valid('json').reason });
     const answer = { service_id: serviceId, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交取消，金额将退回用户余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');
   });

@@ -1,8 +1,10 @@
 import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
-import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/service-upstream-order.js';
+import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/service-order.js';
 import { ErrorCode } from '../../../lib/errors.js';
-import { decideServiceOrder, getServiceOrder, listServiceOrders } from '../../../domain/services/orders/admin-service-orders.js';
+import { getServiceOrder, listServiceOrders } from '../../../domain/services/orders/admin-service-orders.js';
+import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
+import { serviceOrderWork } from '../../../domain/upstream-work/kinds.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { serviceOrderDetailResource, serviceOrderDetailSchema, serviceOrderSummaryResource, serviceOrderSummarySchema } from '../../resources/service-orders.js';
@@ -93,14 +95,14 @@ export const adminServiceOrderRoutes = createRouter()
   .openapi(retry, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
     const decider = adminActor(c.var.admin);
-    const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
+    const outcome = await decideUpstreamWork(c.var.deps, serviceOrderWork(invoiceId), { action: 'retry', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { invoice_id: invoiceId, decision: 'retry' as const, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交重试' : '工作流暂时无法响应，重试决定已记录，恢复后自动执行');
   })
   .openapi(cancel, async (c) => {
     const invoiceId = c.req.valid('param').invoice;
     const decider = adminActor(c.var.admin);
-    const outcome = await decideServiceOrder(c.var.deps, invoiceId, { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
+    const outcome = await decideUpstreamWork(c.var.deps, serviceOrderWork(invoiceId), { action: 'cancel', decider, reason: c.req.valid('json').reason ?? '' });
     const answer = { invoice_id: invoiceId, decision: 'cancel' as const, stage: outcome.stage, delivered: outcome.delivered };
     return ok(c, answer, outcome.delivered ? '已提交取消，账单将退款至余额' : '工作流暂时无法响应，取消决定已记录，恢复后自动执行并退款至余额');
   });

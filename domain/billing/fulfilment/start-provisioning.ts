@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DomainDeps } from '../../deps.js';
-import { PROVISION_STAGE_AWAITING, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
+import { PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 
 /**
@@ -23,7 +23,7 @@ export async function startProvisioning(deps: DomainDeps, service: { id: number;
           typedSearchAttributes: [
             { key: SearchAttr.ServiceId, value: service.id },
             { key: SearchAttr.UserId, value: service.user_id },
-            { key: SearchAttr.BusinessStage, value: PROVISION_STAGE_AWAITING },
+            { key: SearchAttr.BusinessStage, value: PROVISION_STAGE_QUEUED },
           ],
         }),
       deadlineMs,

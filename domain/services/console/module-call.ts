@@ -1,7 +1,7 @@
 import { userActor } from '../../../lib/actor.js';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
+import { recordServiceEvent } from '../service-events.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { invokeServiceUpstream } from '../service-upstream.js';
 

@@ -2,7 +2,7 @@ import { validationError } from '../../../lib/errors.js';
 import type { ConfigOptionItem } from '../../catalogue/config-options.js';
 import type { DomainDeps } from '../../deps.js';
 import { findServiceView } from '../find-service.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
+import { recordServiceEvent } from '../service-events.js';
 import { callConsole } from './console-call.js';
 import { generateHostPassword, HOST_PASSWORD_PATTERN } from './generate-password.js';
 import { requireConsoleAction } from './resolve-capabilities.js';

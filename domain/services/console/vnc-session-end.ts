@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import type { VncCloseReason } from '../../../db/models/vnc-session.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
-import { recordServiceEvent } from '../../provisioning/service-events.js';
+import { recordServiceEvent } from '../service-events.js';
 
 const REASON_LABELS: Record<VncCloseReason, string> = {
   browser_closed: '浏览器已断开',

@@ -1,12 +1,10 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ServiceOrderKind, ServiceOrderStatus } from '../../../db/models/service-upstream-order.js';
-import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
-import { isTemporalUnavailable, readLiveWorkflow, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../../lib/temporal.js';
+import type { ServiceOrderKind, ServiceOrderStatus } from '../../../db/models/service-order.js';
+import { notFound } from '../../../lib/errors.js';
+import { readLiveWorkflow } from '../../../lib/temporal.js';
 import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
-import { decideServiceOrderUpdate, type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
-import { STAGE_AFTER_DECISION, type UpstreamDecision } from '../../../workflows/upstream/contract.js';
+import { type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
-import { findIntent, intentKeys, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
+import { WORK_HOMES } from '../../upstream-work/kinds.js';
 
 export type ServiceOrderListQuery = {
   page: number;
@@ -59,7 +57,7 @@ const SELECT = `
          o.package_id, o.package_name, o.amount, o.supplier_id, sp.code AS supplier_code, o.upstream_host_id::text AS upstream_host_id,
          o.upstream_invoice_id::text AS upstream_invoice_id, o.upstream_amount, o.upstream_paid_at, o.runs, o.failure_code, o.failure_reason,
          o.due_before, o.due_after, o.refund_id, o.workflow_id, o.stage_changed_at, o.completed_at, o.cancelled_at, o.created_at
-    FROM service_upstream_orders o
+    FROM service_orders o
     JOIN invoices i ON i.id = o.invoice_id
     JOIN services s ON s.id = o.service_id
     LEFT JOIN suppliers sp ON sp.id = o.supplier_id`;
@@ -86,7 +84,7 @@ export async function listServiceOrders(deps: DomainDeps, query: ServiceOrderLis
       `${SELECT} ${filter} ORDER BY o.stage_changed_at DESC, o.id DESC LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`,
       params,
     ),
-    deps.db.read<{ total: string }>(`SELECT count(*) AS total FROM service_upstream_orders o ${filter}`, params),
+    deps.db.read<{ total: string }>(`SELECT count(*) AS total FROM service_orders o ${filter}`, params),
   ]);
   return { rows, total: Number(counted[0]?.total ?? 0) };
 }
@@ -107,7 +105,7 @@ export type ServiceOrderDetail = {
 /** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state (or the read model's, see `live`). */
 export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Promise<ServiceOrderDetail> {
   const [row] = await deps.db.read<ServiceOrderListRow>(`${SELECT} WHERE o.invoice_id = $1`, [invoiceId]);
-  if (!row) throw notFound('服务订单（续费、流量包或配置变更）不存在');
+  if (!row) throw notFound(WORK_HOMES.service_order.notFound);
   const steps = await deps.db.read<ServiceOrderStep>(
     `SELECT id, stage, status, message, operator_type, created_at FROM service_events WHERE service_id = $1 AND workflow_id = $2 ORDER BY id DESC LIMIT 50`,
     [row.service_id, row.workflow_id],
@@ -122,63 +120,4 @@ export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Prom
     live: live.live,
   };
   return { row, steps, workflow };
-}
-
-export type ServiceOrderDecisionOutcome = {
-  /** True: the workflow took the decision now. False: Temporal or the worker did not answer in time; the decision is recorded and delivered when they are back. */
-  delivered: boolean;
-  /** The workflow's stage after the decision, or the database's when not delivered. */
-  stage: string;
-};
-
-/**
- * An admin's decision on an order waiting for one: `retry` (the recorded upstream bill is reused,
- * so nothing is bought twice) or `cancel` (the invoice refunded to the balance). The database
- * must say it waits (40945). Recorded in the outbox first (one decision per wait; a different
- * second one is 40945), then delivered as the workflow update `service-order.decide` with the
- * outbox key as update id within the request deadline; when Temporal or the worker does not
- * answer in time, `delivered: false` and the outbox relay delivers it later. The workflow
- * refusing it is 40945.
- */
-export async function decideServiceOrder(deps: DomainDeps, invoiceId: number, decision: UpstreamDecision): Promise<ServiceOrderDecisionOutcome> {
-  const order = await deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId }, attributes: ['id', 'status', 'stage', 'stage_changed_at', 'workflow_id'] });
-  if (!order) throw notFound('服务订单（续费、流量包或配置变更）不存在');
-  if (order.status !== 'awaiting_admin') throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });
-  const key = intentKeys.serviceOrderDecision(invoiceId, order.stage_changed_at);
-  const payload = { invoice_id: invoiceId, workflow_id: order.workflow_id, decision };
-  if (!(await recordIntent(deps, { kind: 'decide_service_order', key, payload, delayMs: TRY_NOW_GRACE_MS }))) {
-    const earlier = await findIntent(deps, key);
-    if ((earlier?.payload['decision'] as UpstreamDecision | undefined)?.action !== decision.action) {
-      throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, '该订单已有管理员作出其他处理决定，请刷新后查看', { status: order.status });
-    }
-  }
-  try {
-    await deliverServiceOrderDecision(deps, order.workflow_id, decision, key, REQUEST_DEADLINE_MS);
-    await markIntentDone(deps, key);
-    return { delivered: true, stage: STAGE_AFTER_DECISION[decision.action] };
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-      await markIntentDone(deps, key, `refused: ${shortError(err)}`);
-      throw new AppError(ErrorCode.SERVICE_ORDER_NOT_AWAITING, undefined, { status: order.status });
-    }
-    if (!isTemporalUnavailable(err)) throw err;
-    deps.logger.warn({ err, invoiceId }, 'service order decision not delivered now; the outbox relay delivers it');
-    return { delivered: false, stage: order.stage };
-  }
-}
-
-/**
- * Delivers a recorded decision as the update `service-order.decide` with `updateId` (a repeated
- * update id gets the first one's outcome, so the API and the relay may both deliver it). Throws
- * WorkflowUpdateFailedError when the workflow refuses it.
- */
-export async function deliverServiceOrderDecision(
-  deps: DomainDeps,
-  workflowId: string,
-  decision: UpstreamDecision,
-  updateId: string,
-  deadlineMs: number,
-): Promise<ServiceOrderState> {
-  if (!deps.temporal) throw new TemporalUnavailableError('no Temporal client in these deps');
-  return deps.temporal.withDeadline((client) => client.workflow.getHandle(workflowId).executeUpdate(decideServiceOrderUpdate, { args: [decision], updateId }), deadlineMs);
 }

@@ -19,7 +19,7 @@ export function serviceOrderCancelTraceId(invoiceId: number): string {
  * only retrying (the local step) is right.
  */
 export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: number; decider: Actor; reason: string; workflowId: string }): Promise<{ refundNo: string | null }> {
-  const { Refund, Invoice, ServiceUpstreamOrder } = deps.db.models;
+  const { Refund, Invoice, ServiceOrder } = deps.db.models;
   const order = await loadServiceOrder(deps, input.invoiceId);
   if (order.status === 'cancelled') {
     const done = order.refund_id ? await Refund.findByPk(order.refund_id) : null;
@@ -42,7 +42,7 @@ export async function cancelServiceOrder(deps: DomainDeps, input: { invoiceId: n
   }
   await deps.db.sequelize.transaction(async (transaction) => {
     const now = new Date();
-    await ServiceUpstreamOrder.update(
+    await ServiceOrder.update(
       { status: 'cancelled', stage: 'cancelled', stage_changed_at: now, cancelled_at: now, refund_id: refund?.id ?? null },
       { where: { id: order.id, status: ['pending', 'processing', 'awaiting_admin'] }, transaction },
     );

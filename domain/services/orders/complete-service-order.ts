@@ -4,7 +4,7 @@ import type { DomainDeps } from '../../deps.js';
 import { extendDueDate, renewalBase } from '../renewals/renewal-rules.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 import { applyUpgrade } from '../upgrades/apply-upgrade.js';
-import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 
 /**
  * The local effect of a fulfilled order, exactly once (the order row is locked and `succeeded`
@@ -31,7 +31,7 @@ export async function completeServiceOrder(deps: DomainDeps, input: { invoiceId:
       await Service.update({ next_due_at: dueAfter }, { where: { id: order.service_id }, transaction });
       message = `续费成功，到期时间 ${formatDateTime(dueBefore) ?? '无'} → ${formatDateTime(dueAfter) ?? ''}`;
     }
-    let upgrade: Partial<Pick<ServiceUpstreamOrderRow, 'config_before' | 'price_before' | 'credit_transaction_id'>> = {};
+    let upgrade: Partial<Pick<ServiceOrderRow, 'config_before' | 'price_before' | 'credit_transaction_id'>> = {};
     if (order.kind === 'upgrade') {
       const applied = await applyUpgrade(deps, order, transaction);
       message = applied.message;

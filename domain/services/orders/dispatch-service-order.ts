@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderKind } from '../../../db/models/service-order.js';
 import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
 import { FulfilmentImpossibleError } from '../../billing/fulfilment/fulfilment-error.js';
 import { sqlRows } from '../../../db/sql.js';
@@ -39,7 +39,7 @@ function positiveInt(value: unknown): number | null {
 
 /**
  * Fulfilment of a paid `renew`, `traffic_package` or `upgrade` invoice (called by the money domain's
- * `dispatchFulfilment`): its `service_upstream_orders` row (UNIQUE per invoice: a repeated dispatch
+ * `dispatchFulfilment`): its `service_orders` row (UNIQUE per invoice: a repeated dispatch
  * adds nothing), then its workflow, started once (a running one is reused, a finished one never
  * started again). A second open order of the same kind for the service is refused by the
  * database (one at a time); the dispatch then fails visibly and its outbox row (and the hourly
@@ -60,7 +60,7 @@ export async function dispatchServiceOrder(deps: DomainDeps, invoice: InvoiceRec
   if (kind === 'upgrade' && !change) throw new FulfilmentImpossibleError(`upgrade invoice ${invoice.invoice_no} names no configuration`);
   await sqlRows(
     deps,
-    `INSERT INTO service_upstream_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id,
+    `INSERT INTO service_orders (invoice_id, service_id, user_id, kind, billing_period, months, package_id, package_name, size_gb, amount, workflow_id,
         upgrade_config, upgrade_price, upgrade_credit)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14::numeric, 0))
      ON CONFLICT (invoice_id) DO NOTHING RETURNING id`,

@@ -1,4 +1,4 @@
-import type { ServiceOrderKind } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderKind } from '../../../db/models/service-order.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
@@ -21,7 +21,7 @@ export async function findOpenServiceOrder(deps: DomainDeps, serviceId: number, 
   return sqlOne<InvoiceRecord>(
     deps,
     `SELECT ${INVOICE_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1i.$2')} FROM invoices i
-       LEFT JOIN service_upstream_orders o ON o.invoice_id = i.id
+       LEFT JOIN service_orders o ON o.invoice_id = i.id
       WHERE i.service_id = $1 AND i.type = $2 AND i.paid_at IS NOT NULL AND i.status IN ('paid', 'partially_refunded')
         AND (o.id IS NULL OR o.status IN ('pending', 'processing', 'awaiting_admin'))
       ORDER BY i.id DESC LIMIT 1`,

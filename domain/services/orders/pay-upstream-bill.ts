@@ -1,6 +1,8 @@
 import type { DomainDeps } from '../../deps.js';
 import { sendOnce } from '../../suppliers/send-once.js';
-import { loadServiceOrder, orderJournal, orderMark } from './order-record.js';
+import { serviceOrderWork } from '../../upstream-work/kinds.js';
+import { workJournal } from '../../upstream-work/record.js';
+import { loadServiceOrder, orderMark } from './order-record.js';
 import { checkUpstreamBill, markUpstreamBillPaid, upstreamTarget } from './upstream-bills.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
@@ -29,7 +31,7 @@ export async function payUpstreamBill(deps: DomainDeps, input: { invoiceId: numb
       if (!bill || VOID.includes(bill.status)) throw voided();
       return null;
     },
-    journal: { record: orderJournal(deps, order, input.workflowId), found: () => `上游账单 #${billId} 已支付，不再重复支付` },
+    journal: { record: workJournal(deps, serviceOrderWork(input.invoiceId), input.workflowId), found: () => `上游账单 #${billId} 已支付，不再重复支付` },
     send: async () => {
       const data = await callUpstreamStep(deps, supplierId, 'upstream.invoice_pay', { invoice_id: billId }, input.workflowId);
       if (data['paid'] === true) return true;

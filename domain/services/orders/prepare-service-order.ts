@@ -1,10 +1,12 @@
 import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
-import { type Actor, deciderActor } from '../../../lib/actor.js';
+import type { Actor } from '../../../lib/actor.js';
+import { serviceOrderWork } from '../../upstream-work/kinds.js';
+import { recordAdminRetry } from '../../upstream-work/record.js';
 import type { DomainDeps } from '../../deps.js';
 import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
-import { loadServiceOrder, recordOrderEvent } from './order-record.js';
+import { loadServiceOrder } from './order-record.js';
 
 /**
  * The start of a run (and of every admin retry): the order becomes `processing`, its upstream
@@ -32,20 +34,7 @@ export async function prepareServiceOrder(
       { status: 'processing', runs: order.runs + 1, supplier_id: supplierId, upstream_host_id: hostId, failure_code: null, failure_reason: null },
       { transaction },
     );
-    if (input.retriedBy) {
-      await recordOrderEvent(
-        deps,
-        order,
-        {
-          stage: 'retry',
-          status: 'info',
-          message: `管理员 ${input.retriedBy.name} 重试`,
-          workflowId: input.workflowId,
-          operator: deciderActor(input.retriedBy),
-        },
-        transaction,
-      );
-    }
+    if (input.retriedBy) await recordAdminRetry(deps, serviceOrderWork(input.invoiceId), { retriedBy: input.retriedBy, workflowId: input.workflowId }, transaction);
     const base = { serviceId: order.service_id, userId: order.user_id };
     const status: ServiceStatus | null = service?.status ?? null;
     if (order.upstream_paid_at === null) {

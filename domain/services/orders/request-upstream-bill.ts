@@ -1,6 +1,8 @@
 import type { DomainDeps } from '../../deps.js';
 import { sendOnce } from '../../suppliers/send-once.js';
-import { loadServiceOrder, orderJournal, orderMark } from './order-record.js';
+import { serviceOrderWork } from '../../upstream-work/kinds.js';
+import { workJournal } from '../../upstream-work/record.js';
+import { loadServiceOrder, orderMark } from './order-record.js';
 import { checkUpstreamBill, findOpenUpstreamBill, forgetUpstreamBill, recordUpstreamBill, upstreamTarget } from './upstream-bills.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
@@ -35,7 +37,7 @@ export async function requestUpstreamBill(deps: DomainDeps, input: { invoiceId: 
       const open = await findOpenUpstreamBill(deps, current, input.workflowId);
       return open ? { invoiceId: open.invoice_id, amount: open.total } : null;
     },
-    journal: { record: orderJournal(deps, current, input.workflowId), found: (bill) => `找到上次申请的上游账单 #${bill.invoiceId}，沿用，不再重复申请` },
+    journal: { record: workJournal(deps, serviceOrderWork(input.invoiceId), input.workflowId), found: (bill) => `找到上次申请的上游账单 #${bill.invoiceId}，沿用，不再重复申请` },
     send: async () => {
       const data =
         current.kind === 'renew'

@@ -1,5 +1,5 @@
 import { UniqueConstraintError } from 'sequelize';
-import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
@@ -10,7 +10,7 @@ import { callUpstreamStep } from './upstream-step.js';
 export type UpstreamBill = { invoice_id: number; kind: string; status: string; paid: boolean; total: string | null };
 
 /** The order's upstream target: refused (permanent) when the order has none. */
-export function upstreamTarget(order: ServiceUpstreamOrderRow): { supplierId: number; hostId: number } {
+export function upstreamTarget(order: ServiceOrderRow): { supplierId: number; hostId: number } {
   if (order.supplier_id === null || order.upstream_host_id === null) {
     throw new UpstreamStepError('permanent', 'no_upstream', '订单没有上游主机，无法向上游下单');
   }
@@ -31,7 +31,7 @@ function readBill(value: unknown): UpstreamBill | null {
 }
 
 /** One upstream bill by id (null when the upstream does not know it). */
-export async function checkUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, upstreamInvoiceId: number, traceId: string): Promise<UpstreamBill | null> {
+export async function checkUpstreamBill(deps: DomainDeps, order: ServiceOrderRow, upstreamInvoiceId: number, traceId: string): Promise<UpstreamBill | null> {
   const { supplierId } = upstreamTarget(order);
   try {
     const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { invoice_id: upstreamInvoiceId }, traceId);
@@ -51,7 +51,7 @@ const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package', upgrad
  * same cycle (or purchase of the same package) with that same bill, and only one order of a
  * kind runs per service, so an unpaid bill of the kind found there is ours.
  */
-export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, traceId: string): Promise<UpstreamBill | null> {
+export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceOrderRow, traceId: string): Promise<UpstreamBill | null> {
   const { supplierId, hostId } = upstreamTarget(order);
   const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { host_id: hostId }, traceId);
   const bills = (Array.isArray(data['invoices']) ? data['invoices'] : []).map(readBill).filter((b): b is UpstreamBill => b !== null);
@@ -64,7 +64,7 @@ export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceUpstr
  */
 export async function recordUpstreamBill(
   deps: DomainDeps,
-  order: ServiceUpstreamOrderRow,
+  order: ServiceOrderRow,
   bill: { invoiceId: number; amount: unknown },
   via: 'requested' | 'reconciled',
   workflowId: string,
@@ -72,7 +72,7 @@ export async function recordUpstreamBill(
   const amount = typeof bill.amount === 'string' && MONEY_PATTERN.test(bill.amount) ? formatMoney(bill.amount) : null;
   try {
     await deps.db.sequelize.transaction(async (transaction) => {
-      const [updated] = await deps.db.models.ServiceUpstreamOrder.update(
+      const [updated] = await deps.db.models.ServiceOrder.update(
         { upstream_invoice_id: bill.invoiceId, upstream_amount: amount },
         { where: { id: order.id, upstream_invoice_id: null }, transaction },
       );
@@ -97,9 +97,9 @@ export async function recordUpstreamBill(
 }
 
 /** A recorded bill the upstream cancelled (or no longer knows): forgotten, so the next request asks for a new one. */
-export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceUpstreamOrderRow, status: string, workflowId: string): Promise<void> {
+export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceOrderRow, status: string, workflowId: string): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
-    await deps.db.models.ServiceUpstreamOrder.update(
+    await deps.db.models.ServiceOrder.update(
       { upstream_invoice_id: null, upstream_amount: null, upstream_requested_at: null, upstream_pay_requested_at: null },
       { where: { id: order.id, upstream_paid_at: null }, transaction },
     );
@@ -119,9 +119,9 @@ export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceUpstrea
 }
 
 /** The upstream bill is paid: recorded once. */
-export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceUpstreamOrderRow, via: 'paid' | 'reconciled', workflowId: string): Promise<void> {
+export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceOrderRow, via: 'paid' | 'reconciled', workflowId: string): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
-    const [updated] = await deps.db.models.ServiceUpstreamOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
+    const [updated] = await deps.db.models.ServiceOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
     if (updated === 0) return;
     await recordOrderEvent(
       deps,

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 import { formatMoney, money } from '../../../lib/money.js';
 import { systemAudit } from '../../billing/audit.js';
 import { postAccountTransaction } from '../../billing/ledger/post-account-transaction.js';
@@ -22,7 +22,7 @@ export function upgradeCreditKey(invoiceNo: string): string {
  */
 export async function applyUpgrade(
   deps: DomainDeps,
-  order: ServiceUpstreamOrderRow,
+  order: ServiceOrderRow,
   transaction: Transaction,
 ): Promise<{ message: string; creditTransactionId: number | null; configBefore: Record<string, unknown>; priceBefore: string }> {
   const service = await sqlOne<{ id: number; user_id: number; config: Record<string, unknown>; price: string }>(

@@ -1,4 +1,4 @@
-import type { ServiceUpstreamOrderRow } from '../../../db/models/service-upstream-order.js';
+import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 import { sqlOne } from '../../../db/sql.js';
 import { parseConfigOptions } from '../../catalogue/config-options.js';
 import type { DomainDeps } from '../../deps.js';
@@ -9,7 +9,7 @@ import { UpstreamStepError } from '../../suppliers/supplier-call.js';
  * `parameter` → sub-option id or quantity), the way provisioning sends a purchase's. Options
  * without an upstream parameter are local and not sent. Nothing to send is a permanent failure.
  */
-export async function upstreamUpgradeConfig(deps: DomainDeps, order: Pick<ServiceUpstreamOrderRow, 'service_id' | 'upgrade_config'>): Promise<Record<string, number>> {
+export async function upstreamUpgradeConfig(deps: DomainDeps, order: Pick<ServiceOrderRow, 'service_id' | 'upgrade_config'>): Promise<Record<string, number>> {
   const product = await sqlOne<{ config_options: unknown }>(
     deps,
     `SELECT p.config_options FROM services s JOIN products p ON p.id = s.product_id WHERE s.id = $1`,

@@ -43,7 +43,7 @@ async function payByBalance(invoiceId: number) {
 /** The order of an invoice once it reached one of the statuses. */
 async function orderReaches(invoiceId: number, statuses: string[], attempts = 400) {
   return eventually(async () => {
-    const row = await platform.deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId } });
+    const row = await platform.deps.db.models.ServiceOrder.findOne({ where: { invoice_id: invoiceId } });
     return row && statuses.includes(row.status) ? row : null;
   }, attempts);
 }
@@ -288,6 +288,9 @@ describe('renewals awaiting an admin', () => {
     expect(done.runs).toBe(2);
     expect(done.upstream_invoice_id).toBe(order.upstream_invoice_id);
     expect(platform.sandbox.control.ledger().renewals[String(hostId)]).toBe(1);
+    // The retry is a row of the order's history, with the admin, as a provisioning's is.
+    const steps = (await platform.api.get(`/api/v2/admin/service-orders/${invoice.id}`, { token })).body.data.steps;
+    expect(steps).toContainEqual(expect.objectContaining({ stage: 'retry', status: 'info', operator_type: 'admin', message: expect.stringMatching(/^管理员 \S+ 重试$/) }));
     expect(await dueOf(id)).toBe('2026-08-01 00:00:00');
     expectError(await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/retry`, { token }), 40945, 409);
     await handle.result();

@@ -21,7 +21,7 @@ const base = '/api/v2/client/services';
 
 async function orderReaches(invoiceId: number, statuses: string[]) {
   return eventually(async () => {
-    const row = await platform.deps.db.models.ServiceUpstreamOrder.findOne({ where: { invoice_id: invoiceId } });
+    const row = await platform.deps.db.models.ServiceOrder.findOne({ where: { invoice_id: invoiceId } });
     return row && statuses.includes(row.status) ? row : null;
   }, 400);
 }

@@ -18,7 +18,7 @@ export type ServiceOrderStatus = (typeof SERVICE_ORDER_STATUSES)[number];
  * the upstream bill it settles (recorded before paying), where its workflow stands, and the
  * local effect once done.
  */
-export interface ServiceUpstreamOrderRow extends Model<InferAttributes<ServiceUpstreamOrderRow>, InferCreationAttributes<ServiceUpstreamOrderRow>> {
+export interface ServiceOrderRow extends Model<InferAttributes<ServiceOrderRow>, InferCreationAttributes<ServiceOrderRow>> {
   id: CreationOptional<number>;
   invoice_id: number;
   service_id: number;
@@ -70,7 +70,7 @@ export interface ServiceUpstreamOrderRow extends Model<InferAttributes<ServiceUp
 const bigintId = (key: 'upstream_host_id' | 'upstream_invoice_id') => ({
   type: DataTypes.BIGINT,
   allowNull: true,
-  get(this: ServiceUpstreamOrderRow) {
+  get(this: ServiceOrderRow) {
     const raw = this.getDataValue(key) as string | number | null;
     return raw === null ? null : Number(raw);
   },
@@ -78,9 +78,9 @@ const bigintId = (key: 'upstream_host_id' | 'upstream_invoice_id') => ({
 
 const nullableDate = () => ({ type: DataTypes.DATE, allowNull: true });
 
-export function defineServiceUpstreamOrder(sequelize: Sequelize) {
-  return sequelize.define<ServiceUpstreamOrderRow>(
-    'ServiceUpstreamOrder',
+export function defineServiceOrder(sequelize: Sequelize) {
+  return sequelize.define<ServiceOrderRow>(
+    'ServiceOrder',
     {
       id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
       invoice_id: { type: DataTypes.INTEGER, allowNull: false },
@@ -122,6 +122,6 @@ export function defineServiceUpstreamOrder(sequelize: Sequelize) {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { tableName: 'service_upstream_orders' },
+    { tableName: 'service_orders' },
   );
 }

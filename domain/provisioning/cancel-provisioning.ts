@@ -3,34 +3,7 @@ import { actorAudit } from '../billing/audit.js';
 import { createRefund } from '../billing/refunds/create-refund.js';
 import { type Actor, deciderActor } from '../../lib/actor.js';
 import type { DomainDeps } from '../deps.js';
-import { recordServiceEvent } from './service-events.js';
-
-/**
- * The provisioning stopped on a failure retrying cannot fix (or retries ran out): the service is
- * `failed` with the Chinese reason, stage `awaiting_admin`, until an admin retries or cancels.
- */
-export async function markProvisioningFailed(
-  deps: DomainDeps,
-  input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string },
-): Promise<void> {
-  await deps.db.sequelize.transaction(async (transaction) => {
-    await deps.db.models.Service.update(
-      {
-        status: 'failed',
-        failure_code: input.code.slice(0, 64),
-        failure_reason: input.reason.slice(0, 255),
-        provisioning_stage: 'awaiting_admin',
-        stage_changed_at: new Date(),
-      },
-      { where: { id: input.serviceId, status: ['pending', 'provisioning', 'failed'] }, transaction },
-    );
-    await recordServiceEvent(
-      deps,
-      { serviceId: input.serviceId, kind: 'provision', stage: input.stage, status: 'failed', message: input.reason, detail: { code: input.code }, workflowId: input.workflowId },
-      transaction,
-    );
-  });
-}
+import { recordServiceEvent } from '../services/service-events.js';
 
 /** The trace id of the one refund a cancelled provisioning may make. */
 export function cancellationTraceId(serviceId: number): string {

@@ -1,0 +1,178 @@
+import type { UpdateDefinition } from '@temporalio/common';
+import { SERVICE_ORDER_KINDS, type ServiceOrderKind } from '../../db/models/service-order.js';
+import { ErrorCode, type ErrorCodeValue } from '../../lib/errors.js';
+import { decideUpdate, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../workflows/renewal/contract.js';
+import { decideServiceOrderUpdate } from '../../workflows/service-order/contract.js';
+import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../workflows/traffic-package/contract.js';
+import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../workflows/upgrade/contract.js';
+import type { UpstreamDecision, UpstreamState } from '../../workflows/upstream/contract.js';
+import { type IntentKind, intentKeys } from '../outbox/intents.js';
+
+/**
+ * The kernel of upstream work (anything bought from a supplier): one table of its kinds, and
+ * decide, deliver, enter stage, mark failed, record attempt and record an admin retry written
+ * once over it (./decide.ts, ./record.ts). The state of a kind lives in one of two homes, which
+ * have the same columns under a column map (docs/fulfilment.md "One kernel for upstream work"):
+ * a provisioning on its service's row, a service order (renewal, traffic package, upgrade) on
+ * its `service_orders` row.
+ */
+export type UpstreamWorkKind = 'provision' | ServiceOrderKind;
+
+/** Where a kind's state lives: the table, its key, and the columns the kernel reads and writes. */
+export type WorkHome = {
+  table: 'services' | 'service_orders';
+  /** The column the work is found by (the route's id): the service id, or the order's invoice id. */
+  key: 'id' | 'invoice_id';
+  /** The stage column (`provisioning_stage` of a service, `stage` of an order). */
+  stage: 'provisioning_stage' | 'stage';
+  /** The column of the service whose history (`service_events`) the work writes. */
+  serviceId: 'id' | 'service_id';
+  /** SQL of the row's kind (a literal where the home holds one kind). */
+  kind: string;
+  /** Statuses of unfinished work: a failure parks only these. */
+  open: readonly string[];
+  /** The status a parked failure leaves (the stage is `awaiting_admin` for all). */
+  parked: string;
+  /** The business code of a decision refused (not waiting, another decision taken, the workflow refused it). */
+  errorCode: ErrorCodeValue;
+  /** 40400 when the key finds nothing (the kind is not known then: it names every kind of the home). */
+  notFound: string;
+  /** The outbox row of a decision: its kind, key (one per wait), payload, and the workflow its payload names. */
+  intent: {
+    kind: Extract<IntentKind, 'decide_provisioning' | 'decide_service_order'>;
+    key: (id: number, waitingSince: Date | null) => string;
+    payload: (id: number, workflowId: string, decision: UpstreamDecision) => Record<string, unknown>;
+    workflowId: (payload: Record<string, unknown>) => string;
+  };
+  /** The workflow update that carries a decision (its name is in recorded histories). */
+  update: UpdateDefinition<UpstreamState<string>, [UpstreamDecision]>;
+  /** The message of each stage's `started` history row. */
+  stageMessages: Readonly<Record<string, string>>;
+};
+
+/** What the kernel knows of one kind. */
+export type UpstreamWorkKindSpec = {
+  home: WorkHomeName;
+  /** The kind in an admin's words. */
+  label: string;
+  workflow: {
+    type: string;
+    /** The id pattern (docs/glossary.md names the same) and its builder. */
+    pattern: string;
+    id: (ref: { serviceId: number; invoiceNo: string }) => string;
+  };
+  /** `service_events.kind` of the work's history rows. */
+  eventKind: 'provision' | 'renew' | 'traffic' | 'upgrade';
+  messages: { notAwaiting: string; otherDecision: string };
+};
+
+const ORDER_STAGE_MESSAGES: Record<string, string> = {
+  prepare: '准备处理',
+  upstream_renew: '向上游申请续费账单',
+  upstream_buy: '向上游申请流量包账单',
+  upstream_upgrade: '向上游申请配置变更账单',
+  upstream_pay: '支付上游账单',
+  complete: '完成本地处理',
+  cancelling: '取消并退款',
+};
+
+function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], workflow: UpstreamWorkKindSpec['workflow']): UpstreamWorkKindSpec {
+  return {
+    home: 'service_order',
+    label,
+    workflow,
+    eventKind,
+    messages: {
+      notAwaiting: `该${label}订单当前不在等待管理员处理的状态，不能重试或取消`,
+      otherDecision: `该${label}订单已有管理员作出其他处理决定，请刷新后查看`,
+    },
+  };
+}
+
+/** Every kind of upstream work. A new kind is a line here (and its workflow). */
+export const UPSTREAM_WORK_KINDS: Record<UpstreamWorkKind, UpstreamWorkKindSpec> = {
+  provision: {
+    home: 'service',
+    label: '开通',
+    workflow: { type: PROVISION_WORKFLOW_TYPE, pattern: 'provision:<service_id>', id: (r) => provisionWorkflowId(r.serviceId) },
+    eventKind: 'provision',
+    messages: { notAwaiting: '该开通当前不在等待管理员处理的状态，不能重试或取消', otherDecision: '该开通已有管理员作出其他处理决定，请刷新后查看' },
+  },
+  renew: orderKind('续费', 'renew', { type: RENEW_WORKFLOW_TYPE, pattern: 'renew:<invoice_no>', id: (r) => renewWorkflowId(r.invoiceNo) }),
+  traffic_package: orderKind('流量包', 'traffic', { type: TRAFFIC_WORKFLOW_TYPE, pattern: 'traffic:<invoice_no>', id: (r) => trafficWorkflowId(r.invoiceNo) }),
+  upgrade: orderKind('配置变更', 'upgrade', { type: UPGRADE_WORKFLOW_TYPE, pattern: 'upgrade:<invoice_no>', id: (r) => upgradeWorkflowId(r.invoiceNo) }),
+};
+
+const KIND_NAMES = Object.keys(UPSTREAM_WORK_KINDS) as UpstreamWorkKind[];
+
+/** SQL of `service_events.kind` from a row's kind (`kindSql`), from the table above. */
+function eventKindSql(kindSql: string): string {
+  return `CASE ${kindSql} ${KIND_NAMES.map((k) => `WHEN '${k}' THEN '${UPSTREAM_WORK_KINDS[k].eventKind}'`).join(' ')} END`;
+}
+
+/** `a、b或c`: every label, the last one joined by 或. */
+const either = (labels: string[]) => (labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join('、')}或${labels.at(-1)}`);
+
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+
+/** The two homes of upstream work's state. */
+export const WORK_HOMES = {
+  service: {
+    table: 'services',
+    key: 'id',
+    stage: 'provisioning_stage',
+    serviceId: 'id',
+    kind: `'provision'`,
+    open: ['pending', 'provisioning', 'failed'],
+    parked: 'failed',
+    errorCode: ErrorCode.PROVISIONING_NOT_AWAITING,
+    notFound: '服务不存在',
+    intent: {
+      kind: 'decide_provisioning',
+      key: intentKeys.provisioningDecision,
+      payload: (id, _workflowId, decision) => ({ service_id: id, decision }),
+      workflowId: (payload) => provisionWorkflowId(Number(payload['service_id'])),
+    },
+    update: decideUpdate as UpdateDefinition<UpstreamState<string>, [UpstreamDecision]>,
+    stageMessages: {} as Readonly<Record<string, string>>,
+  },
+  service_order: {
+    table: 'service_orders',
+    key: 'invoice_id',
+    stage: 'stage',
+    serviceId: 'service_id',
+    kind: 'kind',
+    open: ['pending', 'processing', 'awaiting_admin'],
+    parked: 'awaiting_admin',
+    errorCode: ErrorCode.SERVICE_ORDER_NOT_AWAITING,
+    notFound: `服务订单（${either(SERVICE_ORDER_KINDS.map((k) => UPSTREAM_WORK_KINDS[k].label))}）不存在`,
+    intent: {
+      kind: 'decide_service_order',
+      key: intentKeys.serviceOrderDecision,
+      payload: (id, workflowId, decision) => ({ invoice_id: id, workflow_id: workflowId, decision }),
+      workflowId: (payload) => String(payload['workflow_id']),
+    },
+    update: decideServiceOrderUpdate as UpdateDefinition<UpstreamState<string>, [UpstreamDecision]>,
+    stageMessages: ORDER_STAGE_MESSAGES,
+  },
+} as const satisfies Record<string, WorkHome>;
+
+export type WorkHomeName = keyof typeof WORK_HOMES;
+
+/** One piece of upstream work: its home and its key there (a service id, or an order's invoice id). */
+export type UpstreamWorkRef = { home: WorkHomeName; id: number };
+
+export const provisioningWork = (serviceId: number): UpstreamWorkRef => ({ home: 'service', id: serviceId });
+export const serviceOrderWork = (invoiceId: number): UpstreamWorkRef => ({ home: 'service_order', id: invoiceId });
+
+/** The home whose decisions an outbox kind carries. */
+export function homeOfIntent(kind: IntentKind): WorkHome | null {
+  return Object.values(WORK_HOMES).find((h) => h.intent.kind === kind) ?? null;
+}
+
+/** SQL fragments of a home, row alias `w`: the service, its kind and the `service_events.kind`. */
+export function homeSql(home: WorkHome) {
+  const kind = home.kind.startsWith("'") ? home.kind : `w.${home.kind}`;
+  return { kind, eventKind: eventKindSql(kind), open: sqlList(home.open) };
+}
