@@ -58,23 +58,16 @@ export async function enterProvisioningStage(deps: DomainDeps, input: { serviceI
   await sqlRows(deps, ENTER_STAGE, [input.serviceId, input.stage, (input.message ?? '').slice(0, 255), input.workflowId]);
 }
 
+const RECORD_ATTEMPT = statement(
+  `INSERT INTO service_events (service_id, kind, stage, status, message, detail, workflow_id)
+   SELECT id, 'provision', COALESCE(NULLIF(provisioning_stage, ''), 'prepare'), $2, $3, CAST($4 AS jsonb), $5 FROM services WHERE id = $1`,
+);
+
 /**
  * A failed attempt of an upstream step, as a row of the step history at the stage the
  * provisioning is in (one statement): a slow provisioning shows each retry and why.
  */
 export async function recordProvisioningAttempt(deps: DomainDeps, input: { serviceId: number; workflowId: string }, attempt: FailedAttempt): Promise<void> {
   const entry = failedAttemptEntry(attempt);
-  await deps.db.sequelize.query(
-    `INSERT INTO service_events (service_id, kind, stage, status, message, detail, workflow_id)
-     SELECT id, 'provision', COALESCE(NULLIF(provisioning_stage, ''), 'prepare'), :status, :message, CAST(:detail AS jsonb), :workflowId FROM services WHERE id = :id`,
-    {
-      replacements: {
-        id: input.serviceId,
-        status: entry.status,
-        message: entry.message.slice(0, 255),
-        detail: JSON.stringify(entry.detail),
-        workflowId: input.workflowId,
-      },
-    },
-  );
+  await sqlRows(deps, RECORD_ATTEMPT, [input.serviceId, entry.status, entry.message.slice(0, 255), JSON.stringify(entry.detail), input.workflowId]);
 }

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import type { AppConfig } from '../../../lib/config.js';
+import { sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import type { BuiltinTask } from '../types.js';
 
@@ -44,13 +44,13 @@ const BATCH = 5000;
 export async function trimTable(deps: DomainDeps, target: Pick<RetentionTarget, 'table' | 'column' | 'keep'>, cutoff: Date): Promise<number> {
   const keep = target.keep ? ` AND NOT (${target.keep})` : '';
   const sql = `WITH doomed AS (
-      SELECT id FROM ${target.table} WHERE ${target.column} < :cutoff${keep} ORDER BY id LIMIT ${BATCH}
+      SELECT id FROM ${target.table} WHERE ${target.column} < $1${keep} ORDER BY id LIMIT ${BATCH}
     ), deleted AS (
       DELETE FROM ${target.table} WHERE id IN (SELECT id FROM doomed) RETURNING 1
     ) SELECT count(*)::int AS n FROM deleted`;
   let total = 0;
   for (;;) {
-    const [row] = await deps.db.sequelize.query<{ n: number }>(sql, { replacements: { cutoff }, type: QueryTypes.SELECT });
+    const row = await sqlOne<{ n: number }>(deps, sql, [cutoff]);
     const n = row?.n ?? 0;
     total += n;
     if (n < BATCH) return total;
