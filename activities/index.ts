@@ -1,5 +1,5 @@
 import type { DomainDeps } from '../domain/deps.js';
-import { finishTaskRun, startTaskRun } from '../domain/schedules/task-runs.js';
+import { finishTaskRun, startTaskRun } from '../domain/tasks/task-runs.js';
 import { createTaskActivities } from './tasks.js';
 import { createServiceOrderActivities } from './service-orders.js';
 import { createBillingActivities } from './billing.js';

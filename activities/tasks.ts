@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { purgeEndedSessions } from '../domain/auth/cleanup.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { beginTaskRun, failExpiredTaskRuns, recordSkippedTaskRun } from '../domain/schedules/task-runs.js';
+import { beginTaskRun, failExpiredTaskRuns, recordSkippedTaskRun } from '../domain/tasks/task-runs.js';
 import { planCadenceTasks } from '../domain/tasks/dispatch.js';
 import { runTask } from '../domain/tasks/run-task.js';
 import { TaskFailure } from '../domain/tasks/task-failure.js';

@@ -49,6 +49,22 @@ export function qualified(columns: string, alias: string): string {
     .join(', ');
 }
 
+/**
+ * The bound values of a statement built piece by piece (filters of a list): `param(value)`
+ * appends the value and answers its placeholder (`$3`), so conditions added in any order stay
+ * numbered right. Keep the answer to use one value twice.
+ */
+export function sqlParams(): { values: unknown[]; param: (value: unknown) => string } {
+  const values: unknown[] = [];
+  return {
+    values,
+    param: (value) => {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
 /** What pg's `query` takes for a text or a prepared statement. */
 export function queryConfig(sql: string | Statement, values: unknown[]): pg.QueryConfig {
   return typeof sql === 'string' ? { text: sql, values } : { text: sql.text, name: sql.name, values };

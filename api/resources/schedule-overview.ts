@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { formatDateTime } from '../../lib/time.js';
-import type { OverviewItem } from '../../domain/schedules/overview.js';
+import type { OverviewItem } from '../../domain/tasks/overview.js';
 import { dateTimeString } from '../schemas.js';
 import { taskRunBrief, taskRunBriefSchema } from './task-run.js';
 

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { AUTH_CHANNEL, type AuthInvalidation } from './principal-cache.js';
 
@@ -8,7 +9,7 @@ import { AUTH_CHANNEL, type AuthInvalidation } from './principal-cache.js';
  */
 export async function publishAuthChange(deps: DomainDeps, change: AuthInvalidation, transaction?: Transaction): Promise<void> {
   deps.authCache?.invalidate(change);
-  await deps.db.sequelize.query('SELECT pg_notify($1, $2)', { bind: [AUTH_CHANNEL, JSON.stringify(change)], transaction });
+  await sqlRows(deps, 'SELECT pg_notify($1, $2)', [AUTH_CHANNEL, JSON.stringify(change)], transaction);
   // Local entries are dropped again after commit: a request racing the transaction may have re-cached.
   if (transaction) transaction.afterCommit(() => deps.authCache?.invalidate(change));
 }

@@ -1,8 +1,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { QueryTypes } from 'sequelize';
 import { normaliseAddress } from '../../lib/client-address.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { Surface } from '../../db/models/auth-session.js';
+import { sqlOne, sqlParams } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { RequestMeta } from './sessions.js';
 
@@ -64,19 +64,48 @@ export function throttleAddressKey(ip: string, prefixLength: number): string {
   return `${masked.map((g) => g.toString(16)).join(':')}/${prefixLength}`;
 }
 
-type Scope = { sql: string; replacements: Record<string, unknown> };
+/** Places a named value of the statement being built: its `$n`. */
+type At = (name: string) => string;
+
+/**
+ * The text and bound values of a statement written with named values (`at('since')`): each
+ * value is bound once, numbered in the order the text first uses it (PostgreSQL refuses a bound
+ * value that the text does not use, and the scopes use different ones).
+ */
+function named(values: Record<string, unknown>, sql: (at: At) => string): [string, unknown[]] {
+  const { values: bind, param } = sqlParams();
+  const placed = new Map<string, string>();
+  const at: At = (name) => {
+    if (!(name in values)) throw new Error(`login throttle: no value named ${name}`);
+    let placeholder = placed.get(name);
+    if (placeholder === undefined) {
+      placeholder = param(values[name]);
+      placed.set(name, placeholder);
+    }
+    return placeholder;
+  };
+  const text = sql(at);
+  return [text, bind];
+}
+
+/** The login-log rows a limit counts (a condition on `surface`, `account`, `addressKey`). */
+type Scope = (at: At) => string;
+type ScopeValues = { surface: Surface; account: string; addressKey: string };
 
 /**
  * Seconds until fewer than `limit` failures of the scope remain in the window (the window
  * slides, and only failures count, so this is when the scope is free again unless it fails
  * more). 0 if it already is.
  */
-async function secondsUntilBelow(deps: DomainDeps, scope: Scope, limit: number, since: Date, ownId: number): Promise<number> {
-  const [row] = await deps.db.sequelize.query<{ created_at: Date }>(
-    `SELECT created_at FROM login_logs
-      WHERE ${scope.sql} AND ${FAILURE_SQL} AND created_at >= :since AND id <> :ownId
-      ORDER BY created_at DESC OFFSET :offset LIMIT 1`,
-    { replacements: { ...scope.replacements, since, ownId, offset: limit - 1 }, type: QueryTypes.SELECT },
+async function secondsUntilBelow(deps: DomainDeps, scope: Scope, values: ScopeValues, limit: number, since: Date, ownId: number): Promise<number> {
+  const row = await sqlOne<{ created_at: Date }>(
+    deps,
+    ...named(
+      { ...values, since, ownId, offset: limit - 1 },
+      (at) => `SELECT created_at FROM login_logs
+        WHERE ${scope(at)} AND ${FAILURE_SQL} AND created_at >= ${at('since')} AND id <> ${at('ownId')}
+        ORDER BY created_at DESC OFFSET ${at('offset')} LIMIT 1`,
+    ),
   );
   if (!row) return 0;
   const windowMs = deps.config.loginThrottle.windowSeconds * 1000;
@@ -119,24 +148,25 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
   });
   const attempt: LoginAttempt = { id: row.id, surface, account: row.account };
   const since = new Date(row.created_at.getTime() - limits.windowSeconds * 1000);
-  const pairScope: Scope = {
-    sql: 'surface = :surface AND account = :account AND address_key = :addressKey',
-    replacements: { surface, account: row.account, addressKey },
-  };
-  const accountScope: Scope = { sql: 'surface = :surface AND account = :account', replacements: { surface, account: row.account } };
-  const addressScope: Scope = { sql: 'address_key = :addressKey', replacements: { addressKey } };
-  const replacements = { surface, account: row.account, addressKey, since, ownId: row.id };
-  const eitherScope = `((${accountScope.sql}) OR (${addressScope.sql}))`;
+  const scopeValues: ScopeValues = { surface, account: row.account, addressKey };
+  const pairScope: Scope = (at) => `surface = ${at('surface')} AND account = ${at('account')} AND address_key = ${at('addressKey')}`;
+  const accountScope: Scope = (at) => `surface = ${at('surface')} AND account = ${at('account')}`;
+  const addressScope: Scope = (at) => `address_key = ${at('addressKey')}`;
+  const values = { ...scopeValues, since, ownId: row.id };
+  const eitherScope: Scope = (at) => `((${accountScope(at)}) OR (${addressScope(at)}))`;
 
   /** Rows matching `condition` per scope, in the window, other than this attempt's own. */
-  const count = async (condition: string): Promise<Counts> => {
-    const [counts] = await deps.db.sequelize.query<Counts>(
-      `SELECT count(*) FILTER (WHERE ${pairScope.sql})::int AS pair,
-              count(*) FILTER (WHERE ${accountScope.sql})::int AS account,
-              count(*) FILTER (WHERE ${addressScope.sql})::int AS address
-         FROM login_logs
-        WHERE ${condition} AND created_at >= :since AND id <> :ownId AND ${eitherScope}`,
-      { replacements, type: QueryTypes.SELECT },
+  const count = async (condition: Scope): Promise<Counts> => {
+    const counts = await sqlOne<Counts>(
+      deps,
+      ...named(
+        values,
+        (at) => `SELECT count(*) FILTER (WHERE ${pairScope(at)})::int AS pair,
+                count(*) FILTER (WHERE ${accountScope(at)})::int AS account,
+                count(*) FILTER (WHERE ${addressScope(at)})::int AS address
+           FROM login_logs
+          WHERE ${condition(at)} AND created_at >= ${at('since')} AND id <> ${at('ownId')} AND ${eitherScope(at)}`,
+      ),
     );
     return { pair: counts?.pair ?? 0, account: counts?.account ?? 0, address: counts?.address ?? 0 };
   };
@@ -154,32 +184,32 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
     return o.address || o.pair;
   };
 
-  if (!isOver(await count(GUESS_SQL))) return attempt;
-  let failures = await count(FAILURE_SQL);
+  if (!isOver(await count(() => GUESS_SQL))) return attempt;
+  let failures = await count(() => FAILURE_SQL);
   let undecided = false;
   if (!isOver(failures)) {
     // Over only because of attempts in progress: wait for the earlier ones to finish, then decide
     // on failures. Earlier attempts still unfinished after the wait (a crashed request) count.
-    await waitForEarlierAttempts(deps, eitherScope, replacements);
-    failures = await count(FAILURE_SQL);
+    await waitForEarlierAttempts(deps, eitherScope, values);
+    failures = await count(() => FAILURE_SQL);
     undecided = !isOver(failures);
-    if (undecided && !isOver(await count(`(${FAILURE_SQL} OR (reason = 'pending' AND id < :ownId))`))) return attempt;
+    if (undecided && !isOver(await count((at) => `(${FAILURE_SQL} OR (reason = 'pending' AND id < ${at('ownId')}))`))) return attempt;
   }
 
   await settleLoginAttempt(deps, attempt, { success: false, reason: 'throttled', subjectId: null });
   if (undecided) throw new AppError(ErrorCode.TOO_MANY_REQUESTS, '登录尝试过于频繁，请稍后再试');
   const { underAttack, address: addressThrottled, pair: pairThrottled } = over(failures);
   let wait = 0;
-  if (addressThrottled) wait = await secondsUntilBelow(deps, addressScope, limits.maxFailuresPerIp, since, row.id);
+  if (addressThrottled) wait = await secondsUntilBelow(deps, addressScope, scopeValues, limits.maxFailuresPerIp, since, row.id);
   if (pairThrottled) {
     const belowPairLimit =
-      failures.pair >= limits.maxFailuresPerAccount ? await secondsUntilBelow(deps, pairScope, limits.maxFailuresPerAccount, since, row.id) : 0;
+      failures.pair >= limits.maxFailuresPerAccount ? await secondsUntilBelow(deps, pairScope, scopeValues, limits.maxFailuresPerAccount, since, row.id) : 0;
     let pairWait = belowPairLimit;
     if (underAttack) {
       // Free once this address's own failures have all left the window, or once the account is
       // below the global ceiling again and this address below the per-pair limit.
-      const clean = await secondsUntilBelow(deps, pairScope, 1, since, row.id);
-      const calm = await secondsUntilBelow(deps, accountScope, limits.maxFailuresPerAccountGlobal, since, row.id);
+      const clean = await secondsUntilBelow(deps, pairScope, scopeValues, 1, since, row.id);
+      const calm = await secondsUntilBelow(deps, accountScope, scopeValues, limits.maxFailuresPerAccountGlobal, since, row.id);
       pairWait = Math.min(clean, Math.max(belowPairLimit, calm));
     }
     wait = Math.max(wait, pairWait);
@@ -189,14 +219,17 @@ export async function beginLoginAttempt(deps: DomainDeps, surface: Surface, acco
 }
 
 /** Waits (bounded) until no earlier attempt on the account or address is still in progress. */
-async function waitForEarlierAttempts(deps: DomainDeps, eitherScope: string, replacements: Record<string, unknown>): Promise<void> {
+async function waitForEarlierAttempts(deps: DomainDeps, eitherScope: Scope, values: ScopeValues & { ownId: number }): Promise<void> {
   const deadline = Date.now() + SETTLE_WAIT_MS;
   const fresh = new Date(Date.now() - SETTLE_WAIT_MS);
   for (let pause = SETTLE_POLL_MS; ; pause = Math.min(pause * 2, SETTLE_POLL_MAX_MS)) {
-    const [open] = await deps.db.sequelize.query<{ id: number }>(
-      `SELECT id FROM login_logs
-        WHERE reason = 'pending' AND id < :ownId AND created_at >= :fresh AND ${eitherScope} LIMIT 1`,
-      { replacements: { ...replacements, fresh }, type: QueryTypes.SELECT },
+    const open = await sqlOne<{ id: number }>(
+      deps,
+      ...named(
+        { ...values, fresh },
+        (at) => `SELECT id FROM login_logs
+          WHERE reason = 'pending' AND id < ${at('ownId')} AND created_at >= ${at('fresh')} AND ${eitherScope(at)} LIMIT 1`,
+      ),
     );
     if (!open || Date.now() >= deadline) return;
     await new Promise((resolve) => setTimeout(resolve, pause));
@@ -209,13 +242,14 @@ async function waitForEarlierAttempts(deps: DomainDeps, eitherScope: string, rep
  * someone was guessing.
  */
 async function failuresSinceLastLogin(deps: DomainDeps, surface: Surface, subjectId: number, ownId: number) {
-  const [row] = await deps.db.sequelize.query<{ failures: number; addresses: number }>(
+  const row = await sqlOne<{ failures: number; addresses: number }>(
+    deps,
     `SELECT count(*)::int AS failures, count(DISTINCT ip)::int AS addresses
        FROM login_logs
-      WHERE surface = :surface AND subject_id = :subjectId AND reason = 'bad_password' AND id <> :ownId
+      WHERE surface = $1 AND subject_id = $2 AND reason = 'bad_password' AND id <> $3
         AND id > COALESCE((SELECT max(id) FROM login_logs
-                            WHERE surface = :surface AND subject_id = :subjectId AND success AND id <> :ownId), 0)`,
-    { replacements: { surface, subjectId, ownId }, type: QueryTypes.SELECT },
+                            WHERE surface = $1 AND subject_id = $2 AND success AND id <> $3), 0)`,
+    [surface, subjectId, ownId],
   );
   return { failures: row?.failures ?? 0, addresses: row?.addresses ?? 0 };
 }

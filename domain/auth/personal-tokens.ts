@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { PersonalAccessTokenRow, TokenScope } from '../../db/models/personal-access-token.js';
 import type { Actor } from '../../lib/actor.js';
 import { AppError, ErrorCode, notFound, unauthenticated, validationError } from '../../lib/errors.js';
@@ -171,12 +172,13 @@ export async function authenticatePersonalToken(deps: DomainDeps, bearer: string
     return cached;
   }
   const ticket = deps.authCache?.ticket() ?? 0;
-  const row = await deps.db.sequelize.query<TokenAuthRow>(
+  const row = await sqlOne<TokenAuthRow>(
+    deps,
     `SELECT t.id, t.secret_hash, t.scopes, t.expires_at, t.revoked_at, u.id AS user_id, u.status, u.email_verified_at, u.is_verified
        FROM personal_access_tokens t
        JOIN users u ON u.id = t.user_id
       WHERE t.key_id = $1`,
-    { bind: [keyId], type: QueryTypes.SELECT, plain: true },
+    [keyId],
   );
   if (!row || row.secret_hash.length !== hash.length || !timingSafeEqual(row.secret_hash, hash)) throw unauthenticated(INVALID);
   if (row.revoked_at) throw unauthenticated('访问令牌已被吊销');
@@ -210,11 +212,10 @@ function noteTokenUse(deps: DomainDeps, key: string, tokenId: number, ip: string
   if (last !== undefined && now - last < TOKEN_USE_RECORD_INTERVAL_MS) return;
   if (noted.size >= NOTED_MAX) noted.clear();
   noted.set(key, now);
-  deps.db.sequelize
-    .query(
-      `UPDATE personal_access_tokens SET last_used_at = now(), last_used_ip = $2
-        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $3))`,
-      { bind: [tokenId, ip.slice(0, 64), TOKEN_USE_RECORD_INTERVAL_MS / 1000] },
-    )
-    .catch((err: unknown) => deps.logger.warn({ err, tokenId }, 'personal access token use not recorded'));
+  sqlRows(
+    deps,
+    `UPDATE personal_access_tokens SET last_used_at = now(), last_used_ip = $2
+      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $3))`,
+    [tokenId, ip.slice(0, 64), TOKEN_USE_RECORD_INTERVAL_MS / 1000],
+  ).catch((err: unknown) => deps.logger.warn({ err, tokenId }, 'personal access token use not recorded'));
 }

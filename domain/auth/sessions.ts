@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlOne } from '../../db/sql.js';
 import { AppError, ErrorCode, forbidden, unauthenticated } from '../../lib/errors.js';
 import type { SessionScope, Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
@@ -94,13 +95,14 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'admin' && cached.id === claims.subjectId) return cached;
   const ticket = deps.authCache?.ticket() ?? 0;
-  const row = await deps.db.sequelize.query<AdminSessionRow>(
+  const row = await sqlOne<AdminSessionRow>(
+    deps,
     `SELECT s.revoked_at, s.expires_at, s.scope, a.id, a.username, a.status, r.code AS role_code, r.is_super, r.permissions
        FROM auth_sessions s
        JOIN admins a ON a.id = s.subject_id
        JOIN admin_roles r ON r.id = a.role_id
       WHERE s.id = $1 AND s.surface = 'admin' AND s.subject_id = $2`,
-    { bind: [claims.sessionId, claims.subjectId], type: QueryTypes.SELECT, plain: true },
+    [claims.sessionId, claims.subjectId],
   );
   assertLive(row);
   const admin = row as AdminSessionRow;
@@ -125,12 +127,13 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'client' && cached.id === claims.subjectId) return cached;
   const ticket = deps.authCache?.ticket() ?? 0;
-  const row = await deps.db.sequelize.query<ClientSessionRow>(
+  const row = await sqlOne<ClientSessionRow>(
+    deps,
     `SELECT s.revoked_at, s.expires_at, u.id, u.status, u.email_verified_at, u.is_verified
        FROM auth_sessions s
        JOIN users u ON u.id = s.subject_id
       WHERE s.id = $1 AND s.surface = 'client' AND s.subject_id = $2`,
-    { bind: [claims.sessionId, claims.subjectId], type: QueryTypes.SELECT, plain: true },
+    [claims.sessionId, claims.subjectId],
   );
   assertLive(row);
   const user = row as ClientSessionRow;

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import { constantTimeEqual, deriveKey, randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError, conflict, ErrorCode, notFound, unauthenticated, validationError } from '../../lib/errors.js';
 import { currentRequestContext } from '../../lib/request-context.js';
@@ -181,16 +182,20 @@ async function acceptCode(
   if (input.otp !== undefined) {
     const step = stepOf(totpOf(deps.secretBox.open(credential.secret_sealed), label), input.otp.trim());
     if (step === null) return { ok: false, reason: 'bad_code' };
-    const rows = await deps.db.sequelize.query<{ id: number }>(
+    const rows = await sqlRows<{ id: number }>(
+      deps,
       `UPDATE two_factor_credentials SET last_used_step = $2, updated_at = now() WHERE id = $1 AND last_used_step < $2 RETURNING id`,
-      { bind: [credential.id, step], type: QueryTypes.SELECT, transaction },
+      [credential.id, step],
+      transaction,
     );
     return rows.length === 1 ? { ok: true, method: 'totp' } : { ok: false, reason: 'replayed_code' };
   }
   if (input.recovery_code !== undefined && options.recovery) {
-    const rows = await deps.db.sequelize.query<{ id: number }>(
+    const rows = await sqlRows<{ id: number }>(
+      deps,
       `UPDATE two_factor_recovery_codes SET used_at = now() WHERE credential_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id`,
-      { bind: [credential.id, recoveryHash(deps, input.recovery_code)], type: QueryTypes.SELECT, transaction },
+      [credential.id, recoveryHash(deps, input.recovery_code)],
+      transaction,
     );
     return rows.length === 1 ? { ok: true, method: 'recovery_code' } : { ok: false, reason: 'bad_code' };
   }
@@ -456,12 +461,13 @@ export async function disableTwoFactor(
  * is not asked (there is nothing to ask for).
  */
 export async function requireFreshSecondFactor(deps: DomainDeps, admin: AdminPrincipal): Promise<void> {
-  const row = await deps.db.sequelize.query<{ second_factor_at: Date | null; confirmed_at: Date | null }>(
+  const row = await sqlOne<{ second_factor_at: Date | null; confirmed_at: Date | null }>(
+    deps,
     `SELECT s.second_factor_at, c.confirmed_at
        FROM auth_sessions s
        LEFT JOIN two_factor_credentials c ON c.surface = 'admin' AND c.subject_id = s.subject_id
       WHERE s.id = $1`,
-    { bind: [admin.sessionId], type: QueryTypes.SELECT, plain: true },
+    [admin.sessionId],
   );
   if (!row?.confirmed_at) {
     if (await twoFactorRequiredFor(deps, admin)) {

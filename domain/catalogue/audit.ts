@@ -1,5 +1,6 @@
 import type { Actor } from '../../lib/actor.js';
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { notFound } from '../../lib/errors.js';
 import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import type { CatalogueEntityType } from '../../db/models/catalogue.js';
@@ -156,31 +157,30 @@ export type AuditListQuery = {
 /** The audit list, newest first, filtered by entity, operator and action. */
 export async function listCatalogueAudit(deps: DomainDeps, query: AuditListQuery): Promise<{ rows: AuditEntry[]; total: number }> {
   const conditions: string[] = [];
-  const replacements: Record<string, unknown> = { limit: query.page_size, offset: (query.page - 1) * query.page_size };
+  const { values, param } = sqlParams();
   for (const key of ['entity_type', 'entity_id', 'operator_id', 'action'] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`${key} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${key} = ${param(query[key])}`);
   }
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const paging = [query.page_size, (query.page - 1) * query.page_size];
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<AuditEntry>(
+    sqlRows<AuditEntry>(
+      deps,
       `SELECT id::int AS id, entity_type, entity_id, action, changes, operator_id, operator_name, created_at
-         FROM catalogue_audit_logs ${where} ORDER BY created_at DESC, id DESC LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
+         FROM catalogue_audit_logs ${where} ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, ...paging],
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM catalogue_audit_logs ${where}`, {
-      replacements,
-      type: QueryTypes.SELECT,
-    }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM catalogue_audit_logs ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getCatalogueAuditEntry(deps: DomainDeps, id: number): Promise<AuditEntry> {
-  const [row] = await deps.db.sequelize.query<AuditEntry>(
-    `SELECT id::int AS id, entity_type, entity_id, action, changes, operator_id, operator_name, created_at FROM catalogue_audit_logs WHERE id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+  const row = await sqlOne<AuditEntry>(
+    deps,
+    `SELECT id::int AS id, entity_type, entity_id, action, changes, operator_id, operator_name, created_at FROM catalogue_audit_logs WHERE id = $1`,
+    [id],
   );
   if (!row) throw notFound('变更记录不存在');
   return row;

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { CATALOGUE_CHANNEL } from './catalogue-cache.js';
 
@@ -9,6 +10,6 @@ import { CATALOGUE_CHANNEL } from './catalogue-cache.js';
  */
 export async function publishCatalogueChange(deps: DomainDeps, transaction?: Transaction): Promise<void> {
   deps.catalogueCache?.invalidate();
-  await deps.db.sequelize.query('SELECT pg_notify($1, $2)', { bind: [CATALOGUE_CHANNEL, '{}'], ...(transaction ? { transaction } : {}) });
+  await sqlRows(deps, 'SELECT pg_notify($1, $2)', [CATALOGUE_CHANNEL, '{}'], transaction);
   if (transaction) transaction.afterCommit(() => deps.catalogueCache?.invalidate());
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../../lib/actor.js';
-import { QueryTypes } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductCategoryRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
@@ -45,38 +45,31 @@ const CATEGORY_FROM = 'product_categories c JOIN product_groups g ON g.id = c.se
 
 export async function listCategories(deps: DomainDeps, query: CategoryListQuery): Promise<{ rows: CategoryView[]; total: number }> {
   const conditions = ['c.deleted_at IS NULL'];
-  const replacements: Record<string, unknown> = {};
+  const { values, param } = sqlParams();
   if (query.second_product_group_id !== undefined) {
-    conditions.push('c.second_product_group_id = :group');
-    replacements.group = query.second_product_group_id;
+    conditions.push(`c.second_product_group_id = ${param(query.second_product_group_id)}`);
   }
   if (query.first_product_group_id !== undefined) {
-    conditions.push('g.first_product_group_id = :menu');
-    replacements.menu = query.first_product_group_id;
+    conditions.push(`g.first_product_group_id = ${param(query.first_product_group_id)}`);
   }
   if (query.is_visible !== undefined) {
-    conditions.push('c.is_visible = :is_visible');
-    replacements.is_visible = query.is_visible ? 1 : 0;
+    conditions.push(`c.is_visible = ${param(query.is_visible ? 1 : 0)}`);
   }
   if (query.keyword) {
-    conditions.push('c.name ILIKE :keyword');
-    replacements.keyword = likePattern(query.keyword);
+    conditions.push(`c.name ILIKE ${param(likePattern(query.keyword))}`);
   }
   const where = `WHERE ${conditions.join(' AND ')}`;
   const order = orderBy(query.sort, { sort_order: 'c.sort_order', id: 'c.id', name: 'c.name', created_at: 'c.created_at' }, { key: 'sort_order', direction: 'ASC' }, 'c.id');
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<CategoryView>(`SELECT ${CATEGORY_COLUMNS} FROM ${CATEGORY_FROM} ${where} ${order} ${pageSql(query)}`, { replacements, type: QueryTypes.SELECT }),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${CATEGORY_FROM} ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<CategoryView>(deps, `SELECT ${CATEGORY_COLUMNS} FROM ${CATEGORY_FROM} ${where} ${order} ${pageSql(query)}`, values),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${CATEGORY_FROM} ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getCategory(deps: DomainDeps, id: number): Promise<CategoryView> {
-  const [row] = await deps.db.sequelize.query<CategoryView>(`SELECT ${CATEGORY_COLUMNS} FROM ${CATEGORY_FROM} WHERE c.id = :id AND c.deleted_at IS NULL`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
-  return orNotFound(row ?? null, '三级分类不存在');
+  const row = await sqlOne<CategoryView>(deps, `SELECT ${CATEGORY_COLUMNS} FROM ${CATEGORY_FROM} WHERE c.id = $1 AND c.deleted_at IS NULL`, [id]);
+  return orNotFound(row, '三级分类不存在');
 }
 
 export type CategoryInput = {

@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { ProductType } from '../../db/models/catalogue.js';
 
@@ -14,7 +14,7 @@ export type DirectoryTree = { menus: TreeMenu[]; groups: TreeGroup[]; categories
  * order, with live counts. Three queries whatever the size.
  */
 export async function loadDirectoryTree(deps: DomainDeps): Promise<DirectoryTree> {
-  const q = <T extends object>(sql: string) => deps.db.sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+  const q = <T extends object>(sql: string) => sqlRows<T>(deps, sql, []);
   const [menus, groups, categories] = await Promise.all([
     q<TreeMenu>(
       `SELECT m.id, m.code, m.name, m.product_type, m.is_visible, m.sort_order,

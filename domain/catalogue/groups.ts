@@ -1,5 +1,5 @@
 import type { Actor } from '../../lib/actor.js';
-import { QueryTypes } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductGroupRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
@@ -44,34 +44,28 @@ const GROUP_FROM = 'product_groups g JOIN product_menus m ON m.id = g.first_prod
 
 export async function listGroups(deps: DomainDeps, query: GroupListQuery): Promise<{ rows: GroupView[]; total: number }> {
   const conditions = ['g.deleted_at IS NULL'];
-  const replacements: Record<string, unknown> = {};
+  const { values, param } = sqlParams();
   if (query.first_product_group_id !== undefined) {
-    conditions.push('g.first_product_group_id = :menu');
-    replacements.menu = query.first_product_group_id;
+    conditions.push(`g.first_product_group_id = ${param(query.first_product_group_id)}`);
   }
   if (query.is_visible !== undefined) {
-    conditions.push('g.is_visible = :is_visible');
-    replacements.is_visible = query.is_visible ? 1 : 0;
+    conditions.push(`g.is_visible = ${param(query.is_visible ? 1 : 0)}`);
   }
   if (query.keyword) {
-    conditions.push('g.name ILIKE :keyword');
-    replacements.keyword = likePattern(query.keyword);
+    conditions.push(`g.name ILIKE ${param(likePattern(query.keyword))}`);
   }
   const where = `WHERE ${conditions.join(' AND ')}`;
   const order = orderBy(query.sort, { sort_order: 'g.sort_order', id: 'g.id', name: 'g.name', created_at: 'g.created_at' }, { key: 'sort_order', direction: 'ASC' }, 'g.id');
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<GroupView>(`SELECT ${GROUP_COLUMNS} FROM ${GROUP_FROM} ${where} ${order} ${pageSql(query)}`, { replacements, type: QueryTypes.SELECT }),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM product_groups g ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<GroupView>(deps, `SELECT ${GROUP_COLUMNS} FROM ${GROUP_FROM} ${where} ${order} ${pageSql(query)}`, values),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM product_groups g ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getGroup(deps: DomainDeps, id: number): Promise<GroupView> {
-  const [row] = await deps.db.sequelize.query<GroupView>(`SELECT ${GROUP_COLUMNS} FROM ${GROUP_FROM} WHERE g.id = :id AND g.deleted_at IS NULL`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
-  return orNotFound(row ?? null, '二级分组不存在');
+  const row = await sqlOne<GroupView>(deps, `SELECT ${GROUP_COLUMNS} FROM ${GROUP_FROM} WHERE g.id = $1 AND g.deleted_at IS NULL`, [id]);
+  return orNotFound(row, '二级分组不存在');
 }
 
 export type GroupInput = {

@@ -1,6 +1,7 @@
 import type { Actor } from '../../lib/actor.js';
 import { randomBytes } from 'node:crypto';
-import { QueryTypes, UniqueConstraintError } from 'sequelize';
+import { UniqueConstraintError } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { ProductMenuRow } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
@@ -44,34 +45,29 @@ const MENU_COLUMNS = `m.id, m.code, m.name, m.icon, m.product_type, m.is_visible
 
 export async function listMenus(deps: DomainDeps, query: MenuListQuery): Promise<{ rows: MenuView[]; total: number }> {
   const conditions = ['m.deleted_at IS NULL'];
-  const replacements: Record<string, unknown> = {};
+  const { values, param } = sqlParams();
   if (query.product_type) {
-    conditions.push('m.product_type = :product_type');
-    replacements.product_type = query.product_type;
+    conditions.push(`m.product_type = ${param(query.product_type)}`);
   }
   if (query.is_visible !== undefined) {
-    conditions.push('m.is_visible = :is_visible');
-    replacements.is_visible = query.is_visible ? 1 : 0;
+    conditions.push(`m.is_visible = ${param(query.is_visible ? 1 : 0)}`);
   }
   if (query.keyword) {
-    conditions.push('(m.name ILIKE :keyword OR m.code ILIKE :keyword)');
-    replacements.keyword = likePattern(query.keyword);
+    const keyword = param(likePattern(query.keyword));
+    conditions.push(`(m.name ILIKE ${keyword} OR m.code ILIKE ${keyword})`);
   }
   const where = `WHERE ${conditions.join(' AND ')}`;
   const order = orderBy(query.sort, { sort_order: 'm.sort_order', id: 'm.id', name: 'm.name', created_at: 'm.created_at' }, { key: 'sort_order', direction: 'ASC' }, 'm.id');
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<MenuView>(`SELECT ${MENU_COLUMNS} FROM product_menus m ${where} ${order} ${pageSql(query)}`, { replacements, type: QueryTypes.SELECT }),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM product_menus m ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<MenuView>(deps, `SELECT ${MENU_COLUMNS} FROM product_menus m ${where} ${order} ${pageSql(query)}`, values),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM product_menus m ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getMenu(deps: DomainDeps, id: number): Promise<MenuView> {
-  const [row] = await deps.db.sequelize.query<MenuView>(`SELECT ${MENU_COLUMNS} FROM product_menus m WHERE m.id = :id AND m.deleted_at IS NULL`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  });
-  return orNotFound(row ?? null, '一级菜单不存在');
+  const row = await sqlOne<MenuView>(deps, `SELECT ${MENU_COLUMNS} FROM product_menus m WHERE m.id = $1 AND m.deleted_at IS NULL`, [id]);
+  return orNotFound(row, '一级菜单不存在');
 }
 
 export type MenuInput = { name: string; icon?: string | undefined; product_type: ProductType; is_visible?: number | undefined; sort_order?: number | undefined };

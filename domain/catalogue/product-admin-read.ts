@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { ProductStatus } from '../../db/models/catalogue.js';
 import type { PluginStatus } from '../../db/models/plugin.js';
 import type { DomainDeps } from '../deps.js';
@@ -69,7 +69,7 @@ export const PRODUCT_SORT_COLUMNS = {
 /** The admin product list: every live product (any status), with filters and a whitelisted sort. */
 export async function listAdminProducts(deps: DomainDeps, query: AdminProductListQuery): Promise<{ rows: ProductListRow[]; total: number }> {
   const conditions = ['p.deleted_at IS NULL'];
-  const replacements: Record<string, unknown> = {};
+  const { values, param } = sqlParams();
   const filters = [
     ['first_product_group_id', 'p.first_product_group_id'],
     ['second_product_group_id', 'p.second_product_group_id'],
@@ -79,20 +79,18 @@ export async function listAdminProducts(deps: DomainDeps, query: AdminProductLis
   ] as const;
   for (const [key, column] of filters) {
     if (query[key] === undefined) continue;
-    conditions.push(`${column} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${column} = ${param(query[key])}`);
   }
   if (query.keyword) {
     const id = /^\d{1,9}$/.test(query.keyword) ? Number(query.keyword) : null;
-    conditions.push(`(p.name ILIKE :keyword OR p.display_name ILIKE :keyword${id ? ' OR p.id = :keyword_id' : ''})`);
-    replacements.keyword = likePattern(query.keyword);
-    if (id) replacements.keyword_id = id;
+    const keyword = param(likePattern(query.keyword));
+    conditions.push(`(p.name ILIKE ${keyword} OR p.display_name ILIKE ${keyword}${id ? ` OR p.id = ${param(id)}` : ''})`);
   }
   const where = `WHERE ${conditions.join(' AND ')}`;
   const order = orderBy(query.sort, PRODUCT_SORT_COLUMNS, { key: 'sort_order', direction: 'ASC' }, 'p.id');
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<ProductListRow>(`SELECT ${LIST_COLUMNS} FROM ${PRODUCT_FROM} ${where} ${order} ${pageSql(query)}`, { replacements, type: QueryTypes.SELECT }),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM products p ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<ProductListRow>(deps, `SELECT ${LIST_COLUMNS} FROM ${PRODUCT_FROM} ${where} ${order} ${pageSql(query)}`, values),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM products p ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -123,18 +121,19 @@ export type AdminProductDetail = ProductListRow & {
 export const DETAIL_AUDIT_ENTRIES = 5;
 
 export async function getAdminProduct(deps: DomainDeps, id: number): Promise<AdminProductDetail> {
-  const [[row], audit] = await Promise.all([
-    deps.db.sequelize.query<Omit<AdminProductDetail, 'audit'>>(
+  const [row, audit] = await Promise.all([
+    sqlOne<Omit<AdminProductDetail, 'audit'>>(
+      deps,
       `SELECT ${LIST_COLUMNS}, p.description, p.service_type_code, m.code AS first_product_group_code, p.config_options,
               p.purchase_template, p.console_template, b.product_id IS NOT NULL AS has_binding, b.plugin_id AS binding_plugin_id,
               b.supplier_id, b.provider_key, b.upstream_product_id, b.config_template, b.provisioning_policy,
               pl.slug AS plugin_slug, pl.name AS plugin_name, pl.status AS plugin_status, pl.domain AS plugin_domain,
               pl.manifest->'info'->'extra' AS plugin_extra
-         FROM ${PRODUCT_FROM} WHERE p.id = :id AND p.deleted_at IS NULL`,
-      { replacements: { id }, type: QueryTypes.SELECT },
+         FROM ${PRODUCT_FROM} WHERE p.id = $1 AND p.deleted_at IS NULL`,
+      [id],
     ),
     listCatalogueAudit(deps, { page: 1, page_size: DETAIL_AUDIT_ENTRIES, entity_type: 'product', entity_id: id }),
   ]);
-  const product = orNotFound(row ?? null, '商品不存在');
+  const product = orNotFound(row, '商品不存在');
   return { ...product, audit: { entries: audit.rows, total: audit.total } };
 }

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { AuditAction, AuditRecord, FieldChanges } from './audit.js';
 import type { ProductType } from '../../db/models/catalogue.js';
@@ -17,20 +18,24 @@ type Moved = { id: number; old_menu: number; old_group: number | null; old_type:
  * one audit record per product that actually changed.
  */
 export async function replaceProducts(deps: DomainDeps, scope: MoveScope, target: MoveTarget, action: AuditAction, transaction: Transaction): Promise<AuditRecord[]> {
-  const where = 'menuId' in scope ? 'p.first_product_group_id = :scope' : 'groupId' in scope ? 'p.second_product_group_id = :scope' : 'p.product_group_id = :scope';
+  const where = 'menuId' in scope ? 'p.first_product_group_id = $1' : 'groupId' in scope ? 'p.second_product_group_id = $1' : 'p.product_group_id = $1';
   const scopeId = 'menuId' in scope ? scope.menuId : 'groupId' in scope ? scope.groupId : scope.categoryId;
-  const setGroup = target.groupId === undefined ? '' : ', second_product_group_id = :group';
+  const bind: unknown[] = [scopeId, target.menuId, target.type];
+  if (target.groupId !== undefined) bind.push(target.groupId);
+  const setGroup = target.groupId === undefined ? '' : ', second_product_group_id = $4';
   // The self-join reads each row as it was before this statement, for the audit's old values.
-  const [rows] = await deps.db.sequelize.query(
-    `UPDATE products p SET first_product_group_id = :menu, product_type = :type, service_type_code = :type${setGroup}, updated_at = now()
+  const rows = await sqlRows<Moved>(
+    deps,
+    `UPDATE products p SET first_product_group_id = $2, product_type = $3, service_type_code = $3${setGroup}, updated_at = now()
        FROM products old
       WHERE p.id = old.id AND ${where} AND p.deleted_at IS NULL
       RETURNING p.id, old.first_product_group_id AS old_menu, old.second_product_group_id AS old_group, old.product_type AS old_type,
                 p.second_product_group_id AS new_group`,
-    { replacements: { scope: scopeId, menu: target.menuId, type: target.type, group: target.groupId ?? null }, transaction },
+    bind,
+    transaction,
   );
   const records: AuditRecord[] = [];
-  for (const row of rows as Moved[]) {
+  for (const row of rows) {
     const changes: FieldChanges = {};
     if (row.old_menu !== target.menuId) changes.first_product_group_id = { old: row.old_menu, new: target.menuId };
     if (row.old_group !== row.new_group) changes.second_product_group_id = { old: row.old_group, new: row.new_group };

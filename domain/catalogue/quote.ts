@@ -1,4 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlOne } from '../../db/sql.js';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import { type CURRENCY } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
@@ -46,7 +47,8 @@ export type ListedProduct = {
  * them) visible. Anything else is "absent or unlisted" (40400) to the storefront.
  */
 export async function findListedProduct(deps: DomainDeps, productId: number, transaction?: Transaction): Promise<ListedProduct> {
-  const [row] = await deps.db.sequelize.query<ListedProduct>(
+  const row = await sqlOne<ListedProduct>(
+    deps,
     `SELECT p.id, p.name, p.display_name, p.product_type, p.pricing, p.config_options, p.stock_control, p.stock_qty,
             p.purchase_template, pl.manifest->'info'->'extra'->'purchase_schema' AS plugin_purchase_schema
        FROM products p
@@ -55,9 +57,10 @@ export async function findListedProduct(deps: DomainDeps, productId: number, tra
        LEFT JOIN product_categories c ON c.id = p.product_group_id
        LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
        LEFT JOIN plugins pl ON pl.id = b.plugin_id AND pl.status = 'enabled' AND pl.domain = 'upstream'
-      WHERE p.id = :id AND p.deleted_at IS NULL AND p.status = 'active'
+      WHERE p.id = $1 AND p.deleted_at IS NULL AND p.status = 'active'
         AND m.is_visible = 1 AND COALESCE(g.is_visible, 1) = 1 AND COALESCE(c.is_visible, 1) = 1`,
-    { replacements: { id: productId }, type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
+    [productId],
+    transaction,
   );
   if (!row) throw notFound('商品不存在或已下架');
   return { ...row, plugin_purchase_schema: readPurchaseSchema(row.plugin_purchase_schema) };

@@ -1,5 +1,5 @@
 import type { Actor } from '../../lib/actor.js';
-import { QueryTypes } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import { type FieldErrors, validationError } from '../../lib/errors.js';
 import type { CatalogueEntityType } from '../../db/models/catalogue.js';
 import type { DomainDeps } from '../deps.js';
@@ -34,9 +34,11 @@ export async function reorderDirectory(
   });
   if (Object.keys(errors).length > 0) throw validationError(errors);
   await deps.db.sequelize.transaction(async (transaction) => {
-    const rows = await deps.db.sequelize.query<{ id: number; sort_order: number }>(
-      `SELECT id, sort_order FROM ${table} WHERE id IN (:ids) AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
-      { replacements: { ids: items.map((i) => i.id) }, type: QueryTypes.SELECT, transaction },
+    const rows = await sqlRows<{ id: number; sort_order: number }>(
+      deps,
+      `SELECT id, sort_order FROM ${table} WHERE id = ANY($1::int[]) AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+      [items.map((i) => i.id)],
+      transaction,
     );
     const current = new Map(rows.map((r) => [r.id, r.sort_order]));
     items.forEach((item, i) => {
@@ -45,11 +47,13 @@ export async function reorderDirectory(
     if (Object.keys(errors).length > 0) throw validationError(errors);
     const changed = items.filter((item) => current.get(item.id) !== item.sort_order);
     if (changed.length === 0) return;
-    await deps.db.sequelize.query(
+    await sqlRows(
+      deps,
       `UPDATE ${table} t SET sort_order = v.sort_order, updated_at = now()
-         FROM (SELECT unnest(ARRAY[:ids]::int[]) AS id, unnest(ARRAY[:orders]::int[]) AS sort_order) v
+         FROM (SELECT unnest($1::int[]) AS id, unnest($2::int[]) AS sort_order) v
         WHERE t.id = v.id`,
-      { replacements: { ids: changed.map((c) => c.id), orders: changed.map((c) => c.sort_order) }, transaction },
+      [changed.map((c) => c.id), changed.map((c) => c.sort_order)],
+      transaction,
     );
     const records: AuditRecord[] = changed.map((c) => ({
       entity_type: entity,

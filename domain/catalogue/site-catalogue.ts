@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { ConfigOptionItem } from './config-options.js';
 import { type PricingMap } from './pricing-map.js';
@@ -27,15 +27,16 @@ export type SiteMenuRow = { id: number; code: string; name: string; icon: string
 export async function listSiteMenus(deps: DomainDeps, query: Page): Promise<{ rows: SiteMenuRow[]; total: number }> {
   const where = 'WHERE m.deleted_at IS NULL AND m.is_visible = 1';
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<SiteMenuRow>(
+    sqlRows<SiteMenuRow>(
+      deps,
       `${LISTED_CTE}
        SELECT m.id, m.code, m.name, m.icon, m.product_type, m.sort_order,
               (SELECT count(*) FROM product_groups g WHERE g.first_product_group_id = m.id AND g.deleted_at IS NULL AND g.is_visible = 1)::int AS group_count,
               (SELECT count(*) FROM listed l WHERE l.menu_id = m.id)::int AS product_count
          FROM product_menus m ${where} ORDER BY m.sort_order, m.id ${pageSql(query)}`,
-      { type: QueryTypes.SELECT },
+      [],
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM product_menus m ${where}`, { type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM product_menus m ${where}`, []),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -44,19 +45,20 @@ export type SiteGroupRow = { id: number; first_product_group_id: number; name: s
 
 export async function listSiteGroups(deps: DomainDeps, query: Page & { first_product_group_id?: number | undefined }): Promise<{ rows: SiteGroupRow[]; total: number }> {
   const conditions = ['g.deleted_at IS NULL', 'g.is_visible = 1', 'm.deleted_at IS NULL', 'm.is_visible = 1'];
-  if (query.first_product_group_id !== undefined) conditions.push('g.first_product_group_id = :menu');
-  const replacements = { menu: query.first_product_group_id ?? null };
+  const { values, param } = sqlParams();
+  if (query.first_product_group_id !== undefined) conditions.push(`g.first_product_group_id = ${param(query.first_product_group_id)}`);
   const from = `product_groups g JOIN product_menus m ON m.id = g.first_product_group_id WHERE ${conditions.join(' AND ')}`;
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<SiteGroupRow>(
+    sqlRows<SiteGroupRow>(
+      deps,
       `${LISTED_CTE}
        SELECT g.id, g.first_product_group_id, g.name, g.description, g.sort_order,
               (SELECT count(*) FROM product_categories c WHERE c.second_product_group_id = g.id AND c.deleted_at IS NULL AND c.is_visible = 1)::int AS category_count,
               (SELECT count(*) FROM listed l WHERE l.group_id = g.id)::int AS product_count
          FROM ${from} ORDER BY m.sort_order, m.id, g.sort_order, g.id ${pageSql(query)}`,
-      { replacements, type: QueryTypes.SELECT },
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${from}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${from}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -68,20 +70,21 @@ export async function listSiteCategories(
   query: Page & { second_product_group_id?: number | undefined; first_product_group_id?: number | undefined },
 ): Promise<{ rows: SiteCategoryRow[]; total: number }> {
   const conditions = ['c.deleted_at IS NULL', 'c.is_visible = 1', 'g.deleted_at IS NULL', 'g.is_visible = 1', 'm.deleted_at IS NULL', 'm.is_visible = 1'];
-  if (query.second_product_group_id !== undefined) conditions.push('c.second_product_group_id = :group');
-  if (query.first_product_group_id !== undefined) conditions.push('g.first_product_group_id = :menu');
-  const replacements = { group: query.second_product_group_id ?? null, menu: query.first_product_group_id ?? null };
+  const { values, param } = sqlParams();
+  if (query.second_product_group_id !== undefined) conditions.push(`c.second_product_group_id = ${param(query.second_product_group_id)}`);
+  if (query.first_product_group_id !== undefined) conditions.push(`g.first_product_group_id = ${param(query.first_product_group_id)}`);
   const from = `product_categories c JOIN product_groups g ON g.id = c.second_product_group_id JOIN product_menus m ON m.id = g.first_product_group_id
     WHERE ${conditions.join(' AND ')}`;
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<SiteCategoryRow>(
+    sqlRows<SiteCategoryRow>(
+      deps,
       `${LISTED_CTE}
        SELECT c.id, c.second_product_group_id, g.first_product_group_id, c.name, c.description, c.sort_order,
               (SELECT count(*) FROM listed l WHERE l.category_id = c.id)::int AS product_count
          FROM ${from} ORDER BY m.sort_order, m.id, g.sort_order, g.id, c.sort_order, c.id ${pageSql(query)}`,
-      { replacements, type: QueryTypes.SELECT },
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${from}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${from}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -120,7 +123,7 @@ const BINDING_JOIN = `LEFT JOIN product_upstream_bindings b ON b.product_id = p.
 
 export async function listSiteProducts(deps: DomainDeps, query: SiteProductListQuery): Promise<{ rows: SiteProductRow[]; total: number }> {
   const conditions = [LISTED_WHERE];
-  const replacements: Record<string, unknown> = {};
+  const { values, param } = sqlParams();
   for (const [key, column] of [
     ['first_product_group_id', 'p.first_product_group_id'],
     ['second_product_group_id', 'p.second_product_group_id'],
@@ -128,24 +131,24 @@ export async function listSiteProducts(deps: DomainDeps, query: SiteProductListQ
     ['product_type', 'p.product_type'],
   ] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`${column} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${column} = ${param(query[key])}`);
   }
   if (query.keyword) {
-    conditions.push('(p.name ILIKE :keyword OR p.display_name ILIKE :keyword)');
-    replacements.keyword = likePattern(query.keyword);
+    const keyword = param(likePattern(query.keyword));
+    conditions.push(`(p.name ILIKE ${keyword} OR p.display_name ILIKE ${keyword})`);
   }
   const where = `WHERE ${conditions.join(' AND ')}`;
   const order = orderBy(query.sort, PRODUCT_SORT_COLUMNS, { key: 'sort_order', direction: 'ASC' }, 'p.id');
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<SiteProductRow>(
+    sqlRows<SiteProductRow>(
+      deps,
       `SELECT p.id, p.name, p.display_name, left(p.description, 120) AS description, p.product_type, p.first_product_group_id,
               p.second_product_group_id, p.product_group_id, p.pricing, p.stock_control, p.stock_qty, p.sort_order, p.purchase_template,
               pl.manifest->'info'->'extra'->'purchase_schema' AS plugin_purchase_schema
          FROM ${LISTED_FROM} ${BINDING_JOIN} ${where} ${order} ${pageSql(query)}`,
-      { replacements, type: QueryTypes.SELECT },
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${LISTED_FROM} ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${LISTED_FROM} ${where}`, values),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -165,16 +168,16 @@ export type SiteProductDetailRow = Omit<SiteProductRow, 'plugin_purchase_schema'
 
 /** A listed product with what its storefront page needs; null when absent or unlisted. */
 export async function findSiteProduct(deps: DomainDeps, id: number): Promise<SiteProductDetailRow | null> {
-  const [row] = await deps.db.sequelize.query<SiteProductDetailRow>(
+  return sqlOne<SiteProductDetailRow>(
+    deps,
     `SELECT p.id, p.name, p.display_name, p.description, p.product_type, p.first_product_group_id, m.code AS first_product_group_code,
             m.name AS menu_name, p.second_product_group_id, g.name AS group_name, p.product_group_id, c.name AS category_name,
             p.pricing, p.config_options, p.stock_control, p.stock_qty, p.sort_order, p.purchase_template, p.console_template,
             CASE WHEN pl.id IS NULL THEN NULL ELSE b.provider_key END AS provider_key, pl.key AS plugin_key,
             pl.manifest->'info'->'extra' AS plugin_extra, p.updated_at
-       FROM ${LISTED_FROM} ${BINDING_JOIN} WHERE p.id = :id AND ${LISTED_WHERE}`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+       FROM ${LISTED_FROM} ${BINDING_JOIN} WHERE p.id = $1 AND ${LISTED_WHERE}`,
+    [id],
   );
-  return row ?? null;
 }
 
 /** How many products the home page features: the first listed ones in storefront order. */

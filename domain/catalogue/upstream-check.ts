@@ -1,14 +1,15 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlRows } from '../../db/sql.js';
 import { validationError } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 
 export type ProductScope = { menuId: number } | { groupId: number } | { categoryId: number } | { productIds: number[] };
 
-function scopeSql(scope: ProductScope): { sql: string; replacements: Record<string, unknown> } {
-  if ('menuId' in scope) return { sql: 'p.first_product_group_id = :id', replacements: { id: scope.menuId } };
-  if ('groupId' in scope) return { sql: 'p.second_product_group_id = :id', replacements: { id: scope.groupId } };
-  if ('categoryId' in scope) return { sql: 'p.product_group_id = :id', replacements: { id: scope.categoryId } };
-  return { sql: 'p.id IN (:ids)', replacements: { ids: scope.productIds.length ? scope.productIds : [0] } };
+function scopeSql(scope: ProductScope): { sql: string; bind: unknown[] } {
+  if ('menuId' in scope) return { sql: 'p.first_product_group_id = $1', bind: [scope.menuId] };
+  if ('groupId' in scope) return { sql: 'p.second_product_group_id = $1', bind: [scope.groupId] };
+  if ('categoryId' in scope) return { sql: 'p.product_group_id = $1', bind: [scope.categoryId] };
+  return { sql: 'p.id = ANY($1::int[])', bind: [scope.productIds] };
 }
 
 /**
@@ -18,14 +19,16 @@ function scopeSql(scope: ProductScope): { sql: string; replacements: Record<stri
  * binding are named in a 42200 on `field`.
  */
 export async function assertUpstreamBound(deps: DomainDeps, scope: ProductScope, field: string, transaction: Transaction): Promise<void> {
-  const { sql, replacements } = scopeSql(scope);
-  const rows = await deps.db.sequelize.query<{ id: number; name: string }>(
+  const { sql, bind } = scopeSql(scope);
+  const rows = await sqlRows<{ id: number; name: string }>(
+    deps,
     `SELECT p.id, p.name FROM products p
        LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
        LEFT JOIN plugins pl ON pl.id = b.plugin_id AND pl.domain = 'upstream' AND pl.status = 'enabled'
       WHERE ${sql} AND p.deleted_at IS NULL AND pl.id IS NULL
       ORDER BY p.id`,
-    { replacements, type: QueryTypes.SELECT, transaction },
+    bind,
+    transaction,
   );
   if (rows.length === 0) return;
   const names = rows.slice(0, 5).map((r) => `${r.name}（#${r.id}）`).join('、');

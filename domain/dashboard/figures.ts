@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import { validationError } from '../../lib/errors.js';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 
@@ -51,7 +51,7 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
 ];
 
-/** What the money figures sum (`countsAs` of the invoice kinds), as the `:sales` and `:recharge` replacements. */
+/** What the money figures sum (`countsAs` of the invoice kinds), passed as the arrays `$3` and `$4`. */
 const TYPES = { sales: invoiceTypesWhere('countsAs', 'sales'), recharge: invoiceTypesWhere('countsAs', 'recharge') };
 const PAID_STATES = "('paid', 'partially_refunded', 'refunded')";
 
@@ -62,18 +62,20 @@ export function checkRange(from: string, to: string): void {
   if (days > MAX_RANGE_DAYS) throw validationError({ date_to: [`日期范围最多 ${MAX_RANGE_DAYS} 天`] }, `日期范围最多 ${MAX_RANGE_DAYS} 天`);
 }
 
+/** The range's instants, from the days `$1..$2` (Asia/Shanghai). */
 const BOUNDS = `bounds AS (
-  SELECT (CAST(:from AS date)::timestamp AT TIME ZONE 'Asia/Shanghai') AS lo,
-         ((CAST(:to AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai') AS hi)`;
+  SELECT (CAST($1 AS date)::timestamp AT TIME ZONE 'Asia/Shanghai') AS lo,
+         ((CAST($2 AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai') AS hi)`;
 
 export async function rangeFigures(deps: DomainDeps, from: string, to: string): Promise<RangeFigures> {
   checkRange(from, to);
-  const [row] = await deps.db.sequelize.query<Omit<RangeFigures, 'from' | 'to' | 'net_revenue'> & { net_revenue: string }>(
+  const row = await sqlOne<Omit<RangeFigures, 'from' | 'to' | 'net_revenue'> & { net_revenue: string }>(
+    deps,
     `WITH ${BOUNDS},
      sales AS (
-       SELECT COALESCE(sum(amount) FILTER (WHERE type IN (:sales)), 0) AS revenue,
-              COALESCE(sum(amount) FILTER (WHERE type IN (:recharge)), 0) AS recharge,
-              count(*) FILTER (WHERE type IN (:sales) OR type IN (:recharge))::int AS paid_invoices
+       SELECT COALESCE(sum(amount) FILTER (WHERE type = ANY($3::text[])), 0) AS revenue,
+              COALESCE(sum(amount) FILTER (WHERE type = ANY($4::text[])), 0) AS recharge,
+              count(*) FILTER (WHERE type = ANY($3::text[]) OR type = ANY($4::text[]))::int AS paid_invoices
          FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi),
      back AS (SELECT COALESCE(sum(amount), 0) AS refunds FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi)
      SELECT sales.revenue::numeric(14,2)::text AS revenue, sales.recharge::numeric(14,2)::text AS recharge,
@@ -82,7 +84,7 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
             (SELECT count(*)::int FROM users, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_users,
             (SELECT count(*)::int FROM services, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_services
        FROM sales, back`,
-    { replacements: { from, to, ...TYPES }, type: QueryTypes.SELECT },
+    [from, to, TYPES.sales, TYPES.recharge],
   );
   if (!row) throw new Error('dashboard figures not computed');
   return { from, to, ...row };
@@ -90,39 +92,37 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
 
 export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
   const renewalDays = deps.config.lifecycle.renewalLeadDays;
-  const [row] = await deps.db.sequelize.query<Omit<StateFigures, 'renewals_due_days' | 'schedules' | 'extras'> & {
+  const row = await sqlOne<Omit<StateFigures, 'renewals_due_days' | 'schedules' | 'extras'> & {
     runs_24h: number;
     failed_24h: number;
     overdue_running: number;
     failing_tasks: number;
   }>(
+    deps,
     `SELECT
        (SELECT count(*)::int FROM services WHERE status = 'active') AS active_services,
        (SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
            AND provisioning_stage IS DISTINCT FROM 'awaiting_admin'
-           AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => :stuck)) AS provisioning_stuck,
+           AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)) AS provisioning_stuck,
        (SELECT count(*)::int FROM services WHERE provisioning_stage = 'awaiting_admin' AND status IN ('pending', 'provisioning', 'failed')) AS provisioning_awaiting_admin,
-       (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => :days)) AS renewals_due,
+       (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => $2)) AS renewals_due,
        (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours') AS runs_24h,
        (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours' AND status = 'failed') AS failed_24h,
        (SELECT count(*)::int FROM task_runs WHERE status = 'running' AND deadline_at IS NOT NULL AND deadline_at < now()) AS overdue_running,
        (SELECT count(*)::int FROM (SELECT DISTINCT ON (task_key) status FROM task_runs
            WHERE started_at > now() - interval '7 days' AND status IN ('succeeded', 'failed') ORDER BY task_key, started_at DESC, id DESC) latest
          WHERE latest.status = 'failed') AS failing_tasks`,
-    { replacements: { stuck: STUCK_MINUTES, days: renewalDays }, type: QueryTypes.SELECT },
+    [STUCK_MINUTES, renewalDays],
   );
   if (!row) throw new Error('dashboard figures not computed');
   const extras: Record<string, number | null> = {};
   for (const extra of DASHBOARD_EXTRAS) {
-    const [exists] = await deps.db.sequelize.query<{ found: string | null }>('SELECT to_regclass(:table)::text AS found', {
-      replacements: { table: extra.table },
-      type: QueryTypes.SELECT,
-    });
+    const exists = await sqlOne<{ found: string | null }>(deps, 'SELECT to_regclass($1)::text AS found', [extra.table]);
     if (!exists?.found) {
       extras[extra.key] = null;
       continue;
     }
-    const [counted] = await deps.db.sequelize.query<{ n: number }>(extra.sql, { type: QueryTypes.SELECT });
+    const counted = await sqlOne<{ n: number }>(deps, extra.sql, []);
     extras[extra.key] = counted?.n ?? 0;
   }
   return {
@@ -141,12 +141,13 @@ export type RevenuePoint = { date: string; revenue: string; recharge: string; re
 /** One point per day of the range (days without money are zeros), for a chart. One query. */
 export async function revenueSeries(deps: DomainDeps, from: string, to: string): Promise<RevenuePoint[]> {
   checkRange(from, to);
-  return deps.db.sequelize.query<RevenuePoint>(
-    `WITH days AS (SELECT generate_series(CAST(:from AS date), CAST(:to AS date), interval '1 day')::date AS day),
+  return sqlRows<RevenuePoint>(
+    deps,
+    `WITH days AS (SELECT generate_series(CAST($1 AS date), CAST($2 AS date), interval '1 day')::date AS day),
      ${BOUNDS},
      sales AS (
        SELECT (paid_at AT TIME ZONE 'Asia/Shanghai')::date AS day,
-              sum(amount) FILTER (WHERE type IN (:sales)) AS revenue, sum(amount) FILTER (WHERE type IN (:recharge)) AS recharge
+              sum(amount) FILTER (WHERE type = ANY($3::text[])) AS revenue, sum(amount) FILTER (WHERE type = ANY($4::text[])) AS recharge
          FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi GROUP BY 1),
      back AS (
        SELECT (refunded_at AT TIME ZONE 'Asia/Shanghai')::date AS day, sum(amount) AS refunds
@@ -156,7 +157,7 @@ export async function revenueSeries(deps: DomainDeps, from: string, to: string):
             COALESCE(sales.recharge, 0)::numeric(14,2)::text AS recharge,
             COALESCE(back.refunds, 0)::numeric(14,2)::text AS refunds
        FROM days LEFT JOIN sales ON sales.day = days.day LEFT JOIN back ON back.day = days.day ORDER BY days.day`,
-    { replacements: { from, to, ...TYPES }, type: QueryTypes.SELECT },
+    [from, to, TYPES.sales, TYPES.recharge],
   );
 }
 

@@ -1,7 +1,7 @@
-import { QueryTypes } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import { logRowsDropped } from '../../lib/metrics.js';
 import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 
 /**
@@ -70,7 +70,7 @@ export async function insertAuditRecord(query: AuditQuery, record: AuditRequestR
 
 /** Rows one INSERT each (seeders, scripts): a row refused cannot take another with it. */
 export async function insertAuditRecords(deps: Pick<DomainDeps, 'db'>, rows: AuditRequestRecord[]): Promise<void> {
-  for (const row of rows) await insertAuditRecord((sql, bind) => deps.db.sequelize.query(sql, { bind }), row);
+  for (const row of rows) await insertAuditRecord((sql, bind) => sqlRows(deps, sql, bind), row);
 }
 
 /**
@@ -89,7 +89,7 @@ export type AuditWriter = {
 export function createAuditWriter(deps: Pick<DomainDeps, 'db' | 'logger'>): AuditWriter {
   const pending = new Set<Promise<void>>();
   const write = (record: AuditRequestRecord) => {
-    const done = insertAuditRecord((sql, bind) => deps.db.sequelize.query(sql, { bind }), record)
+    const done = insertAuditRecord((sql, bind) => sqlRows(deps, sql, bind), record)
       .catch((err: unknown) => {
         logRowsDropped.inc({ log: 'audit' }, 1);
         deps.logger.error({ err, requestId: record.requestId, route: record.route }, 'admin audit row not written');
@@ -158,50 +158,45 @@ export const AUDIT_VIEW = `(SELECT a.id, a.source, a.admin_id, a.admin_name, a.m
 const PLAIN_VIEW = `(SELECT * FROM admin_audit_logs WHERE source <> 'answer') AS audit`;
 
 /** Day bounds in Asia/Shanghai: `date_from` inclusive, `date_to` inclusive (the whole day). */
-export function dayRangeConditions(column: string, query: { date_from?: string | undefined; date_to?: string | undefined }, replacements: Record<string, unknown>): string[] {
+export function dayRangeConditions(
+  column: string,
+  query: { date_from?: string | undefined; date_to?: string | undefined },
+  param: (value: unknown) => string,
+): string[] {
   const conditions: string[] = [];
-  if (query.date_from) {
-    conditions.push(`${column} >= (CAST(:date_from AS date)::timestamp AT TIME ZONE 'Asia/Shanghai')`);
-    replacements.date_from = query.date_from;
-  }
-  if (query.date_to) {
-    conditions.push(`${column} < ((CAST(:date_to AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai')`);
-    replacements.date_to = query.date_to;
-  }
+  if (query.date_from) conditions.push(`${column} >= (CAST(${param(query.date_from)} AS date)::timestamp AT TIME ZONE 'Asia/Shanghai')`);
+  if (query.date_to) conditions.push(`${column} < ((CAST(${param(query.date_to)} AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai')`);
   return conditions;
 }
 
+/** `LIMIT $n OFFSET $m` of a page: call it after the filters, and count with the values bound before it. */
+export function pageParams(query: { page: number; page_size: number }, param: (value: unknown) => string): string {
+  return `LIMIT ${param(query.page_size)} OFFSET ${param((query.page - 1) * query.page_size)}`;
+}
+
 export async function listAuditLogs(deps: DomainDeps, query: AuditListQuery): Promise<{ rows: AuditSummaryRow[]; total: number }> {
-  const replacements: Record<string, unknown> = { limit: query.page_size, offset: (query.page - 1) * query.page_size };
+  const { values, param } = sqlParams();
   const conditions: string[] = [];
   for (const key of ['source', 'admin_id', 'method', 'route', 'target_type', 'target_id', 'request_id'] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`${key} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${key} = ${param(query[key])}`);
   }
   if (query.failed !== undefined) conditions.push(query.failed ? `(status >= 400)` : `(status IS NULL OR status < 400)`);
-  conditions.push(...dayRangeConditions('created_at', query, replacements));
+  conditions.push(...dayRangeConditions('created_at', query, param));
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const filters = [...values];
+  const page = pageParams(query, param);
   const mergedFilter = query.failed !== undefined || query.target_type !== undefined || query.target_id !== undefined;
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<AuditSummaryRow>(`SELECT ${SUMMARY} FROM ${AUDIT_VIEW} ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`, {
-      replacements,
-      type: QueryTypes.SELECT,
-    }),
+    sqlRows<AuditSummaryRow>(deps, `SELECT ${SUMMARY} FROM ${AUDIT_VIEW} ${where} ORDER BY id DESC ${page}`, values),
     // The count reads the merged outcome only when a filter needs it (the join costs a lookup a row).
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${mergedFilter ? AUDIT_VIEW : PLAIN_VIEW} ${where}`, {
-      replacements,
-      type: QueryTypes.SELECT,
-    }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${mergedFilter ? AUDIT_VIEW : PLAIN_VIEW} ${where}`, filters),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getAuditLog(deps: DomainDeps, id: number): Promise<AuditDetailRow> {
-  const [row] = await deps.db.sequelize.query<AuditDetailRow>(
-    `SELECT ${SUMMARY}, before, after, request, changes, user_agent FROM ${AUDIT_VIEW} WHERE id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
-  );
+  const row = await sqlOne<AuditDetailRow>(deps, `SELECT ${SUMMARY}, before, after, request, changes, user_agent FROM ${AUDIT_VIEW} WHERE id = $1`, [id]);
   if (!row) throw notFound('审计记录不存在');
   return row;
 }

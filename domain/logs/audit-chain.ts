@@ -2,7 +2,6 @@ import { auditChainIntact, auditChainRows } from '../../lib/metrics.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { TaskFailure } from '../tasks/task-failure.js';
-import type { BuiltinTask } from '../tasks/types.js';
 import { recordSystemLog } from './system-logs.js';
 
 /**
@@ -91,8 +90,6 @@ export async function verifyAuditChain(deps: Pick<DomainDeps, 'db'>): Promise<Au
   return report(checked, null);
 }
 
-export const AUDIT_CHAIN_TASK_KEY = 'audit.verify-chain';
-
 /**
  * The daily verification: the result goes to the system log (category `audit`, with the head's
  * sequence and hash, the record later rewrites are checked against) and to the gauges
@@ -123,17 +120,3 @@ export async function verifyAuditChainDaily(deps: DomainDeps): Promise<Record<st
   if (!result.intact) throw new TaskFailure(`管理员审计链断裂：${result.first_break?.message}`, false);
   return summary;
 }
-
-export const auditChainTask: BuiltinTask = {
-  key: AUDIT_CHAIN_TASK_KEY,
-  title: '管理员审计链校验',
-  description:
-    '每天重新计算管理员操作审计每一行的哈希并核对链接，报告第一处断裂（被修改或删除的记录）；结果与链头哈希写入系统日志（audit 类）和监控指标，链断裂时本次运行失败。',
-  category: 'maintenance',
-  triggers: [{ type: 'cadence', cadence: 'daily' }],
-  queue: 'automation',
-  timeout: 600,
-  lockTtlSeconds: 900,
-  manualTriggerable: true,
-  handler: (deps) => verifyAuditChainDaily(deps),
-};

@@ -1,7 +1,7 @@
 import { validationError } from '../../lib/errors.js';
 import type { AppConfig } from '../../lib/config.js';
 import type { DomainDeps } from '../deps.js';
-import { trimTable } from '../tasks/builtin/log-retention.js';
+import { trimTable } from './retention.js';
 
 /**
  * `POST logs/clean-up`: the log types an admin may trim by age, each with the youngest age a

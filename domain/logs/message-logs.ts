@@ -1,8 +1,8 @@
-import { QueryTypes } from 'sequelize';
 import type { NotificationChannel, NotificationKind, NotificationStatus } from '../../db/models/notification-log.js';
 import { maskIdNumbers } from '../../lib/redact.js';
+import { sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { dayRangeConditions } from './admin-audit.js';
+import { dayRangeConditions, pageParams } from './admin-audit.js';
 
 /**
  * The SMS log and the mail log: the notification log (`notification_log`, one row per notice
@@ -37,28 +37,27 @@ export type MessageLogRow = {
 };
 
 export async function listMessageLogs(deps: DomainDeps, channel: NotificationChannel, query: MessageLogQuery): Promise<{ rows: MessageLogRow[]; total: number }> {
-  const replacements: Record<string, unknown> = { channel, limit: query.page_size, offset: (query.page - 1) * query.page_size };
-  const conditions = ['n.channel = :channel'];
-  if (query.scene) {
-    conditions.push('n.kind = :scene');
-    replacements.scene = query.scene;
-  }
+  const { values, param } = sqlParams();
+  const conditions = [`n.channel = ${param(channel)}`];
+  if (query.scene) conditions.push(`n.kind = ${param(query.scene)}`);
   for (const key of ['status', 'user_id'] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`n.${key} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`n.${key} = ${param(query[key])}`);
   }
-  conditions.push(...dayRangeConditions('n.created_at', query, replacements));
+  conditions.push(...dayRangeConditions('n.created_at', query, param));
   const where = `WHERE ${conditions.join(' AND ')}`;
+  const filters = [...values];
+  const page = pageParams(query, param);
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<MessageLogRow>(
+    sqlRows<MessageLogRow>(
+      deps,
       `SELECT n.id::int AS id, n.channel, n.kind AS scene, n.user_id, n.recipient, n.subject, n.status, n.attempts, n.plugin_id,
               p.slug AS plugin_slug, n.error, n.created_at, n.sent_at
          FROM notification_log n LEFT JOIN plugins p ON p.id = n.plugin_id
-         ${where} ORDER BY n.id DESC LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
+         ${where} ORDER BY n.id DESC ${page}`,
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM notification_log n ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM notification_log n ${where}`, filters),
   ]);
   return { rows: rows.map((r) => ({ ...r, error: r.error === null ? null : maskIdNumbers(r.error).slice(0, 200) })), total: counted[0]?.total ?? 0 };
 }

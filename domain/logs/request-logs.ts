@@ -1,9 +1,9 @@
-import { QueryTypes } from 'sequelize';
 import { createBatchWriter, type BatchWriter } from '../../lib/batch-writer.js';
 import { logRowsDropped } from '../../lib/metrics.js';
 import { pgSafeText } from '../../lib/pg-safe.js';
+import { sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { dayRangeConditions } from './admin-audit.js';
+import { dayRangeConditions, pageParams } from './admin-audit.js';
 
 /**
  * The API request log (`api_request_logs`): method, route template (never the concrete path: a
@@ -26,7 +26,8 @@ export type RequestLogRecord = {
 /** One INSERT per batch over arrays (ten parameters whatever the batch size); text NUL-free (lib/pg-safe.ts). */
 export async function insertRequestLogs(deps: Pick<DomainDeps, 'db'>, rows: RequestLogRecord[]): Promise<void> {
   if (rows.length === 0) return;
-  await deps.db.read(
+  await sqlRows(
+    deps,
     `INSERT INTO api_request_logs (method, route, status, code, duration_ms, user_id, admin_id, ip, request_id, created_at)
      SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[], $8::varchar[], $9::varchar[], $10::timestamptz[])`,
     [
@@ -88,26 +89,25 @@ export type RequestLogRow = {
 };
 
 export async function listRequestLogs(deps: DomainDeps, query: RequestLogQuery): Promise<{ rows: RequestLogRow[]; total: number }> {
-  const replacements: Record<string, unknown> = { limit: query.page_size, offset: (query.page - 1) * query.page_size };
+  const { values, param } = sqlParams();
   const conditions: string[] = [];
   for (const key of ['method', 'route', 'status', 'code', 'user_id', 'admin_id', 'request_id', 'ip'] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`${key} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${key} = ${param(query[key])}`);
   }
-  if (query.min_duration_ms !== undefined) {
-    conditions.push('duration_ms >= :min_duration_ms');
-    replacements.min_duration_ms = query.min_duration_ms;
-  }
-  conditions.push(...dayRangeConditions('created_at', query, replacements));
+  if (query.min_duration_ms !== undefined) conditions.push(`duration_ms >= ${param(query.min_duration_ms)}`);
+  conditions.push(...dayRangeConditions('created_at', query, param));
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const filters = [...values];
+  const page = pageParams(query, param);
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<RequestLogRow>(
+    sqlRows<RequestLogRow>(
+      deps,
       `SELECT id::int AS id, method, route, status, code, duration_ms, user_id, admin_id, ip, request_id, created_at
-         FROM api_request_logs ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
+         FROM api_request_logs ${where} ORDER BY id DESC ${page}`,
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM api_request_logs ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM api_request_logs ${where}`, filters),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }

@@ -1,9 +1,9 @@
-import { QueryTypes } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import { redactBounded } from '../../lib/redact.js';
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { dayRangeConditions } from './admin-audit.js';
+import { dayRangeConditions, pageParams } from './admin-audit.js';
 
 /**
  * The system log (`system_logs`): what the platform itself did or met — process start-up,
@@ -27,18 +27,17 @@ export type SystemLogEntry = {
 /** Records one system event; a failure is logged and swallowed (the event itself already happened). */
 export async function recordSystemLog(deps: Pick<DomainDeps, 'db' | 'logger'>, entry: SystemLogEntry): Promise<void> {
   try {
-    await deps.db.sequelize.query(
+    await sqlRows(
+      deps,
       `INSERT INTO system_logs (level, category, event, message, detail, process) VALUES ($1, $2, $3, $4, $5, $6)`,
-      {
-        bind: [
-          entry.level ?? 'info',
-          entry.category,
-          pgSafeText(entry.event).slice(0, 64),
-          pgSafeText(entry.message).slice(0, 500),
-          entry.detail === undefined ? null : JSON.stringify(pgSafe(redactBounded(entry.detail, 8192))),
-          pgSafeText(entry.process ?? '').slice(0, 16),
-        ],
-      },
+      [
+        entry.level ?? 'info',
+        entry.category,
+        pgSafeText(entry.event).slice(0, 64),
+        pgSafeText(entry.message).slice(0, 500),
+        entry.detail === undefined ? null : JSON.stringify(pgSafe(redactBounded(entry.detail, 8192))),
+        pgSafeText(entry.process ?? '').slice(0, 16),
+      ],
     );
   } catch (err) {
     deps.logger.warn({ err, event: entry.event }, 'system log not written');
@@ -87,29 +86,32 @@ export type SystemLogRow = {
 };
 
 export async function listSystemLogs(deps: DomainDeps, query: SystemLogQuery): Promise<{ rows: SystemLogRow[]; total: number }> {
-  const replacements: Record<string, unknown> = { limit: query.page_size, offset: (query.page - 1) * query.page_size };
+  const { values, param } = sqlParams();
   const conditions: string[] = [];
   for (const key of ['category', 'level', 'event'] as const) {
     if (query[key] === undefined) continue;
-    conditions.push(`${key} = :${key}`);
-    replacements[key] = query[key];
+    conditions.push(`${key} = ${param(query[key])}`);
   }
-  conditions.push(...dayRangeConditions('created_at', query, replacements));
+  conditions.push(...dayRangeConditions('created_at', query, param));
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const filters = [...values];
+  const page = pageParams(query, param);
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<SystemLogRow>(
-      `SELECT id::int AS id, level, category, event, message, NULL AS detail, process, created_at FROM system_logs ${where} ORDER BY id DESC LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
+    sqlRows<SystemLogRow>(
+      deps,
+      `SELECT id::int AS id, level, category, event, message, NULL AS detail, process, created_at FROM system_logs ${where} ORDER BY id DESC ${page}`,
+      values,
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM system_logs ${where}`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM system_logs ${where}`, filters),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
 
 export async function getSystemLog(deps: DomainDeps, id: number): Promise<SystemLogRow> {
-  const [row] = await deps.db.sequelize.query<SystemLogRow>(
-    `SELECT id::int AS id, level, category, event, message, detail, process, created_at FROM system_logs WHERE id = :id`,
-    { replacements: { id }, type: QueryTypes.SELECT },
+  const row = await sqlOne<SystemLogRow>(
+    deps,
+    `SELECT id::int AS id, level, category, event, message, detail, process, created_at FROM system_logs WHERE id = $1`,
+    [id],
   );
   if (!row) throw notFound('系统日志不存在');
   return row;

@@ -4,7 +4,6 @@ import type { DomainDeps } from '../deps.js';
 import { inTransaction, namedStatement, sqlOne, sqlRows, type Param, type Tx } from '../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/billing.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
-import type { BuiltinTask } from '../tasks/types.js';
 import { readReferralConfig, type ReferralConfig } from './referral-config.js';
 
 /** Invoices of an invitee that earn their referrer a commission (`earnsCommission`: what was bought, not recharges). */
@@ -190,16 +189,3 @@ export async function releaseDueCommissions(deps: DomainDeps) {
   const row = rows[0];
   return { users: row?.users ?? 0, entries: row?.entries ?? 0, amount: formatMoney(row?.amount ?? 0) };
 }
-
-export const releaseCommissionsTask: BuiltinTask = {
-  key: 'referral.release_commissions',
-  title: '佣金解冻',
-  description: '每小时把已过冻结期的待结算佣金（及其扣回）转为可提现；每条记录只转一次。',
-  category: 'billing',
-  triggers: [{ type: 'cadence', cadence: 'hourly' }],
-  queue: 'automation',
-  timeout: 300,
-  lockTtlSeconds: 420,
-  manualTriggerable: true,
-  handler: (deps) => releaseDueCommissions(deps),
-};

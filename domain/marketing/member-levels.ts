@@ -3,7 +3,6 @@ import type { DomainDeps } from '../deps.js';
 import { inTransaction, sqlOne, sqlRows, qualified } from '../../db/sql.js';
 import { MEMBER_LEVEL_COLUMNS, type MemberLevelRecord, type MemberLevelSource } from '../../db/models/marketing.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
-import type { BuiltinTask } from '../tasks/types.js';
 
 export type MemberLevelInput = {
   name: string;
@@ -156,17 +155,3 @@ export async function applySpendLevels(deps: DomainDeps) {
     return { changed: set.length, dropped: dropped.length };
   });
 }
-
-export const memberLevelsTask: BuiltinTask = {
-  key: 'member_levels.apply_spend',
-  title: '会员等级按消费升级',
-  description: '每天按用户已支付（扣除退款）的消费总额，把未由管理员指定等级的用户设为其达到的最高会员等级；不再达到的撤销。',
-  category: 'billing',
-  triggers: [{ type: 'cadence', cadence: 'daily' }],
-  queue: 'automation',
-  timeout: 600,
-  lockTtlSeconds: 900,
-  manualTriggerable: true,
-  handler: (deps) => applySpendLevels(deps),
-};
-

@@ -1,5 +1,6 @@
 import { AppError, conflict, ErrorCode, notFound, validationError } from '../../lib/errors.js';
 import type { PluginRow } from '../../db/models/plugin.js';
+import { sqlRows } from '../../db/sql.js';
 import { applyConfig } from '../../plugins/runtime/config-apply.js';
 import { detachPluginReferences, findPluginReferences, type PluginReference } from '../../plugins/runtime/references.js';
 import { missingRequired } from '../../plugins/runtime/required-check.js';
@@ -61,7 +62,7 @@ async function taskKeyCollision(deps: DomainDeps, plugin: PluginRow): Promise<st
  */
 export async function enablePlugin(deps: DomainDeps, id: number): Promise<PluginRow> {
   const enabled = await deps.db.sequelize.transaction(async (transaction) => {
-    await deps.db.sequelize.query('SELECT pg_advisory_xact_lock(:lock)', { replacements: { lock: ENABLE_LOCK.toString() }, transaction });
+    await sqlRows(deps, 'SELECT pg_advisory_xact_lock($1)', [ENABLE_LOCK.toString()], transaction);
     const plugin = await getPlugin(deps, id);
     if (plugin.status === 'enabled') throw conflict('插件已启用');
     const missing = missingRequired(plugin.manifest.config, { config: plugin.config, secrets: plugin.secrets }, 'enable');

@@ -1,4 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
+import { sqlOne } from '../../db/sql.js';
 import type { ServiceRow } from '../../db/models/service.js';
 import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../catalogue/product-types.js';
@@ -48,18 +49,20 @@ type ServiceContext = {
 };
 
 async function loadContext(deps: DomainDeps, service: ServiceRow, transaction: Transaction): Promise<ServiceContext> {
-  const [row] = await deps.db.sequelize.query<ServiceContext>(
+  const row = await sqlOne<ServiceContext>(
+    deps,
     `SELECT i.invoice_no, COALESCE(NULLIF(p.display_name, ''), p.name) AS product_name, p.config_options AS product_config_options, p.purchase_template, p.console_template AS console_template_explicit,
             b.plugin_id AS binding_plugin_id, b.supplier_id AS binding_supplier_id, b.provider_key AS binding_provider_key,
             b.upstream_product_id, s.code AS supplier_code, s.status AS supplier_status,
             pl.key AS plugin_key, pl.manifest->'info'->'extra' AS plugin_extra
        FROM invoices i
-       LEFT JOIN products p ON p.id = :productId
+       LEFT JOIN products p ON p.id = $1
        LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
        LEFT JOIN suppliers s ON s.id = b.supplier_id
        LEFT JOIN plugins pl ON pl.id = COALESCE(s.plugin_id, b.plugin_id)
-      WHERE i.id = :invoiceId`,
-    { replacements: { productId: service.product_id, invoiceId: service.invoice_id }, type: QueryTypes.SELECT, transaction },
+      WHERE i.id = $2`,
+    [service.product_id, service.invoice_id],
+    transaction,
   );
   return row as ServiceContext;
 }

@@ -1,3 +1,4 @@
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { findServiceView } from './find-service.js';
 import type { ServiceView } from './service-view.js';
@@ -24,12 +25,14 @@ export const ADMIN_DETAIL_ORDERS = 10;
 export async function getAdminServiceDetail(deps: DomainDeps, serviceId: number): Promise<{ view: ServiceView; events: ServiceEventSummary[]; orders: ServiceOrderSummary[] }> {
   const view = await findServiceView(deps, serviceId);
   const [events, orders] = await Promise.all([
-    deps.db.read<ServiceEventSummary>(
+    sqlRows<ServiceEventSummary>(
+      deps,
       `SELECT id, kind, stage, status, message, workflow_id, operator_type, operator_id, created_at
          FROM service_events WHERE service_id = $1 ORDER BY id DESC LIMIT ${ADMIN_DETAIL_EVENTS}`,
       [serviceId],
     ),
-    deps.db.read<ServiceOrderSummary>(
+    sqlRows<ServiceOrderSummary>(
+      deps,
       `SELECT invoice_id, kind, status, stage, amount, failure_reason, created_at
          FROM service_orders WHERE service_id = $1 ORDER BY id DESC LIMIT ${ADMIN_DETAIL_ORDERS}`,
       [serviceId],

@@ -1,5 +1,6 @@
 import type { ServiceStatus } from '../../db/models/service.js';
 import type { ProductType } from '../../db/models/catalogue.js';
+import { sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { readServiceViews, type ServiceView } from './service-view.js';
 
@@ -24,11 +25,7 @@ export type ServiceListQuery = {
  */
 export async function listServices(deps: DomainDeps, query: ServiceListQuery): Promise<{ rows: ServiceView[]; total: number }> {
   const where: string[] = [];
-  const params: unknown[] = [];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { values: params, param: bind } = sqlParams();
   if (query.user_id !== undefined) where.push(`s.user_id = ${bind(query.user_id)}`);
   if (query.status) where.push(`s.status = ${bind(query.status)}`);
   if (query.product_type) where.push(`s.product_type = ${bind(query.product_type)}`);
@@ -43,7 +40,8 @@ export async function listServices(deps: DomainDeps, query: ServiceListQuery): P
   const countParams = [...params];
   const [rows, counted] = await Promise.all([
     readServiceViews(deps, filter, params, `ORDER BY ${order} LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`),
-    deps.db.read<{ total: string }>(
+    sqlRows<{ total: string }>(
+      deps,
       `SELECT count(*) AS total FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter}`,
       countParams,
     ),

@@ -1,5 +1,6 @@
 import { userActor } from '../../lib/actor.js';
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { requireSupplierData } from '../suppliers/upstream-result.js';
 import { findServiceView } from './find-service.js';
@@ -17,7 +18,8 @@ export type RevealedPassword = {
 };
 
 async function revealsInLastHour(deps: DomainDeps, serviceId: number): Promise<number> {
-  const rows = await deps.db.read<{ n: string }>(
+  const rows = await sqlRows<{ n: string }>(
+    deps,
     `SELECT count(*) AS n FROM service_events
       WHERE service_id = $1 AND kind = 'credential' AND stage = 'reveal' AND status = 'succeeded' AND created_at > now() - interval '1 hour'`,
     [serviceId],

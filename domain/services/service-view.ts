@@ -2,6 +2,7 @@ import type { ServiceStatus } from '../../db/models/service.js';
 import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../catalogue/product-types.js';
 import type { ProductType } from '../../db/models/catalogue.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { type ConsoleView, describeConsole } from './capabilities.js';
 import { normaliseProductType } from './service-labels.js';
@@ -116,6 +117,6 @@ export function toServiceView(row: ServiceViewRow): ServiceView {
 
 /** Services by a WHERE clause over `s` (services), `b` (binding) and `sp` (supplier), in the given order. */
 export async function readServiceViews(deps: DomainDeps, where: string, params: unknown[], tail = ''): Promise<ServiceView[]> {
-  const rows = await deps.db.read<ServiceViewRow>(`${SERVICE_VIEW_SELECT} WHERE ${where} ${tail}`, params);
+  const rows = await sqlRows<ServiceViewRow>(deps, `${SERVICE_VIEW_SELECT} WHERE ${where} ${tail}`, params);
   return rows.map(toServiceView);
 }

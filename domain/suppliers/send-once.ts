@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { reconciliationEntry, type StepJournal } from './step-journal.js';
 
@@ -20,11 +20,12 @@ const IDENTIFIER = /^[a-z_]+$/;
 export async function markSent(deps: DomainDeps, mark: SentMark): Promise<boolean> {
   const { table, key, column } = mark;
   if (![table, key, column].every((name) => IDENTIFIER.test(name))) throw new Error(`invalid sent mark ${table}.${column}`);
-  const [row] = await deps.db.sequelize.query<{ before: Date | null }>(
+  const row = await sqlOne<{ before: Date | null }>(
+    deps,
     `UPDATE ${table} x SET ${column} = now(), updated_at = now()
-       FROM (SELECT ${column} AS before FROM ${table} WHERE ${key} = :id FOR UPDATE) prev
-      WHERE x.${key} = :id RETURNING prev.before`,
-    { replacements: { id: mark.id }, type: QueryTypes.SELECT },
+       FROM (SELECT ${column} AS before FROM ${table} WHERE ${key} = $1 FOR UPDATE) prev
+      WHERE x.${key} = $1 RETURNING prev.before`,
+    [mark.id],
   );
   return (row?.before ?? null) !== null;
 }

@@ -1,4 +1,4 @@
-import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from '../billing/repair-tasks.js';
+import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
 import {
   autoRenewTask,
   cancelStaleInvoicesTask,
@@ -7,17 +7,16 @@ import {
   syncHostsTask,
   terminateOverdueTask,
   unsuspendRenewedTask,
-} from '../lifecycle/lifecycle-tasks.js';
-import { accountNoticesTask, dueRemindersTask } from '../notifications/notification-tasks.js';
-import { ticketAutoCloseTask } from '../support/auto-close.js';
-import { logRetentionTask } from './builtin/log-retention.js';
-import { auditChainTask } from '../logs/audit-chain.js';
-import { releaseCommissionsTask } from '../marketing/commissions.js';
-import { memberLevelsTask } from '../marketing/member-levels.js';
+} from './builtin/lifecycle.js';
+import { auditChainTask, logRetentionTask } from './builtin/logs.js';
+import { memberLevelsTask, releaseCommissionsTask } from './builtin/marketing.js';
+import { accountNoticesTask, dueRemindersTask } from './builtin/notifications.js';
+import { ticketAutoCloseTask } from './builtin/support.js';
 import type { BuiltinTask } from './types.js';
 
 /**
- * The built-in tasks (docs/CONVENTIONS.md "A built-in job"). Keys are unique across built-in
+ * The built-in tasks (docs/CONVENTIONS.md "A built-in job"), declared in `builtin/<area>.ts`
+ * beside each other, their handlers in their areas. Keys are unique across built-in
  * and plugin tasks and never change once released: task runs and workflow ids carry them.
  */
 export const BUILTIN_TASKS: readonly BuiltinTask[] = [

@@ -5,7 +5,7 @@ import { type TemporalGateway, TemporalUnavailableError } from '../../lib/tempor
 import { SearchAttr } from '../../workflows/search-attributes.js';
 import { TASK_OVERLAP_MESSAGE, TASK_RUN_WORKFLOW_TYPE } from '../../workflows/task-run/contract.js';
 import type { DomainDeps } from '../deps.js';
-import { recordSkippedTaskRun } from '../schedules/task-runs.js';
+import { recordSkippedTaskRun } from './task-runs.js';
 import { findTask } from './catalogue.js';
 import { dispatchFor } from './dispatch.js';
 

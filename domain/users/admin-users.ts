@@ -1,4 +1,5 @@
-import { DatabaseError, QueryTypes, UniqueConstraintError } from 'sequelize';
+import { DatabaseError, UniqueConstraintError } from 'sequelize';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { offerAuditBefore } from '../../lib/request-context.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -95,11 +96,13 @@ export type UserNoteRow = { id: number; user_id: number; admin_id: number | null
 
 export async function addUserNote(deps: DomainDeps, userId: number, admin: { id: number; username: string }, content: string): Promise<UserNoteRow> {
   await getUser(deps, userId);
-  const [row] = await deps.db.sequelize.transaction((transaction) =>
-    deps.db.sequelize.query<UserNoteRow>(
-      `INSERT INTO user_notes (user_id, admin_id, admin_name, content) VALUES (:userId, :adminId, :adminName, :content)
+  const row = await deps.db.sequelize.transaction((transaction) =>
+    sqlOne<UserNoteRow>(
+      deps,
+      `INSERT INTO user_notes (user_id, admin_id, admin_name, content) VALUES ($1, $2, $3, $4)
        RETURNING id, user_id, admin_id, admin_name, content, created_at`,
-      { replacements: { userId, adminId: admin.id, adminName: admin.username.slice(0, 64), content }, type: QueryTypes.SELECT, transaction },
+      [userId, admin.id, admin.username.slice(0, 64), content],
+      transaction,
     ),
   );
   if (!row) throw new Error('note not inserted');
@@ -108,13 +111,13 @@ export async function addUserNote(deps: DomainDeps, userId: number, admin: { id:
 
 export async function listUserNotes(deps: DomainDeps, userId: number, paging: { page: number; page_size: number }) {
   await getUser(deps, userId);
-  const replacements = { userId, limit: paging.page_size, offset: (paging.page - 1) * paging.page_size };
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<UserNoteRow>(
-      `SELECT id, user_id, admin_id, admin_name, content, created_at FROM user_notes WHERE user_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
+    sqlRows<UserNoteRow>(
+      deps,
+      `SELECT id, user_id, admin_id, admin_name, content, created_at FROM user_notes WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+      [userId, paging.page_size, (paging.page - 1) * paging.page_size],
     ),
-    deps.db.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM user_notes WHERE user_id = :userId`, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM user_notes WHERE user_id = $1`, [userId]),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }
@@ -128,22 +131,21 @@ export type UserLogRow = { id: number; type: 'login' | 'api'; summary: string; s
 export async function listUserLogs(deps: DomainDeps, userId: number, query: { page: number; page_size: number; type: 'login' | 'api' }) {
   const user = await getUser(deps, userId);
   if (!user) throw notFound('用户不存在');
-  const replacements = { userId, limit: query.page_size, offset: (query.page - 1) * query.page_size };
   const [select, count] =
     query.type === 'login'
       ? [
           `SELECT id::int AS id, 'login' AS type, CASE WHEN success THEN '登录成功' ELSE '登录失败：' || reason END AS summary, success, ip, created_at
-             FROM login_logs WHERE surface = 'client' AND subject_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
-          `SELECT count(*)::int AS total FROM login_logs WHERE surface = 'client' AND subject_id = :userId`,
+             FROM login_logs WHERE surface = 'client' AND subject_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+          `SELECT count(*)::int AS total FROM login_logs WHERE surface = 'client' AND subject_id = $1`,
         ]
       : [
           `SELECT id::int AS id, 'api' AS type, method || ' ' || route || ' → ' || status AS summary, status < 400 AS success, ip, created_at
-             FROM api_request_logs WHERE user_id = :userId ORDER BY id DESC LIMIT :limit OFFSET :offset`,
-          `SELECT count(*)::int AS total FROM api_request_logs WHERE user_id = :userId`,
+             FROM api_request_logs WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+          `SELECT count(*)::int AS total FROM api_request_logs WHERE user_id = $1`,
         ];
   const [rows, counted] = await Promise.all([
-    deps.db.sequelize.query<UserLogRow>(select, { replacements, type: QueryTypes.SELECT }),
-    deps.db.sequelize.query<{ total: number }>(count, { replacements, type: QueryTypes.SELECT }),
+    sqlRows<UserLogRow>(deps, select, [userId, query.page_size, (query.page - 1) * query.page_size]),
+    sqlRows<{ total: number }>(deps, count, [userId]),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }

@@ -1,5 +1,6 @@
 import { notFound } from '../../lib/errors.js';
 import type { UserRow } from '../../db/models/user.js';
+import { sqlRows } from '../../db/sql.js';
 import { revokeAllSessions } from '../auth/sessions.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -24,7 +25,7 @@ const LIST_COLUMNS = 'id, email, phone, nickname, status, email_verified_at, is_
 
 /**
  * The admin user list, on the hot path of the admin console: plain rows of the listed columns
- * only (`db.read`, no model building), count and page queried concurrently. Filters are bound
+ * only (`sqlRows`, no model building), count and page queried concurrently. Filters are bound
  * parameters; the sort column comes from the whitelist. Limit and offset are validated integers
  * written inline, so the unfiltered list goes over the simple query protocol (one round of
  * socket writes instead of parse/bind/describe/execute/sync). A NULL sorts as the oldest value.
@@ -52,11 +53,12 @@ export async function listUsers(deps: DomainDeps, query: UserListQuery): Promise
     throw new Error(`invalid paging: page ${query.page}, page_size ${query.page_size}`);
   }
   const [rows, counted] = await Promise.all([
-    deps.db.read<UserListItem>(
+    sqlRows<UserListItem>(
+      deps,
       `SELECT ${LIST_COLUMNS} FROM users${where} ORDER BY ${column} ${direction} ${nulls}, id DESC LIMIT ${limit} OFFSET ${offset}`,
       params,
     ),
-    deps.db.read<{ total: string }>(`SELECT count(*) AS total FROM users${where}`, params),
+    sqlRows<{ total: string }>(deps, `SELECT count(*) AS total FROM users${where}`, params),
   ]);
   return { rows, total: Number(counted[0]?.total ?? 0) };
 }

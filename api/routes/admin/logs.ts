@@ -7,7 +7,7 @@ import { listLoginLogs } from '../../../domain/logs/login-logs.js';
 import { listMessageLogs, type MessageLogRow } from '../../../domain/logs/message-logs.js';
 import { listRequestLogs } from '../../../domain/logs/request-logs.js';
 import { getSystemLog, listSystemLogs, SYSTEM_LOG_CATEGORIES, SYSTEM_LOG_LEVELS, type SystemLogRow } from '../../../domain/logs/system-logs.js';
-import { listTaskRuns } from '../../../domain/schedules/task-runs.js';
+import { listTaskRuns } from '../../../domain/tasks/task-runs.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';

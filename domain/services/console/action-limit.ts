@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { consoleSettings } from '../../settings/groups/console.js';
 import { readSettings } from '../../settings/settings.js';
@@ -22,14 +23,15 @@ export type ConsoleActionScope = keyof typeof CONSOLE_ACTION_LIMITS;
 export async function takeConsoleAction(deps: DomainDeps, userId: number, scope: ConsoleActionScope): Promise<void> {
   const limit = CONSOLE_ACTION_LIMITS[scope];
   const perMinute = (await readSettings(deps, consoleSettings))[limit.setting];
-  const [row] = await deps.db.read<{ hits: number }>(
+  const row = await sqlOne<{ hits: number }>(
+    deps,
     `INSERT INTO client_action_hits (user_id, scope, window_start, hits) VALUES ($1, $2, date_trunc('minute', now()), 1)
      ON CONFLICT (user_id, scope, window_start) DO UPDATE SET hits = client_action_hits.hits + 1
      RETURNING hits`,
     [userId, scope],
   );
   if ((row?.hits ?? 0) === 1) {
-    await deps.db.read(`DELETE FROM client_action_hits WHERE user_id = $1 AND window_start < now() - interval '1 hour'`, [userId]);
+    await sqlRows(deps, `DELETE FROM client_action_hits WHERE user_id = $1 AND window_start < now() - interval '1 hour'`, [userId]);
   }
   if ((row?.hits ?? 0) > perMinute) {
     throw new AppError(ErrorCode.TOO_MANY_REQUESTS, `${limit.label}过于频繁，每分钟最多 ${perMinute} 次，请稍后再试`);

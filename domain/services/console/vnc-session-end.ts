@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { sqlRows } from '../../../db/sql.js';
 import type { VncCloseReason } from '../../../db/models/vnc-session.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
@@ -44,10 +44,12 @@ function duration(seconds: number): string {
  */
 export async function finishVncSession(deps: DomainDeps, end: VncSessionEnd): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
-    const rows = await deps.db.sequelize.query<{ ended_at: Date }>(
-      `UPDATE vnc_sessions SET ended_at = now(), close_reason = :reason, bytes_to_browser = :toBrowser, bytes_from_browser = :fromBrowser
-        WHERE id = :id AND ended_at IS NULL RETURNING ended_at`,
-      { replacements: { id: end.sessionId, reason: end.reason, toBrowser: end.bytesToBrowser, fromBrowser: end.bytesFromBrowser }, type: QueryTypes.SELECT, transaction },
+    const rows = await sqlRows<{ ended_at: Date }>(
+      deps,
+      `UPDATE vnc_sessions SET ended_at = now(), close_reason = $2, bytes_to_browser = $3, bytes_from_browser = $4
+        WHERE id = $1 AND ended_at IS NULL RETURNING ended_at`,
+      [end.sessionId, end.reason, end.bytesToBrowser, end.bytesFromBrowser],
+      transaction,
     );
     const endedAt = rows[0]?.ended_at;
     if (!endedAt) return;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../lib/crypto.js';
+import { sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 
 /** The public console token: one minute, once, from the address that asked for it. */
@@ -51,7 +52,8 @@ export type RedeemedVncToken = { sessionId: number; serviceId: number; relayToke
  */
 export async function redeemVncToken(deps: DomainDeps, input: { token: string; ip: string; userId: number | null }): Promise<RedeemedVncToken | null> {
   const relayToken = newVncToken();
-  const [row] = await deps.db.read<{ id: string; service_id: number; relay_expires_at: Date }>(
+  const row = await sqlOne<{ id: string; service_id: number; relay_expires_at: Date }>(
+    deps,
     `UPDATE vnc_sessions v
         SET public_consumed_at = now(), relay_token_hash = $3, relay_expires_at = now() + make_interval(secs => $4)
        FROM services s
@@ -68,7 +70,8 @@ export type ClaimedRelay = { sessionId: number; serviceId: number; userId: numbe
 
 /** Takes a relay token once, the same way: unused, unexpired, from the bound address, service still the user's and active. */
 export async function claimRelayToken(deps: DomainDeps, input: { token: string; ip: string }): Promise<ClaimedRelay | null> {
-  const [row] = await deps.db.read<{ id: string; service_id: number; user_id: number; relay_consumed_at: Date }>(
+  const row = await sqlOne<{ id: string; service_id: number; user_id: number; relay_consumed_at: Date }>(
+    deps,
     `UPDATE vnc_sessions v
         SET relay_consumed_at = now()
        FROM services s

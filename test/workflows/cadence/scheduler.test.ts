@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPIRED_RUN_ERROR } from '../../../domain/schedules/task-runs.js';
+import { EXPIRED_RUN_ERROR } from '../../../domain/tasks/task-runs.js';
 import { DAILY_WORKFLOW_TYPE } from '../../../workflows/daily/contract.js';
 import { HEARTBEAT_WORKFLOW_TYPE } from '../../../workflows/heartbeat/contract.js';
 import { HOURLY_WORKFLOW_TYPE } from '../../../workflows/hourly/contract.js';

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTaskRun } from '../../../domain/schedules/task-runs.js';
+import { startTaskRun } from '../../../domain/tasks/task-runs.js';
 import { HEARTBEAT_WORKFLOW_TYPE, heartbeatManualWorkflowId } from '../../../workflows/heartbeat/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { scheduleId } from '../../../workflows/schedules.js';

@@ -1,7 +1,6 @@
-import { QueryTypes } from 'sequelize';
-import type { AppConfig } from '../../../lib/config.js';
-import type { DomainDeps } from '../../deps.js';
-import type { BuiltinTask } from '../types.js';
+import type { AppConfig } from '../../lib/config.js';
+import { sqlOne } from '../../db/sql.js';
+import type { DomainDeps } from '../deps.js';
 
 /**
  * A log table the retention task trims. Other log tables join by adding a line here; names are
@@ -44,13 +43,13 @@ const BATCH = 5000;
 export async function trimTable(deps: DomainDeps, target: Pick<RetentionTarget, 'table' | 'column' | 'keep'>, cutoff: Date): Promise<number> {
   const keep = target.keep ? ` AND NOT (${target.keep})` : '';
   const sql = `WITH doomed AS (
-      SELECT id FROM ${target.table} WHERE ${target.column} < :cutoff${keep} ORDER BY id LIMIT ${BATCH}
+      SELECT id FROM ${target.table} WHERE ${target.column} < $1${keep} ORDER BY id LIMIT ${BATCH}
     ), deleted AS (
       DELETE FROM ${target.table} WHERE id IN (SELECT id FROM doomed) RETURNING 1
     ) SELECT count(*)::int AS n FROM deleted`;
   let total = 0;
   for (;;) {
-    const [row] = await deps.db.sequelize.query<{ n: number }>(sql, { replacements: { cutoff }, type: QueryTypes.SELECT });
+    const row = await sqlOne<{ n: number }>(deps, sql, [cutoff]);
     const n = row?.n ?? 0;
     total += n;
     if (n < BATCH) return total;
@@ -67,18 +66,3 @@ export async function cleanUpLogs(deps: DomainDeps, now = new Date()): Promise<R
   }
   return summary;
 }
-
-export const LOG_RETENTION_TASK_KEY = 'logs.retention_cleanup';
-
-export const logRetentionTask: BuiltinTask = {
-  key: LOG_RETENTION_TASK_KEY,
-  title: '日志保留期清理',
-  description: '每天删除超过保留天数的任务运行记录、插件运行日志、登录日志、通知记录（短信与邮件）、接口请求日志和系统日志（天数由环境变量配置）、已过期的幂等键，以及完成超过 7 天的 outbox 记录（未完成的从不删除）。',
-  category: 'maintenance',
-  triggers: [{ type: 'cadence', cadence: 'daily' }],
-  queue: 'automation',
-  timeout: 600,
-  lockTtlSeconds: 900,
-  manualTriggerable: true,
-  handler: (deps) => cleanUpLogs(deps),
-};

@@ -5,9 +5,9 @@ import type { TaskRunRow } from '../../db/models/task-run.js';
 import { HEARTBEAT_SLOT_MS } from '../../workflows/cadence/contract.js';
 import { dailyCron, declaredScheduleCadence, SCHEDULES, scheduleId, type ScheduleDeclaration } from '../../workflows/schedules.js';
 import type { DomainDeps } from '../deps.js';
-import { listTasks } from '../tasks/catalogue.js';
-import { drivingCadences, isTaskDue, taskCadence } from '../tasks/due.js';
-import type { Cadence, TaskEntry } from '../tasks/types.js';
+import { listTasks } from './catalogue.js';
+import { drivingCadences, isTaskDue, taskCadence } from './due.js';
+import type { Cadence, TaskEntry } from './types.js';
 import { latestTaskRuns } from './task-runs.js';
 
 export type ScheduleStateName = 'active' | 'paused' | 'missing' | 'unavailable';

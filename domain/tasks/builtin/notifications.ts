@@ -1,6 +1,6 @@
-import type { BuiltinTask } from '../tasks/types.js';
-import { sendAccountNotices } from './send-account-notices.js';
-import { sendDueReminders } from './send-due-reminders.js';
+import type { BuiltinTask } from '../types.js';
+import { sendAccountNotices } from '../../notifications/send-account-notices.js';
+import { sendDueReminders } from '../../notifications/send-due-reminders.js';
 
 /** Reminders by mail and SMS; every notice goes out at most once per channel (notification log). */
 export const dueRemindersTask: BuiltinTask = {

@@ -1,9 +1,9 @@
-import type { BuiltinTask } from '../tasks/types.js';
-import { autoRenewServices } from './auto-renew-services.js';
-import { cancelStaleInvoices } from './cancel-stale-invoices.js';
-import { createDueRenewalInvoices } from './create-renewal-invoices.js';
-import { suspendOverdueServices, terminateOverdueServices, unsuspendRenewedServices } from './enforce-due-dates.js';
-import { syncUpstreamHosts } from './sync-upstream-hosts.js';
+import type { BuiltinTask } from '../types.js';
+import { autoRenewServices } from '../../lifecycle/auto-renew-services.js';
+import { cancelStaleInvoices } from '../../lifecycle/cancel-stale-invoices.js';
+import { createDueRenewalInvoices } from '../../lifecycle/create-renewal-invoices.js';
+import { suspendOverdueServices, terminateOverdueServices, unsuspendRenewedServices } from '../../lifecycle/enforce-due-dates.js';
+import { syncUpstreamHosts } from '../../lifecycle/sync-upstream-hosts.js';
 
 /**
  * The service lifecycle jobs (docs/scheduling.md "Lifecycle jobs"). Each is idempotent per entity: a rerun

@@ -1,6 +1,6 @@
-import type { BuiltinTask } from '../tasks/types.js';
-import { redispatchPendingFulfilment } from './fulfilment/redispatch-pending.js';
-import { closeExpiredPayments } from './payments/close-expired-payments.js';
+import type { BuiltinTask } from '../types.js';
+import { redispatchPendingFulfilment } from '../../billing/fulfilment/redispatch-pending.js';
+import { closeExpiredPayments } from '../../billing/payments/close-expired-payments.js';
 
 /**
  * Money's backstops, run hourly by the scheduler (the normal paths are immediate: fulfilment is

@@ -1,6 +1,7 @@
 import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { TaskRunRow, TaskRunStatus, TaskRunTriggerValue } from '../../db/models/task-run.js';
+import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { label, scheduleRuns } from '../../lib/metrics.js';
 
@@ -174,12 +175,14 @@ export async function latestTaskRuns(deps: DomainDeps, taskKeys: string[]): Prom
   const result = new Map<string, TaskRunRow>();
   if (taskKeys.length === 0) return result;
   const { TaskRun } = deps.db.models;
-  const rows = await deps.db.sequelize.query(
+  const rows = await sqlRows<TaskRunRow['_creationAttributes']>(
+    deps,
     `SELECT DISTINCT ON (task_key) * FROM task_runs
-      WHERE task_key IN (:keys) AND status <> 'skipped'
+      WHERE task_key = ANY($1) AND status <> 'skipped'
       ORDER BY task_key, started_at DESC, id DESC`,
-    { replacements: { keys: taskKeys }, model: TaskRun, mapToModel: true },
+    [taskKeys],
   );
-  for (const row of rows) result.set(row.task_key, row);
+  // Model instances, as the other reads of task runs answer (built from the rows, as Sequelize would).
+  for (const row of TaskRun.bulkBuild(rows, { isNewRecord: false, raw: true })) result.set(row.task_key, row);
   return result;
 }
