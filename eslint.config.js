@@ -105,11 +105,6 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', noDefaultExport, ...otherWaysToTheDatabase] },
   },
   {
-    // Temporary: being rewritten on another branch (upstream-work kernel, issue #28); converted after its merge.
-    files: ['domain/provisioning/admin.ts', 'domain/services/orders/admin-service-orders.ts'],
-    rules: { 'no-restricted-syntax': ['error', noDefaultExport] },
-  },
-  {
     files: ['**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {

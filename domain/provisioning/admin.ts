@@ -1,8 +1,10 @@
-import { QueryTypes } from 'sequelize';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import { notFound } from '../../lib/errors.js';
 import { readLiveWorkflow } from '../../lib/temporal.js';
 import { type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
 import type { DomainDeps } from '../deps.js';
+import { WORK_HOMES } from '../upstream-work/kinds.js';
+import { listWork } from '../upstream-work/lists.js';
 
 export type ProvisioningListQuery = {
   page: number;
@@ -31,39 +33,21 @@ export type ProvisioningListRow = {
   created_at: Date;
 };
 
-const UNFINISHED = "('pending', 'provisioning', 'failed')";
+const LIST_SELECT = `
+  SELECT w.id AS service_id, w.user_id, w.product_name, w.product_type, w.status, w.provisioning_stage, w.failure_code, w.failure_reason,
+         w.supplier_id, sp.code AS supplier_code, b.upstream_host_id, w.stage_changed_at, w.created_at
+    FROM services w
+    LEFT JOIN suppliers sp ON sp.id = w.supplier_id
+    LEFT JOIN service_upstream_bindings b ON b.service_id = w.id`;
 
 /** Provisionings for ops: newest stage change first; filters by status, stage, supplier, user, and "stuck". */
 export async function listProvisionings(deps: DomainDeps, query: ProvisioningListQuery): Promise<{ rows: ProvisioningListRow[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  if (query.status) where.push(`s.status = ${bind(query.status)}`);
-  if (query.stage) where.push(`s.provisioning_stage = ${bind(query.stage)}`);
-  if (query.supplier_id) where.push(`s.supplier_id = ${bind(query.supplier_id)}`);
-  if (query.user_id) where.push(`s.user_id = ${bind(query.user_id)}`);
-  if (query.stuck_minutes !== undefined) {
-    where.push(`s.status IN ${UNFINISHED} AND COALESCE(s.stage_changed_at, s.created_at) < now() - make_interval(mins => ${bind(query.stuck_minutes)})`);
-  }
-  const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [rows, counted] = await Promise.all([
-    deps.db.read<ProvisioningListRow>(
-      `SELECT s.id AS service_id, s.user_id, s.product_name, s.product_type, s.status, s.provisioning_stage, s.failure_code, s.failure_reason,
-              s.supplier_id, sp.code AS supplier_code, b.upstream_host_id, s.stage_changed_at, s.created_at
-         FROM services s
-         LEFT JOIN suppliers sp ON sp.id = s.supplier_id
-         LEFT JOIN service_upstream_bindings b ON b.service_id = s.id
-         ${filter}
-        ORDER BY COALESCE(s.stage_changed_at, s.created_at) DESC, s.id DESC
-        LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`,
-      params,
-    ),
-    deps.db.read<{ total: string }>(`SELECT count(*) AS total FROM services s ${filter}`, params),
-  ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return listWork<ProvisioningListRow>(deps, WORK_HOMES.service, LIST_SELECT, {
+    page: query.page,
+    page_size: query.page_size,
+    equal: { status: query.status, provisioning_stage: query.stage, supplier_id: query.supplier_id, user_id: query.user_id },
+    stuck_minutes: query.stuck_minutes,
+  });
 }
 
 export type ProvisioningStep = { id: number; stage: string; status: string; message: string; created_at: Date; operator_type: string };
@@ -81,7 +65,8 @@ export type ProvisioningDetail = {
 
 /** One provisioning: the service, its upstream binding, its step history and the live workflow state (or the read model's, see `live`). */
 export async function getProvisioning(deps: DomainDeps, serviceId: number): Promise<ProvisioningDetail> {
-  const [row] = await deps.db.sequelize.query<ProvisioningDetail['row']>(
+  const row = await sqlOne<ProvisioningDetail['row']>(
+    deps,
     `SELECT s.id AS service_id, s.user_id, s.product_name, s.product_type, s.status, s.provisioning_stage, s.failure_code, s.failure_reason,
             s.supplier_id, sp.code AS supplier_code, b.upstream_host_id, s.stage_changed_at, s.created_at,
             s.invoice_id, i.invoice_no, b.upstream_invoice_id, b.upstream_order_id, (s.downstream_token IS NOT NULL) AS downstream_token_set
@@ -89,14 +74,15 @@ export async function getProvisioning(deps: DomainDeps, serviceId: number): Prom
        JOIN invoices i ON i.id = s.invoice_id
        LEFT JOIN suppliers sp ON sp.id = s.supplier_id
        LEFT JOIN service_upstream_bindings b ON b.service_id = s.id
-      WHERE s.id = :id`,
-    { replacements: { id: serviceId }, type: QueryTypes.SELECT },
+      WHERE s.id = $1`,
+    [serviceId],
   );
   if (!row) throw notFound('服务不存在');
-  const steps = await deps.db.sequelize.query<ProvisioningStep>(
+  const steps = await sqlRows<ProvisioningStep>(
+    deps,
     `SELECT id, stage, status, message, created_at, operator_type FROM service_events
-      WHERE service_id = :id AND kind = 'provision' ORDER BY id DESC LIMIT 50`,
-    { replacements: { id: serviceId }, type: QueryTypes.SELECT },
+      WHERE service_id = $1 AND kind = 'provision' ORDER BY id DESC LIMIT 50`,
+    [serviceId],
   );
   const workflowId = provisionWorkflowId(serviceId);
   const live = await readLiveWorkflow<ProvisionState>(deps.temporal, workflowId, (handle) => handle.query(stateQuery), deps.logger);

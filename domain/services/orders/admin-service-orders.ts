@@ -5,6 +5,8 @@ import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
 import { type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
 import { WORK_HOMES } from '../../upstream-work/kinds.js';
+import { listWork } from '../../upstream-work/lists.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
 
 export type ServiceOrderListQuery = {
   page: number;
@@ -53,40 +55,23 @@ export type ServiceOrderListRow = {
 };
 
 const SELECT = `
-  SELECT o.id, o.invoice_id, i.invoice_no, o.kind, o.service_id, o.user_id, s.product_name, o.status, o.stage, o.billing_period, o.months,
-         o.package_id, o.package_name, o.amount, o.supplier_id, sp.code AS supplier_code, o.upstream_host_id::text AS upstream_host_id,
-         o.upstream_invoice_id::text AS upstream_invoice_id, o.upstream_amount, o.upstream_paid_at, o.runs, o.failure_code, o.failure_reason,
-         o.due_before, o.due_after, o.refund_id, o.workflow_id, o.stage_changed_at, o.completed_at, o.cancelled_at, o.created_at
-    FROM service_orders o
-    JOIN invoices i ON i.id = o.invoice_id
-    JOIN services s ON s.id = o.service_id
-    LEFT JOIN suppliers sp ON sp.id = o.supplier_id`;
+  SELECT w.id, w.invoice_id, i.invoice_no, w.kind, w.service_id, w.user_id, s.product_name, w.status, w.stage, w.billing_period, w.months,
+         w.package_id, w.package_name, w.amount, w.supplier_id, sp.code AS supplier_code, w.upstream_host_id::text AS upstream_host_id,
+         w.upstream_invoice_id::text AS upstream_invoice_id, w.upstream_amount, w.upstream_paid_at, w.runs, w.failure_code, w.failure_reason,
+         w.due_before, w.due_after, w.refund_id, w.workflow_id, w.stage_changed_at, w.completed_at, w.cancelled_at, w.created_at
+    FROM service_orders w
+    JOIN invoices i ON i.id = w.invoice_id
+    JOIN services s ON s.id = w.service_id
+    LEFT JOIN suppliers sp ON sp.id = w.supplier_id`;
 
-/** Renewals and traffic-package purchases for ops: newest stage change first; filters by kind, state, service, user, supplier, "stuck". */
+/** Service orders (renewals, traffic packages, upgrades) for ops: newest stage change first; filters by kind, state, service, user, supplier, "stuck". */
 export async function listServiceOrders(deps: DomainDeps, query: ServiceOrderListQuery): Promise<{ rows: ServiceOrderListRow[]; total: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  if (query.kind) where.push(`o.kind = ${bind(query.kind)}`);
-  if (query.status) where.push(`o.status = ${bind(query.status)}`);
-  if (query.service_id) where.push(`o.service_id = ${bind(query.service_id)}`);
-  if (query.user_id) where.push(`o.user_id = ${bind(query.user_id)}`);
-  if (query.supplier_id) where.push(`o.supplier_id = ${bind(query.supplier_id)}`);
-  if (query.stuck_minutes !== undefined) {
-    where.push(`o.status IN ('pending', 'processing', 'awaiting_admin') AND o.stage_changed_at < now() - make_interval(mins => ${bind(query.stuck_minutes)})`);
-  }
-  const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const [rows, counted] = await Promise.all([
-    deps.db.read<ServiceOrderListRow>(
-      `${SELECT} ${filter} ORDER BY o.stage_changed_at DESC, o.id DESC LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`,
-      params,
-    ),
-    deps.db.read<{ total: string }>(`SELECT count(*) AS total FROM service_orders o ${filter}`, params),
-  ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return listWork<ServiceOrderListRow>(deps, WORK_HOMES.service_order, SELECT, {
+    page: query.page,
+    page_size: query.page_size,
+    equal: { kind: query.kind, status: query.status, service_id: query.service_id, user_id: query.user_id, supplier_id: query.supplier_id },
+    stuck_minutes: query.stuck_minutes,
+  });
 }
 
 export type ServiceOrderStep = { id: number; stage: string; status: string; message: string; operator_type: string; created_at: Date };
@@ -104,9 +89,10 @@ export type ServiceOrderDetail = {
 
 /** One order by its invoice: the row, its step history (the service's events of its workflow) and the live workflow state (or the read model's, see `live`). */
 export async function getServiceOrder(deps: DomainDeps, invoiceId: number): Promise<ServiceOrderDetail> {
-  const [row] = await deps.db.read<ServiceOrderListRow>(`${SELECT} WHERE o.invoice_id = $1`, [invoiceId]);
+  const row = await sqlOne<ServiceOrderListRow>(deps, `${SELECT} WHERE w.invoice_id = $1`, [invoiceId]);
   if (!row) throw notFound(WORK_HOMES.service_order.notFound);
-  const steps = await deps.db.read<ServiceOrderStep>(
+  const steps = await sqlRows<ServiceOrderStep>(
+    deps,
     `SELECT id, stage, status, message, operator_type, created_at FROM service_events WHERE service_id = $1 AND workflow_id = $2 ORDER BY id DESC LIMIT 50`,
     [row.service_id, row.workflow_id],
   );

@@ -1,0 +1,41 @@
+import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
+import type { DomainDeps } from '../deps.js';
+import type { WorkHome } from './kinds.js';
+
+/** Filters every admin list of upstream work takes (columns of the home's row, alias `w`). */
+export type WorkListFilters = {
+  page: number;
+  page_size: number;
+  /** Equality filters: column of `w` → value (undefined: no filter). */
+  equal: Readonly<Record<string, string | number | undefined>>;
+  /** Only unfinished work whose stage has not moved for this many minutes. */
+  stuck_minutes?: number | undefined;
+};
+
+/**
+ * One page of a home's work for ops, newest stage change first: `select` is the SELECT list and
+ * joins over the home's table aliased `w`. The same filter, "stuck" rule and paging for every
+ * kind (provisionings, service orders).
+ */
+export async function listWork<Row extends object>(
+  deps: DomainDeps,
+  home: Pick<WorkHome, 'table' | 'open'>,
+  select: string,
+  filters: WorkListFilters,
+): Promise<{ rows: Row[]; total: number }> {
+  const { values, param } = sqlParams();
+  const where: string[] = [];
+  for (const [column, value] of Object.entries(filters.equal)) {
+    if (value !== undefined && value !== '' && value !== 0) where.push(`w.${column} = ${param(value)}`);
+  }
+  const changed = 'COALESCE(w.stage_changed_at, w.created_at)';
+  if (filters.stuck_minutes !== undefined) {
+    where.push(`w.status = ANY(${param(home.open)}::text[]) AND ${changed} < now() - make_interval(mins => ${param(filters.stuck_minutes)})`);
+  }
+  const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const [rows, counted] = await Promise.all([
+    sqlRows<Row>(deps, `${select} ${filter} ORDER BY ${changed} DESC, w.id DESC LIMIT ${filters.page_size} OFFSET ${(filters.page - 1) * filters.page_size}`, values),
+    sqlOne<{ total: string }>(deps, `SELECT count(*) AS total FROM ${home.table} w ${filter}`, values),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
+}
