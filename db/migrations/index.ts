@@ -23,6 +23,7 @@ import { migration0022ActorTypes } from './0022-actor-types.js';
 import { migration0023AuditChain } from './0023-audit-chain.js';
 import { migration0024TwoFactor } from './0024-two-factor.js';
 import { migration0025PersonalAccessTokens } from './0025-personal-access-tokens.js';
+import { migration0027PaymentSignalIntent } from './0027-payment-signal-intent.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -52,4 +53,5 @@ export const migrations: Migration[] = [
   migration0023AuditChain,
   migration0024TwoFactor,
   migration0025PersonalAccessTokens,
+  migration0027PaymentSignalIntent,
 ];

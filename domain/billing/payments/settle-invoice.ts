@@ -8,7 +8,7 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, statement, type Tx } from '../../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
+import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
@@ -32,7 +32,8 @@ const ORDERED_TYPES = Object.keys(ORDER_TYPE_BY_INVOICE);
  * The settlement in one statement (one round trip on every payment path; the parts are CTEs
  * that read the `settled` row, so an invoice that was not unpaid changes nothing at all):
  * - `settled`: the invoice paid with its parts (a recharge also marked dispatched);
- * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, and the relay's wake-up;
+ * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, due at once, and the
+ *   relay's wake-up (`NOTIFY outbox`, delivered on commit);
  * - `paid_order`: its order paid (purchase, renewal, traffic package, upgrade);
  * - `new_services`: a purchase's `pending` services, one per instance, with the product (and
  *   its name at order time), period and configuration the invoice was priced for (UNIQUE per
@@ -48,12 +49,12 @@ const SETTLE = statement(
        WHERE id = $1 AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
    ), intent AS (
      INSERT INTO outbox (kind, key, payload, next_attempt_at)
-     SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => $6::int / 1000.0)
-       FROM settled WHERE type = ANY($7::varchar[])
-     ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, $6::int::text)
+     SELECT 'start_fulfilment', $5 || id, jsonb_build_object('invoice_id', id), now()
+       FROM settled WHERE type = ANY($6::varchar[])
+     ON CONFLICT (key) DO NOTHING RETURNING pg_notify($7, '0')
    ), paid_order AS (
      UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
-       FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY($9::varchar[]) RETURNING o.id
+       FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY($8::varchar[]) RETURNING o.id
    ), new_services AS (
      INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
      SELECT s.user_id, (s.payload->>'product_id')::int, o.id, s.id, n, 'pending', s.payload->>'product_type', s.payload->>'billing_period',
@@ -65,8 +66,8 @@ const SETTLE = statement(
      UPDATE products p SET stock_qty = GREATEST(p.stock_qty - (s.payload->>'quantity')::int, 0), updated_at = now()
        FROM settled s WHERE s.type = 'purchase' AND EXISTS (SELECT 1 FROM paid_order)
         AND p.id = (s.payload->>'product_id')::int AND p.stock_control
-     RETURNING pg_notify($10, '{}')
-   ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', { rate: 11, days: 12, types: 13 })}
+     RETURNING pg_notify($9, '{}')
+   ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', { rate: 10, days: 11, types: 12 })}
    SELECT settled.*, (SELECT id FROM paid_order) AS paid_order_id FROM settled`,
 );
 
@@ -76,9 +77,8 @@ const SETTLE = statement(
  * upgrade marks its order paid; a purchase creates its service rows; marketing follows the
  * payment (coupon use final, the referrer's commission `commission:<invoice_no>` pending). A
  * recharge then credits the balance; a third-party part leaves a recharge record with the scene
- * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`); the
- * promise to run it is the `fulfil:<invoice id>` outbox row written here, which the relay
- * performs if nobody else does.
+ * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`), and only
+ * the outbox relay runs it, performing the `fulfil:<invoice id>` row written here.
  */
 export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
   const referral = await readReferralConfig(deps);
@@ -91,7 +91,6 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
       formatMoney(parts.thirdParty),
       parts.channel,
       FULFILMENT_KEY_PREFIX,
-      TRY_NOW_GRACE_MS,
       FULFILLED_TYPES,
       OUTBOX_CHANNEL,
       ORDERED_TYPES,
