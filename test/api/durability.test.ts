@@ -216,5 +216,5 @@ describe('with the worker stopped', () => {
     expect(live.body.data).toMatchObject({ workflow_live: true, workflow_status: 'COMPLETED', status: 'active' });
     expect(await backstopRuns()).toBe(0);
     await expectBooksBalanced(platform);
-  });
+  }, 180_000);
 });
