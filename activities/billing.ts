@@ -35,6 +35,7 @@ export function createBillingActivities(deps: DomainDeps) {
   return {
     checkQrPayment: (input: { paymentNo: string }) => classified(() => checkQrPayment(deps, input.paymentNo, audit())),
     closeQrPayment: (input: { paymentNo: string }) => classified(() => closeQrPayment(deps, input.paymentNo, audit())),
+    // Payment workflows from before patch `fulfilment-by-outbox` still call it when they resume.
     dispatchInvoiceFulfilment: (input: { invoiceId: number }) => classified(() => dispatchFulfilment(deps, input.invoiceId)),
     executeOriginalRefund: (input: { refundNo: string }) => classified(() => executeOriginalRefund(deps, input.refundNo, audit())),
   };

@@ -6,7 +6,7 @@ import { createDatabase } from '../db/sequelize.js';
 import { createPrincipalCache } from '../domain/auth/principal-cache.js';
 import { createCatalogueCache } from '../domain/catalogue/catalogue-cache.js';
 import { createSettingsCache } from '../domain/settings/settings-cache.js';
-import { afterCommitIdle } from '../domain/billing/fulfilment/after-commit.js';
+import { afterCommitIdle } from '../domain/after-commit.js';
 import type { AppDeps } from './context.js';
 import { createAuditWriter } from '../domain/logs/admin-audit.js';
 import { createRequestLogWriter } from '../domain/logs/request-logs.js';
@@ -33,7 +33,7 @@ export function createAppDeps(config: AppConfig, logger: Logger): AppDeps {
 }
 
 export async function closeAppDeps(deps: AppDeps): Promise<void> {
-  // The quick tries after commits (workflow starts) get a moment to finish; what does not, the outbox relay performs.
+  // Work queued after commits (a verification code's send, a quick try of an outbox row) gets a moment to finish.
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([afterCommitIdle(deps), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);

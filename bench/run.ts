@@ -225,6 +225,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
         databaseUrl: database.url,
         temporalAddress: infra.temporalAddress,
         secretKey,
+        poolMax: settings.poolMax,
         concurrency: settings.connections,
         processes,
         signal,

@@ -331,8 +331,8 @@ export type AppConfig = {
   provisioning: { activityTimeoutSeconds: number; maxAttempts: number; hostPollSeconds: number[]; hostWaitMinutes: number };
   /**
    * Crash tests only (`TEST_HOLD_AFTER_COMMIT_MS`, honoured with NODE_ENV=test, else 0): a balance
-   * payment holds its answer and its own dispatch this long after its commit, so a test can kill
-   * the process in between.
+   * payment holds its answer this long after its commit, so a test can kill or stop the process
+   * in between.
    */
   testHoldAfterCommitMs: number;
   /** Browser console relay: closed after this long without a byte either way, and after this long in all. */

@@ -3,11 +3,15 @@
  * same order and under the same locks as domain/billing and the plugin runtime), for the
  * baseline server: no framework, no auth, no signature check, no Temporal.
  */
-/** The outbox row a settlement writes (migration 0013), as a data-modifying CTE over `settled`. */
+/**
+ * The outbox row a settlement writes (migration 0013), as a data-modifying CTE over `settled`, and
+ * the relay's wake-up. The bare rows are never due ('infinity' where ours say now()): the money
+ * bench's relay performs only ours, and the statement costs the same.
+ */
 const BARE_FULFILMENT_INTENT = `INSERT INTO outbox (kind, key, payload, next_attempt_at)
-       SELECT 'start_fulfilment', 'fulfil:' || id, jsonb_build_object('invoice_id', id), now() + interval '3 seconds'
+       SELECT 'start_fulfilment', 'fulfil:' || id, jsonb_build_object('invoice_id', id), 'infinity'
          FROM settled WHERE type IN ('purchase', 'renew', 'traffic_package')
-       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '3000')`;
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '0')`;
 
 export const BARE_PAY_BALANCE = {
   lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload,
@@ -25,11 +29,6 @@ export const BARE_PAY_BALANCE = {
   payOrder: `UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE invoice_id = $1 AND status = 'pending' RETURNING id`,
   insertServices: `INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, config, price, product_name)
      SELECT $1, $2, $3, $4, n, 'pending', $5, $6, $7, $8, $10 FROM generate_series(1, $9::int) AS n RETURNING id`,
-  /** Fulfilment dispatch after commit: the invoice with its services, then the dispatch recorded. */
-  dispatchRead: `SELECT id, type, status, (SELECT array_agg(s.id ORDER BY s.seq) FROM services s WHERE s.invoice_id = invoices.id) AS service_ids
-     FROM invoices WHERE id = $1`,
-  dispatchDone: `WITH dispatched AS (UPDATE invoices SET dispatched_at = now(), updated_at = now() WHERE id = $1 AND dispatched_at IS NULL RETURNING id)
-     UPDATE outbox SET done_at = now(), last_error = NULL, updated_at = now() WHERE key = 'fulfil:' || $1 AND done_at IS NULL RETURNING id`,
 };
 
 export const BARE_NOTIFY = {
@@ -40,7 +39,15 @@ export const BARE_NOTIFY = {
      VALUES ('payment', $1, 'qrpay', NULL, 'system', NULL, 'payment.verify_notify', 'success', 0, '支付通知校验通过', '', $2, '', '') RETURNING id`,
   seenPayment: `SELECT p.status, i.invoice_no FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE p.payment_no = $1`,
   lockPayment: `SELECT id, invoice_id, user_id, amount, balance_part, status FROM payments WHERE payment_no = $1 FOR UPDATE`,
-  payPayment: `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = 'notify', settlement = 'invoice', updated_at = now() WHERE id = $1`,
+  /** The payment paid, with its `signal_payment` outbox row (never due here, as above) in the same statement. */
+  payPayment: `WITH paid AS (
+       UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = 'notify', settlement = 'invoice', updated_at = now() WHERE id = $1 RETURNING payment_no
+     ), signal AS (
+       INSERT INTO outbox (kind, key, payload, next_attempt_at)
+       SELECT 'signal_payment', 'payment-notified:' || payment_no, jsonb_build_object('invoice_no', $3::text, 'payment_no', payment_no), 'infinity' FROM paid
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '0')
+     )
+     SELECT payment_no FROM paid`,
   lockInvoice: BARE_PAY_BALANCE.lockInvoice,
   settleInvoice: `WITH settled AS (
        UPDATE invoices SET status = 'paid', balance_amount = $2, third_party_amount = $3, payment_channel = 'qrpay', paid_at = now(), updated_at = now()

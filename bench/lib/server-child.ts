@@ -40,7 +40,7 @@ export async function startServerChild(options: {
     await stopChild(child);
   };
   try {
-    await waitForHttp(`${baseUrl}${options.readyPath}`, child, { timeoutMs: options.startTimeoutMs ?? 60_000, signal: options.signal });
+    await waitForHttp(`${baseUrl}${options.readyPath}`, child, { timeoutMs: options.startTimeoutMs ?? 180_000, signal: options.signal });
   } catch (err) {
     await stop();
     throw err;

@@ -75,10 +75,6 @@ export async function barePayBalance(pool: pg.Pool, invoiceId: number, res: Serv
     if (order && invoice.type === 'purchase') await createServices(client, invoice, order.id);
     return { status: 200, code: 0 };
   });
-  if (outcome.code === 0) {
-    const invoice = (await pool.query<{ service_ids: number[] | null }>(BARE_PAY_BALANCE.dispatchRead, [invoiceId])).rows[0];
-    if (invoice) await pool.query(BARE_PAY_BALANCE.dispatchDone, [invoiceId]);
-  }
   send(res, outcome.status, { code: outcome.code, message: outcome.code === 0 ? '支付成功' : '失败', data: { id: invoiceId, status: 'paid' }, timestamp: 0 });
 }
 
@@ -94,7 +90,7 @@ export async function bareNotify(pool: pg.Pool, req: IncomingMessage, res: Serve
   const plugin = (await pool.query<{ id: number }>(BARE_NOTIFY.plugin)).rows[0];
   await pool.query(BARE_NOTIFY.runtimeLog, [plugin?.id ?? null, JSON.stringify({ action: 'payment.verify_notify', payload: fields }).slice(0, 2000)]);
   // A repeat is answered from a plain read, without a lock (as domain/billing does).
-  const seen = (await pool.query<{ status: string }>(BARE_NOTIFY.seenPayment, [fields.out_trade_no ?? ''])).rows[0];
+  const seen = (await pool.query<{ status: string; invoice_no: string }>(BARE_NOTIFY.seenPayment, [fields.out_trade_no ?? ''])).rows[0];
   const outcome = seen && seen.status !== 'pending' && seen.status !== 'closed' ? 200 : await inTransaction(pool, async (client) => {
     const payment = (await client.query<{ id: number; invoice_id: number; user_id: number; amount: string; balance_part: string; status: string }>(
       BARE_NOTIFY.lockPayment,
@@ -103,7 +99,7 @@ export async function bareNotify(pool: pg.Pool, req: IncomingMessage, res: Serve
     if (!payment) return 404;
     if (cents(payment.amount) !== cents(fields.total_amount ?? '0')) return 409;
     if (payment.status !== 'pending') return 200;
-    await client.query(BARE_NOTIFY.payPayment, [payment.id, fields.trade_no ?? '']);
+    await client.query(BARE_NOTIFY.payPayment, [payment.id, fields.trade_no ?? '', seen?.invoice_no ?? '']);
     const invoice = (await client.query<InvoiceRow>(BARE_NOTIFY.lockInvoice, [payment.invoice_id])).rows[0];
     if (!invoice) return 404;
     await client.query(BARE_NOTIFY.settleInvoice, [invoice.id, payment.balance_part, payment.amount]);

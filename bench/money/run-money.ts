@@ -6,6 +6,8 @@ import { createLogger } from '../../lib/logger.js';
 import { formatPeakRss, type PeakRss, watchPeakRss } from '../lib/rss.js';
 import { type CountedRequest, type CountedResult, driveCounted } from './drive.js';
 import type { MoneySeed } from './seed-money.js';
+import { type FulfilmentTiming, formatFulfilmentTiming, measureFulfilment, startBenchRelay } from './fulfilment-timing.js';
+import { stopChild } from '../../scripts/lib/children.js';
 
 export type MoneyPairResult = {
   name: string;
@@ -17,6 +19,8 @@ export type MoneyPairResult = {
   /** What the run must have left behind, checked in the database. */
   exactlyOnce: { expected: number; found: number };
   extra?: Record<string, number>;
+  /** Balance payments and notifications: how long their fulfilment took to start (the bench's relay process performs the outbox). */
+  fulfilment?: FulfilmentTiming;
   /** Target: ours at least `minRatio` of the baseline's operations per second (reported, never failing the run). */
   goal: { label: string; minRatio: number; pass: boolean };
   /** Peak resident set sizes during the pair: the API's with its target, the bare server's beside it. */
@@ -63,7 +67,9 @@ function form(url: string, fields: Record<string, string>, check: CountedRequest
 /**
  * Balance payments per second and notifications per second (half duplicates), each against the
  * bare SQL baseline in the same run, each followed by the ledger integrity check and an
- * exactly-once count in the database.
+ * exactly-once count in the database. An outbox relay runs in its own process throughout (as in
+ * a worker process); after each of our runs the bench waits until every paid invoice's
+ * fulfilment started and reports commit → workflow start (p50, p99, max) and the drain time.
  */
 export async function runMoneyBenches(ctx: {
   api: string;
@@ -72,6 +78,8 @@ export async function runMoneyBenches(ctx: {
   databaseUrl: string;
   temporalAddress: string;
   secretKey: string;
+  /** The relay process's pool (the API's size). */
+  poolMax: number;
   concurrency: number;
   /** Pids whose peak resident set size each pair samples: `api`, `bare server`. */
   processes: Record<string, number | undefined>;
@@ -82,6 +90,7 @@ export async function runMoneyBenches(ctx: {
   const db = createDatabase({ url: config.databaseUrl, poolMax: 2 });
   const deps = { config, db, logger: createLogger('warn', 'bench'), secretBox: createSecretBox(config.secretKey) };
   const count = async (sql: string) => Number((await db.read<{ n: string }>(sql))[0]?.n ?? 0);
+  const relay = await startBenchRelay({ databaseUrl: ctx.databaseUrl, temporalAddress: ctx.temporalAddress, secretKey: ctx.secretKey, poolMax: ctx.poolMax }, ctx.signal);
   try {
     const results: MoneyPairResult[] = [];
     const { seed, concurrency, signal } = ctx;
@@ -100,15 +109,8 @@ export async function runMoneyBenches(ctx: {
       signal,
     );
     // Provisioning starts follow each payment in the background; the baseline runs only once they are done.
-    const drainStarted = performance.now();
-    const oursIds = seed.balanceOurs.map((b) => b.invoiceId);
-    for (let i = 0; i < 600; i++) {
-      const left = Number((await db.read<{ n: string }>('SELECT count(*) AS n FROM invoices WHERE id = ANY($1) AND dispatched_at IS NULL', [oursIds]))[0]?.n ?? 0);
-      if (left === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const dispatchDrainSeconds = (performance.now() - drainStarted) / 1000;
-    ctx.log(`  provisioning workflows of every paid invoice started ${dispatchDrainSeconds.toFixed(1)} s after the last answer`);
+    const payFulfilment = await measureFulfilment(db, seed.balanceOurs.map((b) => b.invoiceId), Date.now());
+    ctx.log(`  ${formatFulfilmentTiming(payFulfilment)}`);
     const barePay = await driveCounted(
       'bare POST /pay-balance/{id} (same SQL)',
       seed.balanceBare.map((id) => ({ url: `${ctx.bare}/pay-balance/${id}`, init: { method: 'POST' }, check: envelopeOk })),
@@ -125,7 +127,7 @@ export async function runMoneyBenches(ctx: {
       ratio: payRatio,
       integrityViolations: payViolations,
       exactlyOnce: { expected: seed.balanceOurs.length + seed.balanceBare.length, found: paid },
-      extra: { dispatch_drain_seconds: Number(dispatchDrainSeconds.toFixed(1)) },
+      fulfilment: payFulfilment,
       goal: {
         label: `balance payments ≥ ${MIN_RATIO_OF_BARE_SQL * 100}% of the bare SQL baseline`,
         minRatio: MIN_RATIO_OF_BARE_SQL,
@@ -144,6 +146,10 @@ export async function runMoneyBenches(ctx: {
       concurrency,
       signal,
     );
+    const notifyAnswered = Date.now();
+    const notifiedInvoices = await db.read<{ invoice_id: number }>('SELECT invoice_id FROM payments WHERE payment_no = ANY($1)', [seed.notifyOurs.map((f) => f.out_trade_no)]);
+    const notifyFulfilment = await measureFulfilment(db, notifiedInvoices.map((r) => r.invoice_id), notifyAnswered);
+    ctx.log(`  ${formatFulfilmentTiming(notifyFulfilment)}`);
     const bareNotify = await driveCounted('bare POST /notify (same SQL, no signature)', bareNotes.map((f) => form(`${ctx.bare}/notify`, f, plainSuccess)), concurrency, signal);
     const settled = await count(`SELECT count(*) AS n FROM payments p JOIN recharge_records r ON r.payment_id = p.id WHERE p.status = 'paid'`);
     const notifyViolations = (await checkLedgerIntegrity(deps)).length;
@@ -155,6 +161,7 @@ export async function runMoneyBenches(ctx: {
       ratio: notifyRatio,
       integrityViolations: notifyViolations,
       exactlyOnce: { expected: seed.notifyOurs.length + seed.notifyBare.length, found: settled },
+      fulfilment: notifyFulfilment,
       goal: {
         label: `notifications ≥ ${MIN_RATIO_OF_BARE_SQL * 100}% of the bare SQL baseline`,
         minRatio: MIN_RATIO_OF_BARE_SQL,
@@ -204,6 +211,7 @@ export async function runMoneyBenches(ctx: {
     });
     return results;
   } finally {
+    await stopChild(relay);
     await db.close();
   }
 }
@@ -222,6 +230,7 @@ export function formatMoneyTable(results: MoneyPairResult[]): string {
       `目标 / target: ${r.goal.label} — ${r.ours.perSecond.toFixed(0)}/s of ${r.bare.perSecond.toFixed(0)}/s, ${(r.ratio * 100).toFixed(1)}% → ${r.goal.pass ? 'PASS' : 'MISS'}; 一致性 / integrity violations ${r.integrityViolations}; exactly once ${r.exactlyOnce.found}/${r.exactlyOnce.expected}${r.integrityViolations === 0 && r.exactlyOnce.found === r.exactlyOnce.expected ? '' : ' (FAILS the run)'}`,
       `  ${formatPeakRss(r.rss)}`,
     );
+    if (r.fulfilment) out.push(`  ${formatFulfilmentTiming(r.fulfilment)}`);
     for (const f of [...r.ours.firstFailures, ...r.bare.firstFailures]) out.push(`  failure: ${f}`);
   }
   return out.join('\n');

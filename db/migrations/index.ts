@@ -24,6 +24,7 @@ import { migration0023AuditChain } from './0023-audit-chain.js';
 import { migration0024TwoFactor } from './0024-two-factor.js';
 import { migration0025PersonalAccessTokens } from './0025-personal-access-tokens.js';
 import { migration0026ServiceOrdersName } from './0026-service-orders-name.js';
+import { migration0027PaymentSignalIntent } from './0027-payment-signal-intent.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -54,4 +55,5 @@ export const migrations: Migration[] = [
   migration0024TwoFactor,
   migration0025PersonalAccessTokens,
   migration0026ServiceOrdersName,
+  migration0027PaymentSignalIntent,
 ];

@@ -5,7 +5,7 @@ import { invokePlugin } from '../../plugins/runtime/invoke.js';
 import { inSequelizeTransaction, inTransaction, sqlOne, sqlRows, type Tx } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { SYSTEM_ACTOR } from '../../lib/actor.js';
-import { afterCommit } from '../billing/fulfilment/after-commit.js';
+import { afterCommit } from '../after-commit.js';
 import { hashPassword } from './passwords.js';
 import { publishAuthChange } from './auth-events.js';
 import { revokeAllSessions } from './sessions.js';
@@ -94,7 +94,7 @@ async function issueCode(
  */
 function sendCode(deps: DomainDeps, channel: CodeChannel, address: string, purpose: CodePurpose, code: string): void {
   const minutes = Math.round(deps.config.authCodes.ttlSeconds / 60);
-  afterCommit(deps, `send ${purpose} code`, async () => {
+  afterCommit(deps, { label: `send ${purpose} code`, ifLost: 'not sent; the user asks for a new code' }, async () => {
     const common = { actor: SYSTEM_ACTOR, timeoutMs: 30_000, overrides: { config: {}, secretValues: [code] } };
     const result =
       channel === 'mail'

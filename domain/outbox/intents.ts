@@ -4,7 +4,7 @@ import type { DomainDeps } from '../deps.js';
 /** The LISTEN/NOTIFY channel that wakes the relay; the payload is the delay (ms) before the new row is due. */
 export const OUTBOX_CHANNEL = 'outbox';
 
-/** What a row promises (the CHECK of migration 0013, extended by 0018 and 0019, lists the same). */
+/** What a row promises (the CHECK of migration 0013, extended by 0018, 0019 and 0027, lists the same). */
 export const INTENT_KINDS = [
   'start_fulfilment',
   'start_payment',
@@ -14,14 +14,17 @@ export const INTENT_KINDS = [
   'start_verification',
   'signal_verification',
   'ticket_notice',
+  'signal_payment',
 ] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
 
 /**
- * A row whose writer tries it at once after the commit (the API answering a payment, an admin
- * decision) is left to that writer this long before the relay takes it, so the two rarely do
- * the same call twice; the writer's own try is bounded by REQUEST_DEADLINE_MS (2 s). Nothing
- * depends on the writer: if it dies or cannot reach Temporal, the relay does it after this.
+ * A row whose writer tries it at once after the commit (a QR payment's workflow start, an admin
+ * decision, a refund's start) is left to that writer this long before the relay takes it, so the
+ * two rarely do the same call twice; the writer's own try is bounded by REQUEST_DEADLINE_MS (2 s).
+ * Nothing depends on the writer: if it dies or cannot reach Temporal, the relay does it after
+ * this. A payment's follow-ups (`start_fulfilment`, `signal_payment`) have no such writer: they are
+ * due at once and only the relay performs them.
  */
 export const TRY_NOW_GRACE_MS = 3_000;
 
@@ -29,6 +32,8 @@ export const TRY_NOW_GRACE_MS = 3_000;
 export const intentKeys = {
   fulfilment: (invoiceId: number) => `${FULFILMENT_KEY_PREFIX}${invoiceId}`,
   payment: (paymentNo: string) => `payment:${paymentNo}`,
+  /** One "look now" per paid payment (its notification's settlement). */
+  paymentSignal: (paymentNo: string) => `payment-notified:${paymentNo}`,
   refund: (refundNo: string) => `refund:${refundNo}`,
   /** One decision per wait: the wait is told apart by when the row entered `awaiting_admin`. */
   provisioningDecision: (serviceId: number, waitingSince: Date | null) => `decide:provision:${serviceId}:${waitingSince?.getTime() ?? 0}`,

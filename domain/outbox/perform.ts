@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { BACKGROUND_DEADLINE_MS } from '../../lib/temporal.js';
 import { dispatchFulfilment } from '../billing/fulfilment/dispatch-fulfilment.js';
-import { resumePaymentWorkflow } from '../billing/payments/start-payment-workflow.js';
+import { resumePaymentWorkflow, signalPaymentWorkflow } from '../billing/payments/start-payment-workflow.js';
 import { resumeRefundWorkflow } from '../billing/refunds/start-refund-workflow.js';
 import type { DomainDeps } from '../deps.js';
 import { sendTicketReplyNotice } from '../support/ticket-notices.js';
@@ -19,7 +19,8 @@ function refused(err: unknown): string | null {
 
 /**
  * Performs one intent. Every kind is idempotent, so a row performed twice (the writer's own try
- * and the relay, two relays after a lease ran out) changes nothing the second time: workflow
+ * and the relay, two relays after a lease ran out) changes nothing the second time (a second
+ * "look now" signal only makes the payment workflow look once more): workflow
  * starts use deterministic ids (an execution that already started is success), decisions use
  * the row's key as update id. Answers a note when there was nothing to do; throws to be retried.
  */
@@ -32,6 +33,8 @@ export async function performIntent(deps: DomainDeps, intent: ClaimedIntent): Pr
     }
     case 'start_payment':
       return resumePaymentWorkflow(deps, String(p['payment_no']));
+    case 'signal_payment':
+      return signalPaymentWorkflow(deps, String(p['invoice_no']));
     case 'start_refund':
       return resumeRefundWorkflow(deps, String(p['refund_no']));
     case 'decide_provisioning':

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { afterCommit } from '../billing/fulfilment/after-commit.js';
+import { afterCommit } from '../after-commit.js';
 import { intentKeys, markIntentDone, recordIntent, TRY_NOW_GRACE_MS } from '../outbox/intents.js';
 import { ATTEMPT_COLUMNS, type AttemptRecord } from './attempt-record.js';
 import { ensureProviderSession, latestAttempt } from './attempts.js';
@@ -128,7 +128,7 @@ export async function handleVerificationCallback(deps: DomainDeps, input: Callba
   const recorded = await recordIntent(deps, { kind: 'signal_verification', key, payload: { attempt_no: attempt.attempt_no }, delayMs: TRY_NOW_GRACE_MS });
   if (recorded) {
     // A quick try of the durable row just written (the relay does it after the grace otherwise).
-    afterCommit(deps, `signal ${attempt.attempt_no}`, async () => {
+    afterCommit(deps, { label: `signal ${attempt.attempt_no}`, ifLost: 'the outbox relay performs its row' }, async () => {
       const note = await signalVerificationWorkflow(deps, attempt.attempt_no);
       await markIntentDone(deps, key, note);
     });

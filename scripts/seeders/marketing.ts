@@ -1,6 +1,5 @@
 import { hashPassword } from '../../domain/auth/passwords.js';
 import { systemAudit, userAudit } from '../../domain/billing/audit.js';
-import { afterCommitIdle } from '../../domain/billing/fulfilment/after-commit.js';
 import { createPurchaseInvoice } from '../../domain/billing/invoices/create-purchase-invoice.js';
 import { payInvoiceByBalance } from '../../domain/billing/payments/pay-invoice-by-balance.js';
 import { adjustBalance } from '../../domain/billing/recharge/adjust-balance.js';
@@ -81,7 +80,6 @@ export async function seedDemoMarketing(deps: DomainDeps): Promise<string[]> {
     const { invoice } = await createPurchaseInvoice(deps, { userId: user.id, productId: product.id, billingPeriod: period, config: {}, quantity: 1 }, userAudit(user.id, 'seed'));
     await adjustBalance(deps, { userId: user.id, amount: money(invoice.amount).plus(100), remark: '演示充值' }, systemAudit('seed'));
     await payInvoiceByBalance(deps, { userId: user.id, invoiceId: invoice.id }, userAudit(user.id, 'seed'));
-    await afterCommitIdle(deps);
     created.push(`referral:${DEMO_CLIENT.email}→${DEMO_INVITEE.email}`);
   }
   return created;

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relayDueIntents } from '../../domain/outbox/relay.js';
 import { startApiProcess } from '../helpers/api-process.js';
 import { createApiClient } from '../helpers/http.js';
 import { adjustBalance, buyerPays, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform, type TestClient } from '../helpers/billing.js';
@@ -71,7 +72,7 @@ describe('an API killed right after a balance payment commits', () => {
   it('leaves the fulfilment in the outbox, and the relay starts the provisioning: bought once, books balanced', async () => {
     const client = await buyer();
     const invoice = await purchase(platform, client, upstream.productId);
-    // The API holds its answer and its own dispatch after the commit: the kill lands in between.
+    // The API holds its answer after the commit: the kill lands in between.
     const api = startApiProcess(platform, { TEST_HOLD_AFTER_COMMIT_MS: '120000' });
     const base = await api.ready;
     const paying = fetch(`${base}/api/v2/client/invoices/${invoice.id}/pay/balance`, {
@@ -79,14 +80,14 @@ describe('an API killed right after a balance payment commits', () => {
       headers: { authorization: `Bearer ${client.token}`, accept: 'application/json' },
     }).catch((err: unknown) => err);
     await eventually(async () => ((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.status === 'paid' ? true : null));
-    expect(await outboxRow(`fulfil:${invoice.id}`)).toMatchObject({ attempts: 0, done_at: null });
+    expect(await outboxRow(`fulfil:${invoice.id}`)).not.toBeNull();
     await api.kill();
     expect(await paying).toBeInstanceOf(Error);
 
     await provisionedOnce(invoice.id);
     const row = await outboxRow(`fulfil:${invoice.id}`);
     expect(row?.done_at).not.toBeNull();
-    // Claimed by the relay (the API's own try never counts an attempt), not repaired by the backstop.
+    // Claimed by the relay (its one performer), not repaired by the backstop.
     expect(row?.attempts).toBeGreaterThanOrEqual(1);
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
     expect(await backstopRuns()).toBe(0);
@@ -171,8 +172,12 @@ describe('with the worker stopped', () => {
     expect(renewal.body.code, renewal.body.message).toBe(0);
     const renewalId = renewal.body.data.id as number;
     expect((await platform.api.post(`/api/v2/client/invoices/${renewalId}/pay/balance`, { token: client.token })).body.code).toBe(0);
-    // The API's own dispatch starts the renewal workflow (Temporal is up); no worker runs it.
-    await eventually(async () => ((await platform.deps.db.models.Invoice.findByPk(renewalId))?.dispatched_at ? true : null));
+    // The payment stands; its fulfilment waits in the outbox for a worker's relay (the API starts nothing).
+    expect(await outboxRow(`fulfil:${renewalId}`)).toMatchObject({ attempts: 0, done_at: null });
+    expect((await platform.deps.db.models.Invoice.findByPk(renewalId))?.dispatched_at).toBeNull();
+    // A relay pass (as another worker process would run it) starts the renewal workflow; no worker runs it.
+    expect(await relayDueIntents(platform.deps)).toMatchObject({ claimed: 1, done: 1 });
+    expect((await platform.deps.db.models.Invoice.findByPk(renewalId))?.dispatched_at).not.toBeNull();
     const order = await platform.api.get(`/api/v2/admin/service-orders/${renewalId}`, { token });
     expect(order.body.code).toBe(0);
     expect(order.body.data).toMatchObject({ status: 'pending', workflow: { live: false, status: 'RUNNING', stage: 'queued', runs: 0 } });
@@ -211,5 +216,5 @@ describe('with the worker stopped', () => {
     expect(live.body.data).toMatchObject({ workflow_live: true, workflow_status: 'COMPLETED', status: 'active' });
     expect(await backstopRuns()).toBe(0);
     await expectBooksBalanced(platform);
-  });
+  }, 180_000);
 });

@@ -3,7 +3,8 @@ import { defineSignal } from '@temporalio/workflow';
 /**
  * The durable QR payment of one invoice (`invoice-payment:<invoice_no>`): polls the gateway
  * on a backoff schedule, takes the notification as a signal, settles exactly once through the
- * same domain function as the notify route, dispatches fulfilment, and closes the trade when
+ * same domain function as the notify route (whose outbox row has the relay start the
+ * fulfilment; runs before patch `fulfilment-by-outbox` dispatched it here), and closes the trade when
  * the payment window expires (reversing a balance part). `pay/qrpay` signals-with-start it
  * (a running one is reused, as with conflict policy USE_EXISTING) with `payment.opened`, so a
  * new payment of the same invoice opened while the previous run is finishing is followed too.
@@ -26,6 +27,7 @@ export type OpenedPayment = { paymentNo: string; expiresAt: string };
 
 export type PaymentCheck = { state: PaymentState; invoiceId: number };
 
+/** `dispatched`: whether this run dispatched the fulfilment itself (only runs from before patch `fulfilment-by-outbox`). */
 export type InvoicePaymentResult = { paymentNo: string; outcome: 'paid' | 'closed'; dispatched: boolean };
 
 /** The notify route settled (or saw) a payment: look at our records now instead of at the next poll. */
@@ -38,6 +40,7 @@ export const paymentOpenedSignal = defineSignal<[OpenedPayment]>('payment.opened
 export const PAYMENT_STAGES = {
   awaiting: 'awaiting_payment',
   closing: 'closing_payment',
+  /** This and `dispatchFailed`: runs from before patch `fulfilment-by-outbox` only. */
   dispatching: 'dispatching_fulfilment',
   settled: 'payment_settled',
   closed: 'payment_closed',
@@ -46,6 +49,7 @@ export const PAYMENT_STAGES = {
 
 /** ApplicationFailure types this workflow raises. */
 export const PAYMENT_FAILURES = {
+  /** Runs from before patch `fulfilment-by-outbox` only (an impossible fulfilment now stays in its outbox row's `last_error`). */
   dispatch: 'FulfilmentDispatchFailed',
   anomaly: 'PaymentAnomaly',
 } as const;

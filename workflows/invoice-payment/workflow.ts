@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
 import {
@@ -24,6 +24,7 @@ const { closeQrPayment } = proxyActivities<Activities>({
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 });
 
+// Histories recorded before patch `fulfilment-by-outbox` only: the outbox relay dispatches now.
 const { dispatchInvoiceFulfilment } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
@@ -53,7 +54,8 @@ function rootCauseMessage(err: unknown): string {
  * payment: wait for the notification signal or the next poll (backoff from the input, the
  * last interval repeating), look (our records, else the gateway's query, settling when paid),
  * and at the end of the window close the trade (which settles instead if it turns out paid).
- * Once paid: dispatch fulfilment, exactly once per invoice (the activity is idempotent).
+ * Once paid it ends: the settlement's outbox row has the relay start the fulfilment (patch
+ * `fulfilment-by-outbox`; runs recorded before it dispatched here, through an idempotent activity).
  */
 export async function invoicePaymentWorkflow(input: InvoicePaymentInput): Promise<InvoicePaymentResult> {
   const queue: OpenedPayment[] = [{ paymentNo: input.paymentNo, expiresAt: input.expiresAt }];
@@ -97,6 +99,10 @@ export async function invoicePaymentWorkflow(input: InvoicePaymentInput): Promis
       stage(PAYMENT_STAGES.closed);
       result = { paymentNo: next.paymentNo, outcome: 'closed', dispatched: false };
       continue;
+    }
+    if (patched('fulfilment-by-outbox')) {
+      stage(PAYMENT_STAGES.settled);
+      return { paymentNo: next.paymentNo, outcome: 'paid', dispatched: false };
     }
     stage(PAYMENT_STAGES.dispatching);
     try {

@@ -3,8 +3,7 @@ import type { DomainDeps } from '../../deps.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
 import { intentKeys } from '../../outbox/intents.js';
 import { dispatchServiceOrder } from '../../services/orders/dispatch-service-order.js';
-import { afterCommit } from './after-commit.js';
-import { startProvisioning } from './start-provisioning.js';
+import { startProvisioning } from '../../provisioning/start-provisioning.js';
 import { activatePaidAttempt } from '../../verification/attempts.js';
 import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
 import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, invoiceTypesWhere } from '../invoice-kinds.js';
@@ -21,9 +20,9 @@ export const FULFILLED_TYPES = invoiceTypesWhere('fulfilment', ...DISPATCHED_FUL
  * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`); a real-name
  * verification its attempt (`activatePaidAttempt`: awaiting_payment → pending once, and its workflow). `dispatched_at` and the
  * settlement's `fulfil:<invoice id>` outbox row are marked done only after everything started,
- * so a crash in between leaves the row to the relay (and the invoice to the hourly backstop).
- * Runs from the API right after a balance payment, from the payment workflow, from the outbox
- * relay and from the backstop: whichever comes first, the others find it done or start nothing new.
+ * so a crash in between leaves the row to be claimed again. Its one caller is the outbox relay
+ * performing that row (and, in payment workflows recorded before patch `fulfilment-by-outbox`,
+ * their activity): a second run finds it dispatched or starts nothing new.
  */
 export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): Promise<DispatchOutcome> {
   // The invoice with its services in one round trip: this runs after every payment.
@@ -58,14 +57,4 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
     [invoice.id, intentKeys.fulfilment(invoice.id)],
   );
   return { invoiceId, dispatched: true, reason: 'dispatched' };
-}
-
-/**
- * Right after a payment committed, this process tries the dispatch itself (the customer's
- * provisioning starts without waiting for the relay). Best effort: it runs after the answer, and
- * a failure, a full queue or a process that dies first loses nothing, because the settlement's
- * outbox row is still pending and the relay performs it after TRY_NOW_GRACE_MS.
- */
-export function dispatchAfterCommit(deps: DomainDeps, invoiceId: number): void {
-  afterCommit(deps, `dispatch invoice ${invoiceId}`, () => dispatchFulfilment(deps, invoiceId));
 }

@@ -2,9 +2,7 @@ import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
-import { afterCommit } from '../fulfilment/after-commit.js';
 import { settleQrPayment } from './settle-qr-payment.js';
-import { signalPaymentWorkflow } from './start-payment-workflow.js';
 
 export type NotificationOutcome = 'settled' | 'repeated' | 'not_paid';
 
@@ -18,8 +16,9 @@ const REJECTIONS: Record<string, { code: number; message: string }> = {
  * (signature and app id; a bad signature is 40001/HTTP 401 and nothing else happens), then a
  * paid trade is settled through `settleQrPayment` (our payment must exist, the amount must
  * match exactly). Repeats change nothing and are answered as success, like non-final trade
- * states. A change wakes the invoice's payment workflow, which dispatches fulfilment (the
- * settlement's outbox row has the relay do it if the workflow does not).
+ * states. The settlement's transaction records both follow-ups in the outbox, performed by the
+ * relay: the fulfilment (`fulfil:<invoice id>`) and the signal that makes the invoice's payment
+ * workflow look now instead of at its next poll (`signal_payment`). Nothing here calls Temporal.
  */
 export async function handleQrNotification(deps: DomainDeps, fields: Record<string, string>, audit: Audit): Promise<NotificationOutcome> {
   const verified = await invokePlugin(deps, {
@@ -50,10 +49,5 @@ export async function handleQrNotification(deps: DomainDeps, fields: Record<stri
     },
     audit,
   );
-  if (!settled.changed) return 'repeated';
-  // Best effort on purpose (no outbox row): the signal only makes the payment workflow look now
-  // instead of at its next poll, and the fulfilment it would dispatch is already the outbox row
-  // the settlement wrote; a lost signal delays nothing a customer waits for.
-  afterCommit(deps, `signal ${settled.invoiceNo}`, () => signalPaymentWorkflow(deps, settled.invoiceNo));
-  return 'settled';
+  return settled.changed ? 'settled' : 'repeated';
 }

@@ -3,7 +3,6 @@ import { money } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import type { Audit } from '../audit.js';
 import { INVOICE_KINDS } from '../invoice-kinds.js';
-import { dispatchAfterCommit } from '../fulfilment/dispatch-fulfilment.js';
 import { lockInvoice, pendingPaymentNo } from '../invoices/lock-invoice.js';
 import { assertPayable } from '../invoices/payable-check.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
@@ -38,8 +37,8 @@ type LockedForBalance = InvoiceRecord & { pending_payment_no: string | null; acc
  * row lock, one negative `payment` transaction keyed by the invoice number, the invoice
  * settled, all in one transaction. Paying again answers 40910 (settled once); not enough
  * balance 40911; a QR payment still pending for the invoice 40913. The settlement records the
- * fulfilment in the outbox; this process then tries the dispatch at once without holding up the
- * answer, and the relay does it if this process fails or dies first. Answers the settled
+ * fulfilment as its outbox row, due at once; the relay (in the worker processes, woken by the
+ * commit's NOTIFY) starts it: nothing here waits on or calls Temporal. Answers the settled
  * invoice with its items.
  */
 export async function payInvoiceByBalance(
@@ -82,7 +81,7 @@ export async function payInvoiceByBalance(
     );
     return { invoice: result.invoice, items: items ?? null };
   });
+  // Tests only: the answer held after the commit, so a crash test can kill the process in between.
   if (deps.config.testHoldAfterCommitMs > 0) await new Promise((resolve) => setTimeout(resolve, deps.config.testHoldAfterCommitMs));
-  dispatchAfterCommit(deps, settled.invoice.id);
   return settled;
 }

@@ -8,7 +8,7 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL, TRY_NOW_GRACE_MS } from '../../outbox/intents.js';
+import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
@@ -36,7 +36,6 @@ type SettleParam =
   | 'thirdPartyAmount'
   | 'channel'
   | 'fulfilmentKeyPrefix'
-  | 'tryNowGraceMs'
   | 'fulfilledTypes'
   | 'outboxChannel'
   | 'orderedTypes'
@@ -48,7 +47,8 @@ type SettleParam =
  * The settlement in one statement (one round trip on every payment path; the parts are CTEs
  * that read the `settled` row, so an invoice that was not unpaid changes nothing at all):
  * - `settled`: the invoice paid with its parts (one fulfilled by the settlement, a recharge, also marked dispatched);
- * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, and the relay's wake-up;
+ * - `intent`: the fulfilment promise, the `fulfil:<invoice id>` outbox row, due at once, and the
+ *   relay's wake-up (`NOTIFY outbox`, delivered on commit);
  * - `paid_order`: its order paid (a kind with an `orderType`);
  * - `new_services`: a purchase's `pending` services, one per instance, with the product (and
  *   its name at order time), period and configuration the invoice was priced for (UNIQUE per
@@ -64,9 +64,9 @@ const SETTLE = namedStatement<SettleParam>(
        WHERE id = ${p('invoiceId')} AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
    ), intent AS (
      INSERT INTO outbox (kind, key, payload, next_attempt_at)
-     SELECT 'start_fulfilment', ${p('fulfilmentKeyPrefix')} || id, jsonb_build_object('invoice_id', id), now() + make_interval(secs => ${p('tryNowGraceMs')}::int / 1000.0)
+     SELECT 'start_fulfilment', ${p('fulfilmentKeyPrefix')} || id, jsonb_build_object('invoice_id', id), now()
        FROM settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])
-     ON CONFLICT (key) DO NOTHING RETURNING pg_notify(${p('outboxChannel')}, ${p('tryNowGraceMs')}::int::text)
+     ON CONFLICT (key) DO NOTHING RETURNING pg_notify(${p('outboxChannel')}, '0')
    ), paid_order AS (
      UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
        FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY(${p('orderedTypes')}::varchar[]) RETURNING o.id
@@ -92,9 +92,8 @@ const SETTLE = namedStatement<SettleParam>(
  * purchase creates its service rows; marketing follows the
  * payment (coupon use final, the referrer's commission `commission:<invoice_no>` pending). A
  * recharge then credits the balance; a third-party part leaves a recharge record with the scene
- * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`); the
- * promise to run it is the `fulfil:<invoice id>` outbox row written here, which the relay
- * performs if nobody else does.
+ * of the invoice type. What starts workflows runs after commit (`dispatchFulfilment`), and only
+ * the outbox relay runs it, performing the `fulfil:<invoice id>` row written here.
  */
 export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, parts: SettlementParts, audit: Audit, transaction: Tx): Promise<Settlement> {
   const referral = await readReferralConfig(deps);
@@ -107,7 +106,6 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
       thirdPartyAmount: formatMoney(parts.thirdParty),
       channel: parts.channel,
       fulfilmentKeyPrefix: FULFILMENT_KEY_PREFIX,
-      tryNowGraceMs: TRY_NOW_GRACE_MS,
       fulfilledTypes: FULFILLED_TYPES,
       outboxChannel: OUTBOX_CHANNEL,
       orderedTypes: ORDERED_TYPES,

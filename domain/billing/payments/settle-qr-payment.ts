@@ -7,6 +7,7 @@ import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { inTransaction, sqlOne, statement, qualified } from '../../../db/sql.js';
 import { INVOICE_COLUMNS, type InvoiceRecord, type PaidSource, PAYMENT_COLUMNS, type PaymentRecord } from '../../../db/models/billing.js';
 import { settleInvoice } from './settle-invoice.js';
+import { intentKeys, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 
 const PAYMENT_SELECT = qualified(PAYMENT_COLUMNS, 'p');
 const INVOICE_FIELDS = INVOICE_COLUMNS.split(',').map((c) => c.trim());
@@ -32,10 +33,22 @@ function splitLocked(row: Record<string, unknown>): { payment: PaymentRecord & {
   return { payment: payment as PaymentRecord & { invoice_no: string }, invoice: invoice as InvoiceRecord };
 }
 
+/**
+ * The payment paid; for a gateway notification ($9), in the same statement, the outbox row that
+ * tells the invoice's payment workflow to look now (`signal_payment`, due at once, one per
+ * payment) and the relay's wake-up. The workflow would find the payment at its next poll anyway.
+ */
 const MARK_PAID = statement(
-  `UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = $3, notify_id = $4, settlement = $5,
-      closed_at = NULL, updated_at = now()
-    WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+  `WITH paid AS (
+     UPDATE payments SET status = 'paid', trade_no = $2, paid_at = now(), paid_source = $3, notify_id = $4, settlement = $5,
+         closed_at = NULL, updated_at = now()
+       WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}
+   ), signal AS (
+     INSERT INTO outbox (kind, key, payload, next_attempt_at)
+     SELECT 'signal_payment', $6, jsonb_build_object('invoice_no', $7::text, 'payment_no', paid.payment_no), now() FROM paid WHERE $9::boolean
+     ON CONFLICT (key) DO NOTHING RETURNING pg_notify($8, '0')
+   )
+   SELECT * FROM paid`,
 );
 
 function isSettled(payment: PaymentRecord): boolean {
@@ -68,7 +81,8 @@ export type QrSettlement = {
  * exactly (40916 otherwise, nothing changes). A pending payment settles its invoice (balance
  * part + this third-party part). A payment that was already closed, or whose invoice can no
  * longer be paid, is still recorded (the money did arrive) and credited to the balance with a
- * `user_recharge` recharge record, never applied twice.
+ * `user_recharge` recharge record, never applied twice. A notification's settlement also records
+ * the `signal_payment` outbox row (see MARK_PAID): the request itself never calls Temporal.
  */
 export async function settleQrPayment(deps: DomainDeps, paid: GatewayPaid, audit: Audit): Promise<QrSettlement> {
   // A repeat (the common case under retried notifications) needs no lock: `paid` never goes back to pending.
@@ -96,7 +110,17 @@ export async function settleQrPayment(deps: DomainDeps, paid: GatewayPaid, audit
     const updated = await sqlOne<PaymentRecord>(
       deps,
       MARK_PAID,
-      [payment.id, paid.tradeNo.slice(0, 64), paid.source, paid.notifyId?.slice(0, 64) ?? null, settlement],
+      [
+        payment.id,
+        paid.tradeNo.slice(0, 64),
+        paid.source,
+        paid.notifyId?.slice(0, 64) ?? null,
+        settlement,
+        intentKeys.paymentSignal(payment.payment_no),
+        invoiceNo,
+        OUTBOX_CHANNEL,
+        paid.source === 'notify',
+      ],
       transaction,
     );
     if (!updated) throw new Error('payment not updated');

@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
 import type { DomainDeps } from '../../deps.js';
 import {
@@ -66,14 +67,17 @@ export async function resumePaymentWorkflow(deps: DomainDeps, paymentNo: string)
 }
 
 /**
- * Tells the invoice's payment workflow to look at our records now; a finished or absent workflow
- * is fine. Best effort (see `handleQrNotification`): bounded by the background deadline, never thrown.
+ * The outbox relay's `signal_payment` (written by a notification's settlement): tells the
+ * invoice's payment workflow to look at our records now instead of at its next poll. A finished or
+ * absent workflow needs nothing (the note says so); Temporal away throws, and the row is retried.
  */
-export async function signalPaymentWorkflow(deps: DomainDeps, invoiceNo: string): Promise<void> {
-  if (!deps.temporal) return;
+export async function signalPaymentWorkflow(deps: DomainDeps, invoiceNo: string): Promise<string | null> {
+  if (!deps.temporal) throw new Error('no Temporal client in these deps: cannot signal the payment workflow');
   try {
     await deps.temporal.withDeadline((client) => client.workflow.getHandle(invoicePaymentWorkflowId(invoiceNo)).signal(paymentNotifiedSignal), BACKGROUND_DEADLINE_MS);
   } catch (err) {
-    deps.logger.debug({ err, invoiceNo }, 'payment workflow not signalled (finished, not running or Temporal away)');
+    if (err instanceof WorkflowNotFoundError) return 'payment workflow not running';
+    throw err;
   }
+  return null;
 }

@@ -3,7 +3,6 @@ import { reserveCouponUse } from '../../marketing/coupon-uses.js';
 import { type AppliedCoupon, type PricedLine, priceDiscounts } from '../../marketing/discounts.js';
 import { money } from '../../../lib/money.js';
 import type { Audit } from '../../billing/audit.js';
-import { dispatchAfterCommit } from '../../billing/fulfilment/dispatch-fulfilment.js';
 import { cancelInvoice } from '../../billing/invoices/cancel-invoice.js';
 import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { settleInvoice } from '../../billing/payments/settle-invoice.js';
@@ -132,7 +131,7 @@ export async function createUpgradeInvoice(
     }
     return { invoice, quote };
   });
-  if (result.invoice.paid_at !== null) dispatchAfterCommit(deps, result.invoice.id);
+  // A downgrade settled here: its outbox row (due at once) has the relay start `upgrade:<invoice_no>`.
   return result;
 }
 

@@ -1,24 +1,25 @@
 import type { BuiltinTask } from '../types.js';
-import { redispatchPendingFulfilment } from '../../billing/fulfilment/redispatch-pending.js';
+import { repairFulfilmentOutbox } from '../../billing/fulfilment/repair-fulfilment-outbox.js';
 import { closeExpiredPayments } from '../../billing/payments/close-expired-payments.js';
 
 /**
- * Money's backstops, run hourly by the scheduler (the normal paths are immediate: fulfilment is
- * dispatched right after each payment or by the outbox relay within seconds, and each QR
- * payment's workflow closes it at expiry).
+ * Money's backstops, run hourly by the scheduler (the normal paths are immediate: the outbox relay
+ * starts each payment's fulfilment within seconds, and each QR payment's workflow closes it at
+ * expiry). The fulfilment one only reports and repairs the outbox; its key predates that and, like
+ * every released key, never changes.
  */
 export const redispatchFulfilmentTask: BuiltinTask = {
   key: 'billing.redispatch_fulfilment',
-  title: '补发已支付账单的履约',
+  title: '检查并修复已支付账单的履约记录',
   description:
-    '最后一道保障：找出已支付超过 1 分钟但仍未记录履约派发的账单，重新派发开通或续费（幂等），并统计待处理与逾期的 outbox 记录。正常情况下 outbox 中继在数秒内完成派发，本任务应找不到任何账单；找到即记录警告。',
+    '最后一道保障：找出已支付超过 1 分钟但仍未记录履约派发的账单，为缺少 outbox 记录的补写一条、把卡住的记录重新置为到期，交由 outbox 中继派发；本任务自身从不派发。运行摘要列出数量与账单 ID，并统计待处理与逾期的 outbox 记录。正常情况下中继在数秒内完成派发，本任务应找不到任何账单；找到即记录警告。',
   category: 'billing',
   triggers: [{ type: 'cadence', cadence: 'hourly' }],
   queue: 'platform',
   timeout: 300,
   lockTtlSeconds: 600,
   manualTriggerable: true,
-  handler: (deps) => redispatchPendingFulfilment(deps),
+  handler: (deps) => repairFulfilmentOutbox(deps),
 };
 
 export const closeExpiredPaymentsTask: BuiltinTask = {

@@ -1,14 +1,12 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { type ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
-import { redispatchPendingFulfilment } from '../../../domain/billing/fulfilment/redispatch-pending.js';
+import { repairFulfilmentOutbox } from '../../../domain/billing/fulfilment/repair-fulfilment-outbox.js';
 import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';
 import { settleQrPayment } from '../../../domain/billing/payments/settle-qr-payment.js';
-import { INVOICE_PAYMENT_WORKFLOW_TYPE, invoicePaymentWorkflowId, PAYMENT_FAILURES, PAYMENT_STAGES } from '../../../workflows/invoice-payment/contract.js';
+import { INVOICE_PAYMENT_WORKFLOW_TYPE, invoicePaymentWorkflowId, PAYMENT_STAGES } from '../../../workflows/invoice-payment/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
@@ -123,47 +121,27 @@ async function outboxRow(key: string): Promise<OutboxRow | null> {
 }
 
 describe('fulfilment dispatch', () => {
-  it('is performed by the outbox relay when the paying process could not start the provisioning itself', async () => {
+  it('is performed by the outbox relay alone: the paying process needs no Temporal', async () => {
     const product = await createProduct(platform, '5.00');
     const client = await registerClient(platform);
     await adjustBalance(platform, client.id, '5.00');
     const invoice = await purchase(platform, client, product.id);
-    // A process without Temporal: its own try right after the commit fails, the settlement's outbox row stays.
+    // A process without Temporal pays all the same: the settlement's outbox row is the whole promise.
     const cut = { ...platform.deps, temporal: undefined };
     await payInvoiceByBalance(cut, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'no-temporal'));
     const done = await eventually(async () => {
       const row = await outboxRow(`fulfil:${invoice.id}`);
       return row?.done_at ? row : null;
     });
-    expect(done).toMatchObject({ last_error: null });
-    expect(done.attempts).toBeGreaterThanOrEqual(1);
+    expect(done).toMatchObject({ last_error: null, attempts: 1 });
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
     const service = await platform.deps.db.models.Service.findOne({ where: { invoice_id: invoice.id } });
     expect((await platform.temporal.workflow.getHandle(provisionWorkflowId(service?.id ?? 0)).describe()).type).toBe(PROVISION_WORKFLOW_TYPE);
-    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
+    expect(await repairFulfilmentOutbox(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
     await expectBooksBalanced(platform);
   });
 
-  it('is repaired by the hourly backstop for a paid invoice without an outbox row (paid before the outbox existed), which it reports', async () => {
-    const product = await createProduct(platform, '5.00');
-    const client = await registerClient(platform);
-    await adjustBalance(platform, client.id, '5.00');
-    const invoice = await purchase(platform, client, product.id);
-    await payInvoiceByBalance({ ...platform.deps, temporal: undefined }, { userId: client.id, invoiceId: invoice.id }, userAudit(client.id, 'crash'));
-    // Taken away within the row's grace, before the relay may touch it.
-    const removed = await platform.deps.db.read("DELETE FROM outbox WHERE key = $1 AND done_at IS NULL RETURNING id", [`fulfil:${invoice.id}`]);
-    expect(removed).toHaveLength(1);
-    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).toBeNull();
-
-    const summary = await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 });
-    expect(summary).toMatchObject({ found: 1, dispatched: 1, failed: 0 });
-    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
-    const service = await platform.deps.db.models.Service.findOne({ where: { invoice_id: invoice.id } });
-    expect((await platform.temporal.workflow.getHandle(provisionWorkflowId(service?.id ?? 0)).describe()).status.name).toBe('RUNNING');
-    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 0 });
-  });
-
-  it('fails the payment workflow visibly when a paid invoice cannot be fulfilled, and its outbox row keeps the reason', async () => {
+  it('leaves a paid invoice that cannot be fulfilled in its outbox row with the reason, which the backstop reports without dispatching', async () => {
     const client = await registerClient(platform);
     // A renewal that names no service: nothing can renew it.
     const { invoice } = await platform.deps.db.sequelize.transaction((transaction) =>
@@ -185,12 +163,11 @@ describe('fulfilment dispatch', () => {
     const started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token });
     await buyerPays(started.body.data.qr_code_url);
     const handle = platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no));
-    const error = await handle.result().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WorkflowFailedError);
-    expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe(PAYMENT_FAILURES.dispatch);
-    expect((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage)).toBe(PAYMENT_STAGES.dispatchFailed);
+    // The payment workflow no longer dispatches (patch `fulfilment-by-outbox`): it ends settled.
+    expect(await handle.result()).toMatchObject({ outcome: 'paid', dispatched: false });
+    expect((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage)).toBe(PAYMENT_STAGES.settled);
     expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.status).toBe('paid');
-    await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'dispatch-failed');
+    await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'fulfilment-impossible-left-to-outbox');
 
     const failing = await eventually(async () => {
       const row = await outboxRow(`fulfil:${invoice.id}`);
@@ -198,7 +175,10 @@ describe('fulfilment dispatch', () => {
     });
     expect(failing.done_at).toBeNull();
     expect(failing.last_error).toContain('names no service');
-    expect(await redispatchPendingFulfilment(platform.deps, { graceSeconds: 0 })).toMatchObject({ found: 1, dispatched: 0, failed: 1 });
+    const summary = await repairFulfilmentOutbox(platform.deps, { graceSeconds: 0 });
+    expect(summary).toMatchObject({ found: 1, inserted: 0, reopened: 0, waiting: 1, failed: 1, invoiceIds: { waiting: [invoice.id] } });
+    expect(summary.errors[0]).toMatchObject({ invoiceId: invoice.id, error: expect.stringContaining('names no service') });
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).toBeNull();
     await expectBooksBalanced(platform);
   });
 });

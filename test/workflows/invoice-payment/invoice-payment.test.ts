@@ -46,7 +46,8 @@ describe('invoice payment workflow', () => {
     const fresh = await createWorkers(platform.deps, connection, { workflowBundlePath: inject('workflowBundlePath') });
     const running = Promise.all(fresh.map((w) => w.run()));
     try {
-      expect(await handle.result()).toEqual({ paymentNo, outcome: 'paid', dispatched: true });
+      // Settled by its own poll; the settlement's outbox row has the relay start the fulfilment.
+      expect(await handle.result()).toEqual({ paymentNo, outcome: 'paid', dispatched: false });
     } finally {
       await stopped(fresh);
       await running;
@@ -54,8 +55,9 @@ describe('invoice payment workflow', () => {
     }
     expect((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage)).toBe(PAYMENT_STAGES.settled);
     expect(await platform.deps.db.models.Payment.findOne({ where: { payment_no: paymentNo } })).toMatchObject({ status: 'paid', paid_source: 'poll' });
-    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
-    await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'paid-by-poll-across-restart');
+    expect(await eventually(async () => (await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at ?? null)).toBeInstanceOf(Date);
+    // Recorded under its own name: `paid-by-poll-across-restart` is the run from before patch `fulfilment-by-outbox`.
+    await recordHistory(handle, INVOICE_PAYMENT_WORKFLOW_TYPE, 'paid-by-poll-across-restart-fulfilled-by-outbox');
     await expectBooksBalanced(platform);
   });
 });

@@ -73,7 +73,17 @@ describe('the QR notification receiver', () => {
     expect(replay).toMatchObject({ status: 200, text: 'success' });
     expect(await snapshot(invoice.id)).toEqual(before);
     const result = await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).result();
-    expect(result).toMatchObject({ paymentNo, outcome: 'paid', dispatched: true });
+    expect(result).toMatchObject({ paymentNo, outcome: 'paid', dispatched: false });
+    // The request called no Temporal: the workflow's "look now" and the fulfilment were outbox rows, one each, performed by the relay.
+    const rows = await eventually(async () => {
+      const found = await platform.deps.db.read<{ kind: string; done_at: Date | null; last_error: string | null }>(
+        'SELECT kind, done_at, last_error FROM outbox WHERE key IN ($1, $2) ORDER BY kind',
+        [`payment-notified:${paymentNo}`, `fulfil:${invoice.id}`],
+      );
+      return found.length === 2 && found.every((r) => r.done_at) ? found : null;
+    });
+    expect(rows.map((r) => r.kind)).toEqual(['signal_payment', 'start_fulfilment']);
+    expect((await platform.deps.db.models.Invoice.findByPk(invoice.id))?.dispatched_at).not.toBeNull();
     await expectBooksBalanced(platform);
   });
 

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { DomainDeps } from '../../deps.js';
-import { PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
-import { SearchAttr } from '../../../workflows/search-attributes.js';
+import type { DomainDeps } from '../deps.js';
+import { PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { SearchAttr } from '../../workflows/search-attributes.js';
 
 /**
  * Starts `provision:<service_id>` once: a running one is reused, a finished one is never

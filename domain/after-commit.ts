@@ -1,4 +1,4 @@
-import type { DomainDeps } from '../../deps.js';
+import type { DomainDeps } from './deps.js';
 
 type Queue = { running: number; waiting: Array<() => Promise<void>> };
 
@@ -29,24 +29,26 @@ function pump(deps: DomainDeps, queue: Queue): void {
 }
 
 /**
- * Best-effort work right after a commit, in this process's memory: a quick try of something
- * that is durable elsewhere (the fulfilment a payment recorded in the outbox, a signal that
- * only makes a payment workflow look sooner than its next poll). The answer does not wait for
- * it (a bounded queue runs it at once). Losing it (a failure, a full queue, a process killed)
- * is harmless by construction: nothing may be queued here unless the outbox relay or the
- * workflow's own polling does the same thing anyway; every such step is idempotent.
+ * Best-effort work right after a commit, in this process's memory (a verification code's mail or
+ * text, a quick try of an outbox row just written). The answer does not wait for it (a bounded
+ * queue runs it at once). Losing it (a failure, a full queue, a process killed) must be harmless:
+ * nothing may be queued here that the caller cannot afford to lose. `ifLost` says, in the log
+ * line of a failure or a full queue, what makes the loss harmless for this caller (for example
+ * "the outbox relay repeats it" when an outbox row holds the promise, "the user asks for a new
+ * code" when nothing does).
  */
-export function afterCommit(deps: DomainDeps, label: string, work: () => Promise<unknown>): void {
+export function afterCommit(deps: DomainDeps, work: { label: string; ifLost: string }, run: () => Promise<unknown>): void {
   const queue = queueOf(deps);
+  const { label, ifLost } = work;
   if (queue.waiting.length >= MAX_WAITING) {
-    deps.logger.warn({ label }, 'after-commit queue full; left to the outbox relay');
+    deps.logger.warn({ label }, `after-commit queue full, work dropped; ${ifLost}`);
     return;
   }
   queue.waiting.push(async () => {
     try {
-      await work();
+      await run();
     } catch (err) {
-      deps.logger.warn({ err, label }, 'after-commit work failed; the outbox relay repeats it');
+      deps.logger.warn({ err, label }, `after-commit work failed; ${ifLost}`);
     }
   });
   pump(deps, queue);

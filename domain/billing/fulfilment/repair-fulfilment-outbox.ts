@@ -1,0 +1,94 @@
+import type { DomainDeps } from '../../deps.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
+import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
+import { FULFILLED_TYPES } from './dispatch-fulfilment.js';
+
+export type FulfilmentRepairSummary = {
+  /** Paid invoices whose dispatch was still not recorded: what the relay left undone; should be 0. */
+  found: number;
+  /** Of them: without a `fulfil:` outbox row (inserted now, due at once). */
+  inserted: number;
+  /** Of them: whose row was stuck (done, or put off further than the relay ever puts one off), made due again. */
+  reopened: number;
+  /** Of them: whose row is the relay's already (due, claimed or backing off); left as it is. */
+  waiting: number;
+  /** Of the waiting: whose last attempt failed, its reason in `errors`. */
+  failed: number;
+  invoiceIds: { inserted: number[]; reopened: number[]; waiting: number[] };
+  errors: Array<{ invoiceId: number; error: string }>;
+  /** Outbox rows not done yet (any kind), and those of them due for over 5 minutes (no relay took them: is a worker running?). */
+  outboxPending: number;
+  outboxOverdue: number;
+};
+
+/** Farther ahead than any lease (60 s) or backoff (120 s) of the relay puts a row: stuck. */
+const STUCK_AHEAD_SECONDS = 300;
+
+/**
+ * The paid, undispatched invoices (paid at least `graceSeconds` ago, so the relay is not raced)
+ * with their outbox rows repaired in the same statement: a missing row inserted (ON CONFLICT DO
+ * NOTHING), a stuck one (done although the invoice is not dispatched, or put off too far) made due
+ * again; both wake the relay. Rows the relay holds are left alone.
+ */
+const REPAIR = `
+  WITH pending AS (
+    SELECT i.id, o.id AS outbox_id, o.done_at, o.next_attempt_at, o.last_error
+      FROM invoices i LEFT JOIN outbox o ON o.key = $1 || i.id
+     WHERE i.dispatched_at IS NULL AND i.paid_at IS NOT NULL AND i.status IN ('paid', 'partially_refunded')
+       AND i.type = ANY($2::varchar[]) AND i.paid_at < now() - make_interval(secs => $3)
+     ORDER BY i.paid_at LIMIT $4
+  ), inserted AS (
+    INSERT INTO outbox (kind, key, payload, next_attempt_at)
+    SELECT 'start_fulfilment', $1 || id, jsonb_build_object('invoice_id', id), now() FROM pending WHERE outbox_id IS NULL
+    ON CONFLICT (key) DO NOTHING RETURNING (payload->>'invoice_id')::int AS invoice_id, pg_notify($5, '0')
+  ), reopened AS (
+    UPDATE outbox o SET done_at = NULL, next_attempt_at = now(), updated_at = now()
+      FROM pending p
+     WHERE o.id = p.outbox_id AND (p.done_at IS NOT NULL OR p.next_attempt_at > now() + make_interval(secs => $6))
+    RETURNING (o.payload->>'invoice_id')::int AS invoice_id, pg_notify($5, '0')
+  )
+  SELECT p.id AS invoice_id, p.last_error,
+         CASE WHEN p.id IN (SELECT invoice_id FROM inserted) THEN 'inserted'
+              WHEN p.id IN (SELECT invoice_id FROM reopened) THEN 'reopened'
+              ELSE 'waiting' END AS repair
+    FROM pending p ORDER BY p.id`;
+
+/**
+ * The hourly report and repair behind the outbox (task `billing.redispatch_fulfilment`): it never
+ * dispatches. The relay is the one owner of fulfilment; this finds the paid invoices whose
+ * dispatch is not recorded, gives each a due `fulfil:` row (inserted when missing, reopened when
+ * stuck) for the relay to perform, and reports counts and invoice ids, with the outbox's backlog.
+ * Anything found means the relay did not do its job in time: logged as a warning. Safe at any time.
+ */
+export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceSeconds?: number; limit?: number } = {}): Promise<FulfilmentRepairSummary> {
+  const rows = await sqlRows<{ invoice_id: number; last_error: string | null; repair: 'inserted' | 'reopened' | 'waiting' }>(deps, REPAIR, [
+    FULFILMENT_KEY_PREFIX,
+    FULFILLED_TYPES,
+    options.graceSeconds ?? 60,
+    options.limit ?? 200,
+    OUTBOX_CHANNEL,
+    STUCK_AHEAD_SECONDS,
+  ]);
+  const backlog = await sqlOne<{ pending: number; overdue: number }>(
+    deps,
+    `SELECT count(*)::int AS pending, (count(*) FILTER (WHERE next_attempt_at < now() - interval '5 minutes'))::int AS overdue
+       FROM outbox WHERE done_at IS NULL`,
+    [],
+  );
+  const ids = (repair: string) => rows.filter((r) => r.repair === repair).map((r) => r.invoice_id);
+  const errors = rows.flatMap((r) => (r.repair === 'waiting' && r.last_error ? [{ invoiceId: r.invoice_id, error: r.last_error }] : []));
+  const invoiceIds = { inserted: ids('inserted'), reopened: ids('reopened'), waiting: ids('waiting') };
+  const summary: FulfilmentRepairSummary = {
+    found: rows.length,
+    inserted: invoiceIds.inserted.length,
+    reopened: invoiceIds.reopened.length,
+    waiting: invoiceIds.waiting.length,
+    failed: errors.length,
+    invoiceIds,
+    errors,
+    outboxPending: backlog?.pending ?? 0,
+    outboxOverdue: backlog?.overdue ?? 0,
+  };
+  if (summary.found > 0 || summary.outboxOverdue > 0) deps.logger.warn(summary, 'the fulfilment backstop had work: the outbox relay is late or failing');
+  return summary;
+}
