@@ -63,14 +63,14 @@ describe('upstream finance sandbox: price changes on command (/__control/prices)
   it('changes a cycle price and a sub-option price (form), seen by the product config and the catalogue', async () => {
     const before = await productConfig(101);
     expect(priceOf(before.cycles, 'monthly')).toBe('59.00');
-    const response = await control('pid=101&cycles%5Bmonthly%5D=80&subs%5B10102%5D=25');
+    const response = await control('pid=101&cycles%5Bmonthly%5D=80&subs%5B1010102%5D=25');
     expect(await response.json()).toEqual({ ok: true });
     const after = await productConfig(101);
     expect(priceOf(after.cycles, 'monthly')).toBe('80.00');
     expect(priceOf(after.cycles, 'annually')).toBe('599.00');
     const cpu = after.options.find((o) => o.id === 10101);
-    expect(cpu?.sub.find((s) => s.id === 10102)?.pricing['monthly']).toBe('25.0000');
-    expect(cpu?.sub.find((s) => s.id === 10102)?.pricing['quarterly']).toBe('75.0000');
+    expect(cpu?.sub.find((s) => s.id === 1010102)?.pricing['monthly']).toBe('25.0000');
+    expect(cpu?.sub.find((s) => s.id === 1010102)?.pricing['quarterly']).toBe('75.0000');
     const catalogue = (await (await fetch(`${sandbox.baseUrl}/cart/all`, { headers: { authorization: `Bearer ${jwt}` } })).json()) as Envelope;
     const groups = catalogue.data['groups'] as Array<{ products: Array<{ id: number; sale_price: string }> }>;
     expect(groups.flatMap((g) => g.products).find((p) => p.id === 101)?.sale_price).toBe('80.00');
@@ -95,7 +95,7 @@ describe('upstream finance sandbox: price changes on command (/__control/prices)
   });
 
   it('refuses an unknown product, cycle or sub-option and a bad amount, changing nothing', async () => {
-    for (const body of ['pid=999&cycles%5Bmonthly%5D=1', 'pid=101&cycles%5Bweekly%5D=1', 'pid=101&subs%5B99999%5D=1', 'pid=101&cycles%5Bmonthly%5D=abc', 'pid=101&subs%5B10102%5D=-3', 'cycles%5Bmonthly%5D=1']) {
+    for (const body of ['pid=999&cycles%5Bmonthly%5D=1', 'pid=101&cycles%5Bweekly%5D=1', 'pid=101&subs%5B99999%5D=1', 'pid=101&cycles%5Bmonthly%5D=abc', 'pid=101&subs%5B1010102%5D=-3', 'cycles%5Bmonthly%5D=1']) {
       const response = await control(body);
       expect(response.status).toBe(400);
       expect(((await response.json()) as { ok: boolean }).ok).toBe(false);
