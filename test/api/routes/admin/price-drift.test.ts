@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../../db/sql.js';
 import { checkPriceDrift } from '../../../../domain/economics/price-drift.js';
-import { registerClient, type TestClient } from '../../../helpers/billing.js';
+import { adjustBalance, registerClient, type TestClient } from '../../../helpers/billing.js';
 import { expectError } from '../../../helpers/http.js';
 import { seedService } from '../../../helpers/lifecycle.js';
 import { startServicesPlatform, type ServicesPlatform } from '../../../helpers/services.js';
@@ -12,6 +12,8 @@ const HELD = '该商品上游成本已高于售价，暂停销售，请等待管
 let platform: ServicesPlatform;
 let token: string;
 let client: TestClient;
+/** A purchase invoice created before the hold: it stays payable. */
+let unpaidInvoiceId: number;
 
 type Finding = {
   id: number;
@@ -91,9 +93,12 @@ describe('upstream price drift (issue #29 §2)', () => {
     expect(baseFinding).toMatchObject({ old_upstream_price: '74.00', new_upstream_price: '85.00', our_price: '88.80', margin_percent: '4.28', below_cost: false, held: false });
     const rows = await sqlOne<{ n: number }>(platform.deps, 'SELECT count(*)::int AS n FROM upstream_price_findings WHERE product_id = $1', [platform.productId]);
     expect(rows?.n).toBe(first.new_findings);
-    // Above cost: still quoted even with the hold on.
+    // Above cost: still quoted and sold even with the hold on.
     await setSetting('economics.hold_below_cost', true);
     expect((await quote()).body.code).toBe(0);
+    const invoice = await platform.api.post('/api/v2/client/invoices', { token: client.token, body: { product_id: platform.productId, billing_period: 'monthly' } });
+    expect(invoice.body.code, invoice.body.message).toBe(0);
+    unpaidInvoiceId = invoice.body.data.id as number;
   });
 
   it('with the hold on, refuses the quote and a new purchase of a product below its upstream cost, in Chinese', async () => {
@@ -174,6 +179,17 @@ describe('upstream price drift (issue #29 §2)', () => {
     expect(adminAudit?.n).toBeGreaterThanOrEqual(1);
     // Once repaired, the next runs find nothing new for the product's prices.
     expect((await checkPriceDrift(platform.deps)).new_findings).toBe(0);
+  });
+
+  it('keeps an invoice made before the hold payable while the product is held', async () => {
+    await setUpstreamPrice(101, { monthly: '120.00' });
+    await checkPriceDrift(platform.deps);
+    expectError(await quote(), 40904, 409);
+    await adjustBalance(platform, client.id, '200.00');
+    const paid = await platform.api.post(`/api/v2/client/invoices/${unpaidInvoiceId}/pay/balance`, { token: client.token });
+    expect(paid.body.code, paid.body.message).toBe(0);
+    const row = await sqlOne<{ status: string }>(platform.deps, 'SELECT status FROM invoices WHERE id = $1', [unpaidInvoiceId]);
+    expect(row?.status).toBe('paid');
   });
 
   it('declares the check as an hourly, manually triggerable task', async () => {
