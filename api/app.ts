@@ -48,6 +48,7 @@ import { adminInvoiceRoutes } from './routes/admin/invoices.js';
 import { adminLedgerRoutes } from './routes/admin/ledger.js';
 import { adminPaymentRoutes } from './routes/admin/payments.js';
 import { adminRefundRoutes } from './routes/admin/refunds.js';
+import { adminPriceDriftRoutes } from './routes/admin/price-drift.js';
 import { clientBalanceRoutes } from './routes/client/balance.js';
 import { clientInvoiceRoutes } from './routes/client/invoices.js';
 import { clientPaymentNotifyRoutes } from './routes/client/payment-notify.js';
@@ -141,6 +142,7 @@ export function createApiRoutes() {
   api.route('/', adminPaymentRoutes);
   api.route('/', adminLedgerRoutes);
   api.route('/', adminRefundRoutes);
+  api.route('/', adminPriceDriftRoutes);
   api.route('/', adminBalanceAdjustmentRoutes);
   api.route('/', adminFinanceRoutes);
   api.route('/', clientServiceRoutes);

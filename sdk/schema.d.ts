@@ -2423,7 +2423,7 @@ export interface paths {
         put?: never;
         /**
          * 商品报价
-         * @description total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 20（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902。开账单使用同一个计价函数，报价与账单一致。带客户端令牌时计入该用户的会员折扣；coupon_code 需要登录（否则 42200），不可用时 42200（data.errors.coupon_code）。折扣为负数明细行，subtotal_amount 为折扣前合计。带令牌的报价不缓存。
+         * @description total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 20（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902；上游成本已高于售价且开启了低于成本暂停销售 40904。开账单使用同一个计价函数，报价与账单一致。带客户端令牌时计入该用户的会员折扣；coupon_code 需要登录（否则 42200），不可用时 42200（data.errors.coupon_code）。折扣为负数明细行，subtotal_amount 为折扣前合计。带令牌的报价不缓存。
          *
          *     公开接口
          */
@@ -2976,6 +2976,94 @@ export interface paths {
         get: operations["adminRefundsGet"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/price-drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游价格漂移列表
+         * @description 计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。筛选：state、kind、product_id；按编号倒序。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsPriceDriftGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/price-drift/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游价格漂移统计
+         * @description 与列表相同的筛选（不分页）：各状态数量、未解决的低于成本记录与亏损续费数、涉及商品数与当前暂停销售的商品数，以及当前的下限与暂停设置。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsPriceDriftSummaryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/price-drift/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 确认价格漂移
+         * @description 待处理 → 已确认；重复确认原样返回，已解决的记录 40900。确认不解除暂停销售：重新定价（或上游价格回落后的下一次检查）才会解决记录。
+         *
+         *     需要管理员登录，权限 economics.manage
+         */
+        post: operations["adminEconomicsPriceDriftAcknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/products/{id}/reprice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 按导入加价规则重新定价
+         * @description 读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。未绑定供应商商品或没有导入加价规则 42200。
+         *
+         *     需要管理员登录，权限 economics.manage
+         */
+        post: operations["adminProductsReprice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6956,7 +7044,7 @@ export interface components {
                 entries: {
                     id: number;
                     /** @enum {string} */
-                    action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier";
+                    action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier" | "reprice";
                     action_label: string;
                     /** @description 中文摘要，如“名称：入门型 → 标准型；价格已修改” */
                     summary: string;
@@ -7059,7 +7147,7 @@ export interface components {
             entity_type_label: string;
             entity_id: number;
             /** @enum {string} */
-            action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier";
+            action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier" | "reprice";
             action_label: string;
             changed_fields: string[];
             /** @description 中文摘要，如“名称：入门型 → 标准型；价格已修改” */
@@ -7080,7 +7168,7 @@ export interface components {
             entity_type_label: string;
             entity_id: number;
             /** @enum {string} */
-            action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier";
+            action: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier" | "reprice";
             action_label: string;
             /** @description 中文摘要，如“名称：入门型 → 标准型；价格已修改” */
             summary: string;
@@ -7920,6 +8008,63 @@ export interface components {
              * @example 2026-01-01 08:00:00
              */
             created_at: string | null;
+        };
+        PriceDriftFinding: {
+            id: number;
+            /**
+             * @description price：商品价格点；renewal：现有服务的续费（只标记，不拒绝）
+             * @enum {string}
+             */
+            kind: "price" | "renewal";
+            product_id: number;
+            product_name: string;
+            service_id: number | null;
+            /** @enum {string} */
+            billing_period: "monthly" | "quarterly" | "semiannually" | "annually" | "biennially" | "triennially" | "onetime";
+            billing_period_label: string;
+            /** @description base（默认配置）、<配置项字段>:<子选项编号>，或 service:<服务编号> */
+            option_key: string;
+            option_label: string;
+            /**
+             * @description 变化前的上游价格；首次观察时为 null
+             * @example 100.00
+             */
+            old_upstream_price: string | null;
+            /**
+             * @description 金额（元），两位小数字符串
+             * @example 100.00
+             */
+            new_upstream_price: string;
+            /**
+             * @description 金额（元），两位小数字符串
+             * @example 100.00
+             */
+            our_price: string;
+            /** @description 毛利率 %（两位小数）=（售价 − 上游成本）÷ 售价 × 100；售价为 0 时为 null */
+            margin_percent: string | null;
+            margin_floor_percent: string;
+            below_cost: boolean;
+            /** @description 商品当前因低于成本暂停销售 */
+            held: boolean;
+            /** @enum {string} */
+            state: "open" | "acknowledged" | "resolved";
+            state_label: string;
+            acknowledged_by: number | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            acknowledged_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            resolved_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string;
         };
         ServiceSummary: {
             id: number;
@@ -20237,7 +20382,7 @@ export interface operations {
                 entity_type?: "menu" | "group" | "category" | "product";
                 entity_id?: number;
                 operator_id?: number;
-                action?: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier";
+                action?: "create" | "update" | "delete" | "reorder" | "move" | "retype" | "bind_category" | "import" | "sync" | "bind_supplier" | "reprice";
             };
             header?: never;
             path?: never;
@@ -20822,7 +20967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买 */
+            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买；40904 该商品上游成本已高于售价，暂停销售，请等待管理员调整价格 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21014,7 +21159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买；40920 相同幂等键的请求正在处理中，请稍后重试；40980 优惠券已被领完或已达使用上限 */
+            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买；40904 该商品上游成本已高于售价，暂停销售，请等待管理员调整价格；40920 相同幂等键的请求正在处理中，请稍后重试；40980 优惠券已被领完或已达使用上限 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23001,6 +23146,325 @@ export interface operations {
                         /** @example 成功 */
                         message: string;
                         data: components["schemas"]["Refund"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsPriceDriftGet: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                state?: "open" | "acknowledged" | "resolved";
+                kind?: "price" | "renewal";
+                product_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["PriceDriftFinding"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsPriceDriftSummaryGet: {
+        parameters: {
+            query?: {
+                state?: "open" | "acknowledged" | "resolved";
+                kind?: "price" | "renewal";
+                product_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            total: number;
+                            by_state: {
+                                open: number;
+                                acknowledged: number;
+                                resolved: number;
+                            };
+                            below_cost_open: number;
+                            renewals_at_loss_open: number;
+                            products_flagged: number;
+                            products_held: number;
+                            margin_floor_percent: number;
+                            hold_below_cost: boolean;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsPriceDriftAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["PriceDriftFinding"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsReprice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            product_id: number;
+                            price_rule: {
+                                /** @enum {string} */
+                                type: "percent" | "fixed";
+                                value: string;
+                            };
+                            before: {
+                                [key: string]: string;
+                            };
+                            pricing: {
+                                [key: string]: string;
+                            };
+                            /** @description 因此解决的价格漂移记录数 */
+                            resolved: number;
+                        };
                         timestamp: number;
                     };
                 };
@@ -35847,7 +36311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买 */
+            /** @description 40902 商品库存不足；40903 该商品暂不支持在线购买；40904 该商品上游成本已高于售价，暂停销售，请等待管理员调整价格 */
             409: {
                 headers: {
                     [name: string]: unknown;

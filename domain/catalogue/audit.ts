@@ -10,8 +10,8 @@ import type { DomainDeps } from '../deps.js';
 export type FieldChange = { old: unknown; new: unknown };
 export type FieldChanges = Record<string, FieldChange>;
 
-/** Ours, plus the supplier import's (`import`, `sync`, `bind_supplier`: domain/suppliers/product-import.ts). */
-export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'reorder', 'move', 'retype', 'bind_category', 'import', 'sync', 'bind_supplier'] as const;
+/** Ours, plus the supplier import's (`import`, `sync`, `bind_supplier`: domain/suppliers/product-import.ts) and the re-pricing of drift (`reprice`: domain/economics/reprice.ts). */
+export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'reorder', 'move', 'retype', 'bind_category', 'import', 'sync', 'bind_supplier', 'reprice'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
@@ -25,6 +25,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   import: '从供应商导入',
   sync: '与供应商同步',
   bind_supplier: '绑定供应商商品',
+  reprice: '按加价规则重新定价',
 };
 
 export const AUDIT_ENTITY_LABELS: Record<CatalogueEntityType, string> = { menu: '一级菜单', group: '二级分组', category: '三级分类', product: '商品' };

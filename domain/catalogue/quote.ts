@@ -10,6 +10,7 @@ import { priceSelection, type QuoteLine, type SelectedConfig } from './pricing.j
 import { readPurchaseSchema } from './plugin-schemas.js';
 import { resolveTemplates } from './product-types.js';
 import type { ProductType } from '../../db/models/catalogue.js';
+import { assertNotHeldBelowCost, BELOW_COST_SQL } from '../economics/hold.js';
 
 export type { QuoteLine } from './pricing.js';
 
@@ -40,6 +41,8 @@ export type ListedProduct = {
   purchase_template: string | null;
   /** `purchase_schema` of the bound, enabled upstream plugin (type `other`), if any. */
   plugin_purchase_schema: { template: string } | null;
+  /** An unresolved below-cost upstream price finding (issue #29 §2): held while `economics.hold_below_cost` is on. */
+  below_cost: boolean;
 };
 
 /**
@@ -50,7 +53,8 @@ export async function findListedProduct(deps: DomainDeps, productId: number, tra
   const row = await sqlOne<ListedProduct>(
     deps,
     `SELECT p.id, p.name, p.display_name, p.product_type, p.pricing, p.config_options, p.stock_control, p.stock_qty,
-            p.purchase_template, pl.manifest->'info'->'extra'->'purchase_schema' AS plugin_purchase_schema
+            p.purchase_template, pl.manifest->'info'->'extra'->'purchase_schema' AS plugin_purchase_schema,
+            ${BELOW_COST_SQL} AS below_cost
        FROM products p
        JOIN product_menus m ON m.id = p.first_product_group_id
        LEFT JOIN product_groups g ON g.id = p.second_product_group_id
@@ -70,10 +74,12 @@ export async function findListedProduct(deps: DomainDeps, productId: number, tra
  * Prices a selection of a listed product (see `priceSelection`, the one pricing function).
  * Refuses, before pricing, a product that cannot be bought online (type `other` without a
  * plugin purchase schema: 40903) and one whose stock cannot cover the quantity (40902).
- * Invoice creation calls this inside its transaction, so quote and invoice always agree.
+ * Invoice creation calls this inside its transaction, so quote and invoice always agree; a
+ * product held below its upstream cost is refused here too (40904, `assertNotHeldBelowCost`).
  */
 export async function quoteProduct(deps: DomainDeps, request: QuoteRequest, options: { transaction?: Transaction } = {}): Promise<ProductQuote> {
   const product = await findListedProduct(deps, request.productId, options.transaction);
+  await assertNotHeldBelowCost(deps, product);
   return quoteListedProduct(product, request);
 }
 

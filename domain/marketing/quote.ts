@@ -2,6 +2,7 @@ import { notFound } from '../../lib/errors.js';
 import { loadListedProduct } from '../catalogue/site-cache.js';
 import { quoteListedProduct, type ProductQuote } from '../catalogue/quote.js';
 import type { DomainDeps } from '../deps.js';
+import { assertNotHeldBelowCost } from '../economics/hold.js';
 import { priceDiscounts, type Discounted } from './discounts.js';
 
 /** A quote with its discounts: the lines include the discount lines; `total_amount` is what the invoice will charge. */
@@ -40,6 +41,7 @@ export async function quoteForUser(
 ): Promise<DiscountedQuote> {
   const product = await loadListedProduct(deps, input.productId);
   if (!product) throw notFound('商品不存在或已下架');
+  await assertNotHeldBelowCost(deps, product);
   const quote = quoteListedProduct(product, { billingPeriod: input.billingPeriod, config: input.config, quantity: input.quantity });
   const priced = await priceDiscounts(deps, { userId: input.userId, scene: 'purchase', productId: product.id, lines: quote.lines, couponCode: input.couponCode ?? null });
   return withDiscounts(quote, priced);

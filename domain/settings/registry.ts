@@ -8,6 +8,7 @@ import { uploadSettings } from './groups/upload.js';
 import { verificationSettings } from './groups/verification.js';
 import { accessSettings } from './groups/access.js';
 import { securitySettings } from './groups/security.js';
+import { economicsSettings } from './groups/economics.js';
 
 /**
  * Every settings group, in the order the admin page shows them. An area adds its group here
@@ -23,4 +24,5 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   ticketSettings,
   uploadSettings,
   referralSettings,
+  economicsSettings,
 ];

@@ -8,6 +8,7 @@ import {
   terminateOverdueTask,
   unsuspendRenewedTask,
 } from './builtin/lifecycle.js';
+import { priceDriftTask } from './builtin/economics.js';
 import { auditChainTask, logRetentionTask } from './builtin/logs.js';
 import { memberLevelsTask, releaseCommissionsTask } from './builtin/marketing.js';
 import { accountNoticesTask, dueRemindersTask } from './builtin/notifications.js';
@@ -36,6 +37,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   releaseCommissionsTask,
   memberLevelsTask,
   auditChainTask,
+  priceDriftTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { formString, type FormValue } from './body.js';
-import { findSandboxProduct, type SandboxOption } from './catalogue-data.js';
+import type { SandboxOption } from './catalogue-data.js';
+import { pricedProduct } from './prices.js';
 import { SANDBOX_MESSAGES } from './messages.js';
 import { isCycleOffered, isQuantityOption, priceOrder } from './order-pricing.js';
 import type { CartItem, SandboxState } from './state.js';
@@ -37,7 +38,7 @@ export function chooseValue(option: SandboxOption, sent: string | undefined): st
  * are well formed, and there is stock (a business error, status 400, otherwise).
  */
 export function buildCartItem(state: SandboxState, body: Record<string, FormValue>): CartItem | SandboxAnswer {
-  const product = findSandboxProduct(Number(formString(body, 'pid')));
+  const product = pricedProduct(state.prices, Number(formString(body, 'pid')));
   if (!product) return refuse(SANDBOX_MESSAGES.productGone);
   const cycle = formString(body, 'billingcycle') ?? '';
   if (!isCycleOffered(product, cycle)) return refuse(SANDBOX_MESSAGES.cycleInvalid);

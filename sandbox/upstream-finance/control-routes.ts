@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { readRequestBody, formString } from './body.js';
+import { readRequestBody, formString, type FormValue } from './body.js';
 import type { FaultMode, UpstreamFinanceSandboxControl } from './types.js';
 
 const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused'];
@@ -15,6 +15,18 @@ function refuse(c: Context, error: string, status: 400 | 404 = 400) {
 function intField(value: string | undefined): number | null {
   const n = Number(value);
   return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/** `cycles[monthly]=80.00` (form) or `{"cycles": {"monthly": "80.00"}}` (JSON) → a map of strings; absent → empty. */
+function stringMap(value: FormValue | undefined): Record<string, string> | null {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) return null;
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== 'string') return null;
+    out[key] = v;
+  }
+  return out;
 }
 
 /** The same controls over HTTP under `/__control/*` (for `npm run dev` and other processes). */
@@ -83,6 +95,27 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
       control.setStock(pid, qty);
     } catch (err) {
       return refuse(c, (err as Error).message, 404);
+    }
+    return c.json({ ok: true });
+  });
+  routes.post('/prices', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const pid = intField(formString(body, 'pid'));
+    const reset = formString(body, 'reset');
+    if (reset === 'true' || reset === '1') {
+      if (pid === null && formString(body, 'pid') !== undefined) return refuse(c, 'pid must be a product id');
+      control.resetPrices(pid ?? undefined);
+      return c.json({ ok: true });
+    }
+    const cycles = stringMap(body['cycles'] ?? body['cycle']);
+    const subs = stringMap(body['subs'] ?? body['sub']);
+    if (pid === null || cycles === null || subs === null) {
+      return refuse(c, 'pid must be a product id, cycles[<cycle>] a price, subs[<sub-option id>] a monthly price');
+    }
+    try {
+      control.setPrices(pid, { cycles, subs });
+    } catch (err) {
+      return refuse(c, (err as Error).message);
     }
     return c.json({ ok: true });
   });

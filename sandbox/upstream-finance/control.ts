@@ -2,6 +2,7 @@ import { formatMoney, parseMoney } from '../../lib/money.js';
 import { findSandboxProduct } from './catalogue-data.js';
 import type { ConsoleFaultMode } from './console/tickets.js';
 import { setFaultRule } from './faults.js';
+import { changePrices, type PriceChange } from './prices.js';
 import { refreshHost } from './provisioning.js';
 import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxState } from './state.js';
 import type { FaultMode, FaultOptions, ProvisioningDelay, UpstreamFinanceSandboxControl } from './types.js';
@@ -51,6 +52,13 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       const product = findSandboxProduct(productId);
       if (!product) throw new Error(`no such product: ${productId}`);
       state.stock.set(productId, qty === null ? { ...product.stock } : { control: true, qty: nonNegativeInt(qty, 0) });
+    },
+    setPrices(productId: number, change: PriceChange) {
+      changePrices(state.prices, productId, change);
+    },
+    resetPrices(productId?: number) {
+      if (productId === undefined) state.prices.clear();
+      else state.prices.delete(productId);
     },
     setProvisioningDelay(delay: Partial<ProvisioningDelay>) {
       state.provisioningDelay = { polls: nonNegativeInt(delay.polls, 0), ms: nonNegativeInt(delay.ms, 0) };

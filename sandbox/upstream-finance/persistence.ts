@@ -1,10 +1,11 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { PriceOverride } from './prices.js';
 import type { AccountState, CartItem, ModuleData, SandboxInvoice, SandboxOrder, SandboxState, StockState } from './state.js';
 
 /**
  * What a real upstream keeps across its restarts: accounts (credit, hosts), carts, orders,
- * invoices, stock, module data, the id counters and the token key. Not kept: faults, latency,
+ * invoices, stock, changed prices, module data, the id counters and the token key. Not kept: faults, latency,
  * console sessions and request counters (a test's switches, gone with the process).
  */
 type Snapshot = {
@@ -16,6 +17,8 @@ type Snapshot = {
   orders: Array<[string, SandboxOrder]>;
   invoices: Array<[number, SandboxInvoice]>;
   stock: Array<[number, StockState]>;
+  /** Absent in files written before price changes existed. */
+  prices?: Array<[number, PriceOverride]>;
   moduleData: Array<[number, ModuleData]>;
   nextHostId: number;
   nextOrderId: number;
@@ -32,6 +35,7 @@ function snapshotOf(state: SandboxState): Snapshot {
     orders: [...state.orders],
     invoices: [...state.invoices],
     stock: [...state.stock],
+    prices: [...state.prices],
     moduleData: [...state.moduleData],
     nextHostId: state.nextHostId,
     nextOrderId: state.nextOrderId,
@@ -65,6 +69,7 @@ export function restoreSandboxState(state: SandboxState, file: string): boolean 
   state.orders = new Map(saved.orders);
   state.invoices = new Map(saved.invoices);
   state.stock = new Map(saved.stock);
+  state.prices = new Map(saved.prices ?? []);
   state.moduleData = new Map(saved.moduleData);
   state.nextHostId = Math.max(state.nextHostId, saved.nextHostId);
   state.nextOrderId = Math.max(state.nextOrderId, saved.nextOrderId);

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { setMaxListeners } from 'node:events';
 import { SANDBOX_CATALOGUE } from './catalogue-data.js';
 import type { ConsoleFaultMode, ConsoleTicket } from './console/tickets.js';
+import type { PriceOverride } from './prices.js';
 import { DEFAULT_CONSOLE_SIZE } from './console/picture.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import type { FaultMode, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
@@ -82,6 +83,8 @@ export type SandboxState = {
   orders: Map<string, SandboxOrder>;
   invoices: Map<number, SandboxInvoice>;
   stock: Map<number, StockState>;
+  /** Prices changed on command (`/__control/prices`), per product. */
+  prices: Map<number, PriceOverride>;
   provisioningDelay: ProvisioningDelay;
   /** Pay calls still to answer with a partial payment. */
   partialPayments: number;
@@ -158,6 +161,7 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     orders: new Map(),
     invoices: new Map(),
     stock: catalogueStock(),
+    prices: new Map(),
     provisioningDelay: { polls: 0, ms: 0 },
     partialPayments: 0,
     deferredStateActions: 0,

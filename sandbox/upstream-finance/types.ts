@@ -1,3 +1,4 @@
+import type { PriceChange } from './prices.js';
 import type { FormValue } from './body.js';
 import type { ConsoleFaultMode } from './console/tickets.js';
 
@@ -132,6 +133,13 @@ export type UpstreamFinanceSandboxControl = {
   credit(username?: string): string;
   /** Stock of a product: a number turns stock control on with that quantity; null restores the catalogue's stock. */
   setStock(productId: number, qty: number | null): void;
+  /**
+   * Changes a product's member prices: `cycles` cycle → price (`-1` switches a cycle off),
+   * `subs` sub-option id → monthly price. Throws on an unknown product, cycle or sub-option.
+   */
+  setPrices(productId: number, change: PriceChange): void;
+  /** Back to the catalogue's prices: one product, or all of them. */
+  resetPrices(productId?: number): void;
   setProvisioningDelay(delay: Partial<ProvisioningDelay>): void;
   /** The next `count` pay calls apply only half of what is due and answer a plain 200. */
   partialPayments(count: number): void;

@@ -10,6 +10,7 @@ import { DEMO_INVITEE, seedDemoMarketing } from './marketing.js';
 import { seedOperationsDemo } from './operations.js';
 import { configureBuiltInPlugins } from './plugins.js';
 import { seedDemoSupplier } from './supplier.js';
+import { seedEconomicsDriftDemo } from './economics-drift.js';
 import { seedDemoSupport } from './support.js';
 import { seedDemoUpgradableService } from './upgrades.js';
 import { seedDemoAccessToken } from './access-tokens.js';
@@ -37,6 +38,11 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
   if (identities.length) log(`实名认证演示数据 / verification demo data: ${identities.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const drift = await seedEconomicsDriftDemo(deps, sandboxes).catch((err: unknown) => {
+    log(`价格漂移演示数据未写入 / price drift demo skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (drift.length) log(`上游价格漂移演示 / upstream price drift demo: ${drift.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
   if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
   const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {

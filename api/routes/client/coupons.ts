@@ -50,7 +50,7 @@ const check = defineRoute({
     }),
   ),
   data: discountedQuoteSchema,
-  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
+  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE, ErrorCode.PRICE_BELOW_UPSTREAM_COST],
 });
 
 export const clientCouponRoutes = createRouter()

@@ -32,7 +32,7 @@ const create = defineRoute({
     }),
   ),
   data: invoiceDetailSchema,
-  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE, ErrorCode.COUPON_UNAVAILABLE],
+  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE, ErrorCode.PRICE_BELOW_UPSTREAM_COST, ErrorCode.COUPON_UNAVAILABLE],
   idempotent: true,
 });
 

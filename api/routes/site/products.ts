@@ -9,6 +9,7 @@ import { PRODUCT_TYPES } from '../../../db/models/catalogue.js';
 import { quoteListedProduct } from '../../../domain/catalogue/quote.js';
 import { findSiteProduct, listSiteProducts, SITE_PRODUCT_SORT_KEYS } from '../../../domain/catalogue/site-catalogue.js';
 import { loadListedProduct } from '../../../domain/catalogue/site-cache.js';
+import { assertNotHeldBelowCost } from '../../../domain/economics/hold.js';
 import { ErrorCode, notFound } from '../../../lib/errors.js';
 import { cachedComputedData, cachedData, okCached, present } from '../../cached-envelope.js';
 import { ok, page, pageSchema } from '../../envelope.js';
@@ -57,7 +58,7 @@ const quote = defineRoute({
   path: '/api/v2/site/products/{productId}/quote',
   tags,
   summary: '商品报价',
-  description: `total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 ${MAX_QUOTE_QUANTITY}（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902。开账单使用同一个计价函数，报价与账单一致。带客户端令牌时计入该用户的会员折扣；coupon_code 需要登录（否则 42200），不可用时 42200（data.errors.coupon_code）。折扣为负数明细行，subtotal_amount 为折扣前合计。带令牌的报价不缓存。`,
+  description: `total_amount = (基础价格 + 各所选子选项价格，数量型按每单位) × quantity，decimal 精确计算，两位小数。quantity 1 到 ${MAX_QUOTE_QUANTITY}（默认 1）；config 以配置项字段为键，选择型填子选项编号，数量型填数量，未填取默认值，隐藏项不可选。无效计费周期或配置 42200（data.errors 指明 billing_period、config.<field>、quantity）；商品不存在或未在售 40400；不可在线购买 40903；库存不足 40902；上游成本已高于售价且开启了低于成本暂停销售 40904。开账单使用同一个计价函数，报价与账单一致。带客户端令牌时计入该用户的会员折扣；coupon_code 需要登录（否则 42200），不可用时 42200（data.errors.coupon_code）。折扣为负数明细行，subtotal_amount 为折扣前合计。带令牌的报价不缓存。`,
   access: open,
   request: {
     params: idParam('productId'),
@@ -71,7 +72,7 @@ const quote = defineRoute({
     ),
   },
   data: discountedQuoteSchema,
-  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE],
+  errors: [ErrorCode.OUT_OF_STOCK, ErrorCode.NOT_PURCHASABLE_ONLINE, ErrorCode.PRICE_BELOW_UPSTREAM_COST],
 });
 
 export const siteProductRoutes = createRouter()
@@ -101,6 +102,9 @@ export const siteProductRoutes = createRouter()
       const quote = await quoteForUser(c.var.deps, { userId, productId, billingPeriod: body.billing_period, config: body.config, quantity: body.quantity, couponCode: body.coupon_code ?? null });
       return ok(c, quote, '报价成功');
     }
+    // The hold is checked outside the cached answer: it follows the setting as well as the catalogue.
+    const held = await loadListedProduct(c.var.deps, productId);
+    if (held) await assertNotHeldBelowCost(c.var.deps, held);
     const compute = async () => {
       const product = await loadListedProduct(c.var.deps, productId);
       if (!product) throw notFound(UNLISTED);

@@ -1,4 +1,4 @@
-import { SANDBOX_CATALOGUE } from '../catalogue-data.js';
+import { pricedCatalogue } from '../prices.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import { startingPrice } from '../pricing.js';
 import type { SandboxRoute } from '../route-types.js';
@@ -10,7 +10,7 @@ export const catalogueRoute: SandboxRoute = {
   auth: 'optional',
   handle({ state, account }) {
     const audience = account ? 'member' : 'visitor';
-    const groups = SANDBOX_CATALOGUE.map((group) => ({
+    const groups = pricedCatalogue(state.prices).map((group) => ({
       id: group.id,
       name: group.name,
       products: group.products.map((product) => {

@@ -1,6 +1,6 @@
 import { formString } from '../body.js';
 import { createInvoice } from '../billing.js';
-import { findSandboxProduct } from '../catalogue-data.js';
+import { pricedProduct } from '../prices.js';
 import { findFlowPacket } from '../flow-packets.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import { isCycleOffered, priceOrder } from '../order-pricing.js';
@@ -26,7 +26,7 @@ export const hostRenewRoute: SandboxRoute = {
     const host = findHost(account, formString(body, 'hostid'));
     if (!host) return { status: 406, msg: SANDBOX_MESSAGES.hostNotFound, data: {} };
     if (host.status !== 'Active' && host.status !== 'Suspended') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
-    const product = findSandboxProduct(host.productId);
+    const product = pricedProduct(state.prices, host.productId);
     const cycle = formString(body, 'billingcycle') ?? host.billingCycle;
     if (!product || !isCycleOffered(product, cycle) || cycle === 'onetime') return { status: 406, msg: SANDBOX_MESSAGES.cycleInvalid, data: {} };
     const pending = unpaidInvoice(state, account, (i) => i.type === 'renew' && i.hostIds.includes(host.id));
@@ -76,7 +76,7 @@ export const hostUpgradeRoute: SandboxRoute = {
     const host = findHost(account, formString(body, 'hostid'));
     if (!host) return { status: 406, msg: SANDBOX_MESSAGES.hostNotFound, data: {} };
     if (host.status !== 'Active') return { status: 400, msg: SANDBOX_MESSAGES.hostStateInvalid, data: {} };
-    const product = findSandboxProduct(host.productId);
+    const product = pricedProduct(state.prices, host.productId);
     if (!product) return { status: 406, msg: SANDBOX_MESSAGES.productGone, data: {} };
     const sent = body['configoption'] ?? {};
     if (typeof sent !== 'object' || Array.isArray(sent)) return { status: 406, msg: SANDBOX_MESSAGES.optionInvalid, data: {} };

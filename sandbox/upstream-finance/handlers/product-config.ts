@@ -1,4 +1,5 @@
-import { findSandboxProduct, type SandboxCycle } from '../catalogue-data.js';
+import type { SandboxCycle } from '../catalogue-data.js';
+import { pricedProduct } from '../prices.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import { CYCLE_LABELS, productCyclePrice, subOptionPricing } from '../pricing.js';
 import type { SandboxRoute } from '../route-types.js';
@@ -9,7 +10,7 @@ export const productConfigRoute: SandboxRoute = {
   path: '/cart/get_product_config',
   auth: 'optional',
   handle({ state, account, query }) {
-    const product = findSandboxProduct(Number(query['pid']));
+    const product = pricedProduct(state.prices, Number(query['pid']));
     if (!product) return { status: 406, msg: SANDBOX_MESSAGES.productGone, data: {} };
     const audience = account ? 'member' : 'visitor';
     const cycle = (Object.entries(product.cycles) as [SandboxCycle, string][]).map(([name, amount]) => ({

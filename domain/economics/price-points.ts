@@ -1,0 +1,156 @@
+import type { Decimal } from 'decimal.js';
+import { sqlRows } from '../../db/sql.js';
+import { AppError } from '../../lib/errors.js';
+import { formatMoney, money } from '../../lib/money.js';
+import { BILLING_PERIODS, type BillingPeriod, billingPeriodLabel, isBillingPeriod } from '../catalogue/billing-periods.js';
+import { type ConfigOptionItem, isQuantityOptionType, parseConfigOptions } from '../catalogue/config-options.js';
+import { type PricingMap, parsePricingMap } from '../catalogue/pricing-map.js';
+import { type PricedProduct, priceSelection } from '../catalogue/pricing.js';
+import type { DomainDeps } from '../deps.js';
+import { readUpstreamProduct } from '../suppliers/product-import.js';
+import { getSupplier } from '../suppliers/suppliers.js';
+
+/**
+ * One price point of a bound product: what we charge and what the upstream charges us for the
+ * same selection. `key` names the point: `base` (the period with every option at its default),
+ * `<field>:<sub id>` (that sub-option chosen, the others at their defaults), or `service:<id>`
+ * (one service's renewal: its locked-in price against the upstream price of its configuration).
+ */
+export type PricePoint = {
+  kind: 'price' | 'renewal';
+  period: BillingPeriod;
+  key: string;
+  label: string;
+  serviceId: number | null;
+  ours: string;
+  upstream: string;
+};
+
+/** A bound product as the drift check reads it: ours from the database, the upstream's through its plugin. */
+export type BoundProduct = {
+  product_id: number;
+  name: string;
+  supplier_id: number;
+  upstream_product_id: string;
+  price_rule: Record<string, unknown>;
+  pricing: PricingMap;
+  config_options: ConfigOptionItem[];
+};
+
+/** The upstream's current prices of one product, in our item shapes (the plugin normalises them). */
+export type UpstreamPrices = { pricing: PricingMap; config_options: ConfigOptionItem[] };
+
+/** Every live product bound to a supplier's upstream product (optionally only `productIds`). */
+export async function listBoundProducts(deps: DomainDeps, productIds?: number[]): Promise<BoundProduct[]> {
+  return sqlRows<BoundProduct>(
+    deps,
+    `SELECT p.id AS product_id, p.name, b.supplier_id, b.upstream_product_id, b.price_rule, p.pricing, p.config_options
+       FROM product_upstream_bindings b
+       JOIN products p ON p.id = b.product_id
+      WHERE p.deleted_at IS NULL AND b.supplier_id IS NOT NULL AND b.upstream_product_id ~ '^[1-9][0-9]{0,9}$'
+        AND ($1::int[] IS NULL OR p.id = ANY($1::int[]))
+      ORDER BY p.id`,
+    [productIds ?? null],
+  );
+}
+
+/** The upstream's prices for a bound product, through the supplier plugin's `upstream.product_config`. */
+export async function readUpstreamPrices(deps: DomainDeps, bound: Pick<BoundProduct, 'supplier_id' | 'upstream_product_id'>): Promise<UpstreamPrices> {
+  const supplier = await getSupplier(deps, bound.supplier_id);
+  const upstream = await readUpstreamProduct(deps, supplier, Number(bound.upstream_product_id));
+  return { pricing: parsePricingMap(upstream.pricing), config_options: parseConfigOptions(upstream.config_options) };
+}
+
+function total(product: PricedProduct, period: BillingPeriod, config: Record<string, unknown>): Decimal | null {
+  try {
+    return money(priceSelection(product, { billingPeriod: period, config, quantity: 1 }).total_amount);
+  } catch (error) {
+    // A selection one side cannot price (a period or sub-option it does not have) is no point.
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+/** The selections compared per period: the defaults, then each sub-option (each tier at its lowest quantity) of each visible option. */
+function selections(options: ConfigOptionItem[]): Array<{ key: string; label: string; config: Record<string, unknown> }> {
+  const out: Array<{ key: string; label: string; config: Record<string, unknown> }> = [{ key: 'base', label: '默认配置', config: {} }];
+  for (const option of options) {
+    if (option.hidden) continue;
+    for (const [index, sub] of option.sub.entries()) {
+      if (isQuantityOptionType(option.option_type)) {
+        const qty = Math.max(1, sub.qty_minimum ?? option.qty_minimum, option.qty_minimum);
+        if (qty > option.qty_maximum) continue;
+        out.push({ key: `${option.field}:${sub.id}`, label: `${option.name}：${qty}${option.unit ? ` ${option.unit}` : ''}`, config: { [option.field]: qty } });
+      } else if (index > 0) {
+        out.push({ key: `${option.field}:${sub.id}`, label: `${option.name}：${sub.label}`, config: { [option.field]: sub.id } });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The price points of a product: for each period we sell that the upstream also sells, each
+ * selection priced by the one pricing function (`priceSelection`) on our product and on the
+ * upstream's (options match by field, sub-options by id: an import keeps the upstream's ids).
+ * A selection either side cannot price is left out.
+ */
+export function productPricePoints(ours: PricedProduct, upstream: UpstreamPrices): PricePoint[] {
+  const theirs: PricedProduct = { name: ours.name, pricing: upstream.pricing, config_options: upstream.config_options };
+  const points: PricePoint[] = [];
+  for (const period of BILLING_PERIODS) {
+    if (ours.pricing[period] === undefined || upstream.pricing[period] === undefined) continue;
+    for (const selection of selections(ours.config_options)) {
+      const a = total(ours, period, selection.config);
+      const b = total(theirs, period, selection.config);
+      if (a === null || b === null) continue;
+      points.push({
+        kind: 'price',
+        period,
+        key: selection.key,
+        label: `${billingPeriodLabel(period)}·${selection.label}`.slice(0, 191),
+        serviceId: null,
+        ours: formatMoney(a),
+        upstream: formatMoney(b),
+      });
+    }
+  }
+  return points;
+}
+
+type LiveService = { id: number; billing_period: string; price: string; config: Record<string, unknown> | null };
+
+/**
+ * One point per live (active or suspended) service of the product: its renewal price against
+ * what the upstream charges now for its period and configuration.
+ */
+export async function renewalPricePoints(deps: DomainDeps, bound: Pick<BoundProduct, 'product_id' | 'name'>, upstream: UpstreamPrices): Promise<PricePoint[]> {
+  const services = await sqlRows<LiveService>(
+    deps,
+    `SELECT id, billing_period, price, config FROM services WHERE product_id = $1 AND status IN ('active', 'suspended') ORDER BY id`,
+    [bound.product_id],
+  );
+  const theirs: PricedProduct = { name: bound.name, pricing: upstream.pricing, config_options: upstream.config_options };
+  const points: PricePoint[] = [];
+  for (const service of services) {
+    if (!isBillingPeriod(service.billing_period)) continue;
+    const config: Record<string, unknown> = {};
+    for (const [field, chosen] of Object.entries(service.config ?? {})) {
+      const value = (chosen as { value?: unknown } | null)?.value;
+      const option = upstream.config_options.find((o) => o.field === field);
+      if (option && !option.hidden && (typeof value === 'number' || typeof value === 'string')) config[field] = value;
+    }
+    const cost = total(theirs, service.billing_period, config);
+    if (cost === null) continue;
+    points.push({
+      kind: 'renewal',
+      period: service.billing_period,
+      key: `service:${service.id}`,
+      label: `服务 #${service.id} 续费（${billingPeriodLabel(service.billing_period)}）`,
+      serviceId: service.id,
+      ours: formatMoney(service.price),
+      upstream: formatMoney(cost),
+    });
+  }
+  return points;
+}
