@@ -49,6 +49,7 @@ import { adminLedgerRoutes } from './routes/admin/ledger.js';
 import { adminPaymentRoutes } from './routes/admin/payments.js';
 import { adminRefundRoutes } from './routes/admin/refunds.js';
 import { adminPriceDriftRoutes } from './routes/admin/price-drift.js';
+import { adminAlertRoutes } from './routes/admin/alerts.js';
 import { clientBalanceRoutes } from './routes/client/balance.js';
 import { clientInvoiceRoutes } from './routes/client/invoices.js';
 import { clientPaymentNotifyRoutes } from './routes/client/payment-notify.js';
@@ -143,6 +144,7 @@ export function createApiRoutes() {
   api.route('/', adminLedgerRoutes);
   api.route('/', adminRefundRoutes);
   api.route('/', adminPriceDriftRoutes);
+  api.route('/', adminAlertRoutes);
   api.route('/', adminBalanceAdjustmentRoutes);
   api.route('/', adminFinanceRoutes);
   api.route('/', clientServiceRoutes);

@@ -80,6 +80,13 @@ export const logRowsDropped = new Counter({
   registers: [metricsRegistry],
 });
 
+export const adminAlertsRaised = new Counter({
+  name: 'admin_alerts_raised_total',
+  help: 'Admin alerts raised (one per change: price drift, supplier funds, runway, reconciliation), by kind',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
 export const auditOutsideTransaction = new Counter({
   name: 'admin_audit_outside_transaction_total',
   help: 'Admin writes answered 2xx whose audit row no transaction wrote (nothing written, or a write no helper saw); the row was written after the answer. By route template',

@@ -26,6 +26,7 @@ import { migration0025PersonalAccessTokens } from './0025-personal-access-tokens
 import { migration0026ServiceOrdersName } from './0026-service-orders-name.js';
 import { migration0027PaymentSignalIntent } from './0027-payment-signal-intent.js';
 import { migration0028UpstreamPriceDrift } from './0028-upstream-price-drift.js';
+import { migration0032AdminAlerts } from './0032-admin-alerts.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -58,4 +59,5 @@ export const migrations: Migration[] = [
   migration0026ServiceOrdersName,
   migration0027PaymentSignalIntent,
   migration0028UpstreamPriceDrift,
+  migration0032AdminAlerts,
 ];

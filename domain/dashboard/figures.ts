@@ -49,6 +49,7 @@ export type DashboardExtra = { key: string; label: string; table: string; sql: s
 export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   { key: 'open_tickets', label: '待处理工单', table: 'tickets', sql: "SELECT count(*)::int AS n FROM tickets WHERE status IN ('open', 'customer_reply')" },
   { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
+  { key: 'open_economics_alerts', label: '未读经营提醒', table: 'admin_alerts', sql: 'SELECT count(*)::int AS n FROM admin_alerts WHERE acknowledged_at IS NULL' },
 ];
 
 /** What the money figures sum (`countsAs` of the invoice kinds), passed as the arrays `$3` and `$4`. */

@@ -6,6 +6,7 @@ import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
 import type { DomainDeps } from '../deps.js';
 import { readSettings } from '../settings/settings.js';
 import { economicsSettings } from '../settings/groups/economics.js';
+import { type AdminAlertInput, raiseAdminAlert } from './alerts.js';
 import {
   type BoundProduct,
   listBoundProducts,
@@ -47,6 +48,20 @@ export type NewFinding = {
   margin_percent: string | null;
   below_cost: boolean;
 };
+
+/** The admin alert of one finding: one per finding (its id is the key), so one per change. */
+function driftAlert(bound: BoundProduct, f: NewFinding): AdminAlertInput {
+  const what = f.kind === 'renewal' ? '续费已亏损' : f.below_cost ? '低于上游成本' : '毛利率低于下限';
+  const margin = f.margin_percent === null ? '—' : `${f.margin_percent}%`;
+  return {
+    kind: 'price_drift',
+    key: `price-drift:${f.id}`,
+    severity: f.below_cost ? 'critical' : 'warning',
+    title: `商品「${bound.name}」${what}`,
+    message: `${f.billing_period} ${f.option_key}：上游价格 ${f.old_upstream_price ?? '—'} → ${f.new_upstream_price}，本站售价 ${f.our_price}，毛利率 ${margin}`,
+    subject: { product_id: f.product_id, finding_id: Number(f.id), supplier_id: bound.supplier_id },
+  };
+}
 
 type PointOutcome = { finding: NewFinding | null; resolved_below_cost: number; resolved: number };
 
@@ -139,6 +154,7 @@ export async function recordProductDrift(
       const result = await recordPoint(deps, bound.product_id, point, floor, transaction);
       if (result.finding) {
         outcome.new_findings.push(result.finding);
+        await raiseAdminAlert(deps, driftAlert(bound, result.finding), transaction);
         if (result.finding.below_cost && result.finding.kind === 'price') holdChanged = true;
       }
       outcome.resolved += result.resolved;
