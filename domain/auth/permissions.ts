@@ -41,6 +41,8 @@ export const PERMISSIONS = {
   'content.manage': '管理公告、帮助文章、分类、媒体文件（上传、删除）与首页横幅',
   'verification.view': '查看实名认证记录',
   'verification.manage': '管理实名认证（解除绑定）',
+  'economics.view': '查看经营核算（成本、毛利、上游资金与对账）',
+  'economics.manage': '管理经营核算（设置、处理对账差异）',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;
