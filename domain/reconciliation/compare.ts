@@ -34,6 +34,7 @@ export type BoundService = {
   upstream_host_id: number;
 };
 
+/** `ours` and `theirs` are flat (scalar values only): the admin list answers at most three levels under `data`. */
 export type Finding = {
   kind: ReconciliationFindingKind;
   subject_key: string;
@@ -41,8 +42,8 @@ export type Finding = {
   upstream_host_id: number | null;
   upstream_bill_id: number | null;
   amount: string | null;
-  ours: Record<string, unknown>;
-  theirs: Record<string, unknown>;
+  ours: Record<string, string | number | boolean | null>;
+  theirs: Record<string, string | number | boolean | null>;
 };
 
 /** Upstream host statuses that mean the host is gone (nothing runs, nothing is charged). */
@@ -121,7 +122,7 @@ export function compareSupplier(input: Comparison): Finding[] {
       upstream_host_id: host.id,
       upstream_bill_id: null,
       amount: host.amount ?? null,
-      ours: ended ? { service: serviceSeen(ended) } : { service: null },
+      ours: ended ? serviceSeen(ended) : {},
       theirs: hostSeen(host),
     });
   }
@@ -162,8 +163,8 @@ export function compareSupplier(input: Comparison): Finding[] {
       upstream_host_id: bill.host_ids.length === 1 ? (bill.host_ids[0] ?? null) : null,
       upstream_bill_id: bill.id,
       amount: bill.amount,
-      ours: { recorded: false, service_ids: services.map((s) => s.service_id) },
-      theirs: { bill_id: bill.id, type: bill.type, status: bill.status, amount: bill.amount, host_ids: bill.host_ids, created_at: bill.created_at, paid_at: bill.paid_at },
+      ours: { recorded: false, service_ids: services.map((s) => s.service_id).join(',') },
+      theirs: { bill_id: bill.id, type: bill.type, status: bill.status, amount: bill.amount, host_ids: bill.host_ids.join(','), created_at: bill.created_at, paid_at: bill.paid_at },
     });
   }
   return [...findings.values()];
