@@ -68,6 +68,7 @@ import { adminVerificationRoutes } from './routes/admin/verifications.js';
 import { clientAuthCodeRoutes } from './routes/client/auth-codes.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
+import { adminReconciliationRoutes } from './routes/admin/reconciliation.js';
 import { adminTicketRoutes } from './routes/admin/tickets.js';
 import { adminMediaRoutes } from './routes/admin/media.js';
 import { adminContentRoutes } from './routes/admin/content.js';
@@ -160,6 +161,7 @@ export function createApiRoutes() {
   api.route('/', clientAuthCodeRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
+  api.route('/', adminReconciliationRoutes);
   api.route('/', adminTicketRoutes);
   api.route('/', adminMediaRoutes);
   api.route('/', adminContentRoutes);

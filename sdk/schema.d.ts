@@ -4424,6 +4424,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/economics/reconciliation/findings/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游对账差异统计（按类型与状态计数）
+         * @description 筛选条件与差异列表相同（不分页）。open_amount 为未解决差异的上游金额合计（未知主机的周期价格与无本地订单的账单金额）。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsReconciliationFindingsSummaryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/reconciliation/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游对账差异列表
+         * @description 每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）。同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。
+         *
+         *     筛选：supplier_id、kind、state（open 待处理、acknowledged 已确认、resolved 已解决）、service_id；按最后发现时间倒序。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsReconciliationFindingsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/reconciliation/findings/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 确认对账差异（已知悉，处理中）
+         * @description 仅待处理（open）的差异可确认，否则 40990。只记录状态、操作人、时间与备注，不修改服务或上游。后续对账不再发现时仍会自动解决。
+         *
+         *     需要管理员登录，权限 economics.manage
+         */
+        post: operations["adminEconomicsReconciliationFindingsAcknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/reconciliation/findings/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 标记对账差异为已解决
+         * @description 待处理或已确认的差异可标记为已解决，已解决的为 40990。只记录状态、操作人、时间与备注；若下次对账仍发现该差异，会重新变为待处理。
+         *
+         *     需要管理员登录，权限 economics.manage
+         */
+        post: operations["adminEconomicsReconciliationFindingsResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游对账运行记录
+         * @description 每次对账每个供应商一条：比对了什么（hosts_compared、bills_compared，未比对的原因见 note）、上游主机与账单数、本次发现、新出现与自动解决的差异数。筛选：supplier_id、status；按编号倒序。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsReconciliationRunsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/tickets": {
         parameters: {
             query?: never;
@@ -8743,6 +8855,122 @@ export interface components {
                 /** @description true：工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型 */
                 live: boolean;
             };
+        };
+        ReconciliationFindingSummary: {
+            total: number;
+            by_state: {
+                open: number;
+                acknowledged: number;
+                resolved: number;
+            };
+            by_kind: {
+                /** @enum {string} */
+                kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind_label: string;
+                total: number;
+                open: number;
+                acknowledged: number;
+                resolved: number;
+                /**
+                 * @description 未解决（待处理与已确认）差异的上游金额合计
+                 * @example 100.00
+                 */
+                open_amount: string;
+            }[];
+        };
+        ReconciliationFinding: {
+            id: number;
+            supplier_id: number;
+            supplier_code: string;
+            supplier_name: string;
+            /** @enum {string} */
+            kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+            kind_label: string;
+            /** @description 差异对象：host:<上游主机 ID> 或 bill:<上游账单 ID>；同一供应商、类型与对象只有一条记录 */
+            subject_key: string;
+            service_id: number | null;
+            upstream_host_id: number | null;
+            upstream_bill_id: number | null;
+            /**
+             * @description 上游金额：未知主机为其周期价格，无本地订单的账单为其金额；其他类型为 null
+             * @example 100.00
+             */
+            amount: string | null;
+            /** @description 本地所见（服务编号、状态、到期时间等） */
+            ours: {
+                [key: string]: unknown;
+            };
+            /** @description 上游所见（主机状态、到期时间，或账单信息）；不含任何密码 */
+            theirs: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            state: "open" | "acknowledged" | "resolved";
+            state_label: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            first_seen_at: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            last_seen_at: string;
+            times_seen: number;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            acknowledged_at: string | null;
+            acknowledged_by: number | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            resolved_at: string | null;
+            /**
+             * @description system：后续对账不再发现而自动解决；admin：管理员标记
+             * @enum {string|null}
+             */
+            resolved_by_type: "admin" | "system" | null;
+            resolved_by_id: number | null;
+            note: string;
+        };
+        ReconciliationRun: {
+            id: number;
+            supplier_id: number;
+            supplier_code: string;
+            supplier_name: string;
+            task_run_id: number | null;
+            /** @enum {string} */
+            status: "running" | "succeeded" | "failed";
+            status_label: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            started_at: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            finished_at: string | null;
+            /** @description 主机列表完整读取并比对（翻页期间有变化时为 false：不检查主机缺失，也不自动解决主机类差异） */
+            hosts_compared: boolean;
+            /** @description 已比对上游账单；上游不提供账单列表或读取失败时为 false，原因见 note */
+            bills_compared: boolean;
+            note: string;
+            upstream_hosts: number;
+            upstream_bills: number;
+            /** @description 本地绑定该供应商主机的有效（active）服务数 */
+            local_services: number;
+            findings_seen: number;
+            /** @description 本次新发现或重新出现的差异数 */
+            findings_opened: number;
+            /** @description 本次不再出现而自动解决的差异数 */
+            findings_resolved: number;
+            error: string | null;
         };
         AdminTicketItem: components["schemas"]["TicketItem"] & {
             user: {
@@ -29583,6 +29811,458 @@ export interface operations {
             };
             /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsReconciliationFindingsSummaryGet: {
+        parameters: {
+            query?: {
+                supplier_id?: number;
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                state?: "open" | "acknowledged" | "resolved";
+                service_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ReconciliationFindingSummary"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsReconciliationFindingsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                supplier_id?: number;
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                state?: "open" | "acknowledged" | "resolved";
+                service_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ReconciliationFinding"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsReconciliationFindingsAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ReconciliationFinding"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40990 该对账差异当前状态不允许此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsReconciliationFindingsResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ReconciliationFinding"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40990 该对账差异当前状态不允许此操作 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsReconciliationRunsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                supplier_id?: number;
+                status?: "running" | "succeeded" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ReconciliationRun"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -41,8 +41,8 @@ export const PERMISSIONS = {
   'content.manage': '管理公告、帮助文章、分类、媒体文件（上传、删除）与首页横幅',
   'verification.view': '查看实名认证记录',
   'verification.manage': '管理实名认证（解除绑定）',
-  'economics.view': '查看经营数据（上游价格漂移、成本与资金）',
-  'economics.manage': '管理经营数据（确认价格漂移、按加价规则重新定价）',
+  'economics.view': '查看经营数据（成本与毛利、上游价格漂移、上游资金、对账与提醒）',
+  'economics.manage': '管理经营数据（确认价格漂移与提醒、按加价规则重新定价、处理对账差异）',
 } as const;
 
 export type PermissionCode = keyof typeof PERMISSIONS;

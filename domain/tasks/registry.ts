@@ -12,6 +12,7 @@ import { priceDriftTask } from './builtin/economics.js';
 import { auditChainTask, logRetentionTask } from './builtin/logs.js';
 import { memberLevelsTask, releaseCommissionsTask } from './builtin/marketing.js';
 import { accountNoticesTask, dueRemindersTask } from './builtin/notifications.js';
+import { reconcileSuppliersTask } from './builtin/reconciliation.js';
 import { ticketAutoCloseTask } from './builtin/support.js';
 import type { BuiltinTask } from './types.js';
 
@@ -38,6 +39,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   memberLevelsTask,
   auditChainTask,
   priceDriftTask,
+  reconcileSuppliersTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

@@ -1,8 +1,30 @@
 import { Hono, type Context } from 'hono';
 import { readRequestBody, formString, type FormValue } from './body.js';
-import type { FaultMode, UpstreamFinanceSandboxControl } from './types.js';
+import type { FaultMode, SandboxBillInput, SandboxHostPatch, SandboxHostStatus, UpstreamFinanceSandboxControl } from './types.js';
 
-const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused'];
+const HOST_STATUSES: SandboxHostStatus[] = ['Pending', 'Active', 'Suspended', 'Terminated', 'Cancelled'];
+const BILL_TYPES = ['product', 'renew', 'flow_packet', 'upgrade'] as const;
+const BILL_STATUSES = ['Unpaid', 'Paid', 'Cancelled'] as const;
+
+/** `status` (Pending, Active, Suspended, Terminated, Cancelled) and `next_due` (unix seconds or an ISO date); a string is the refusal. */
+function hostPatch(body: Record<string, FormValue>): SandboxHostPatch | string {
+  const patch: SandboxHostPatch = {};
+  const status = formString(body, 'status');
+  if (status !== undefined) {
+    const known = HOST_STATUSES.find((s) => s === status);
+    if (!known) return `status must be one of ${HOST_STATUSES.join(', ')}`;
+    patch.status = known;
+  }
+  const due = formString(body, 'next_due');
+  if (due !== undefined) {
+    const seconds = /^\d+$/.test(due) ? Number(due) : Math.floor(Date.parse(due) / 1000);
+    if (!Number.isSafeInteger(seconds) || seconds < 0) return 'next_due must be unix seconds or an ISO date';
+    patch.nextDueDate = seconds;
+  }
+  return patch;
+}
+
+const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused', 'not_found'];
 
 function isFaultMode(value: string | undefined): value is FaultMode {
   return FAULT_MODES.some((mode) => mode === value);
@@ -153,6 +175,43 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     return c.json({ ok: true });
   });
   routes.post('/close-consoles', (c) => c.json({ ok: true, closed: control.closeConsoles() }));
+  routes.post('/hosts', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const patch = hostPatch(body);
+    if (typeof patch === 'string') return refuse(c, patch);
+    try {
+      return c.json(control.addHost(patch, formString(body, 'username')));
+    } catch (err) {
+      return refuse(c, (err as Error).message, 404);
+    }
+  });
+  routes.post('/hosts/:id', async (c) => {
+    const hostId = intField(c.req.param('id'));
+    const patch = hostPatch(await readRequestBody(c.req.raw));
+    if (hostId === null) return refuse(c, 'id must be a host id');
+    if (typeof patch === 'string') return refuse(c, patch);
+    const host = control.updateHost(hostId, patch);
+    return host ? c.json(host) : refuse(c, 'no such host', 404);
+  });
+  routes.post('/bills', async (c) => {
+    const body = await readRequestBody(c.req.raw);
+    const type = formString(body, 'type') ?? 'renew';
+    const status = formString(body, 'status') ?? 'Paid';
+    const hostIds = (formString(body, 'host_ids') ?? '').split(',').filter((v) => v.trim() !== '').map((v) => intField(v.trim()));
+    const knownType = BILL_TYPES.find((t) => t === type);
+    const knownStatus = BILL_STATUSES.find((t) => t === status);
+    if (!knownType || !knownStatus || hostIds.some((id) => id === null)) {
+      return refuse(c, `type must be one of ${BILL_TYPES.join(', ')}, status one of ${BILL_STATUSES.join(', ')}, host_ids comma-separated host ids`);
+    }
+    const input: SandboxBillInput = { type: knownType, status: knownStatus, total: formString(body, 'total') ?? '', hostIds: hostIds.filter((id) => id !== null) };
+    const username = formString(body, 'username');
+    if (username !== undefined) input.username = username;
+    try {
+      return c.json(control.addBill(input));
+    } catch (err) {
+      return refuse(c, (err as Error).message);
+    }
+  });
   routes.get('/hosts/:id', (c) => {
     const host = control.host(Number(c.req.param('id')));
     return host ? c.json(host) : refuse(c, 'no such host', 404);

@@ -4,8 +4,40 @@ import type { ConsoleFaultMode } from './console/tickets.js';
 import { setFaultRule } from './faults.js';
 import { changePrices, type PriceChange } from './prices.js';
 import { refreshHost } from './provisioning.js';
-import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxState } from './state.js';
-import type { FaultMode, FaultOptions, ProvisioningDelay, UpstreamFinanceSandboxControl } from './types.js';
+import { nowSeconds } from './cycles.js';
+import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
+import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxInvoice, type SandboxState } from './state.js';
+import type { FaultMode, FaultOptions, ProvisioningDelay, SandboxHostPatch, SandboxHostView, SandboxInvoiceView, UpstreamFinanceSandboxControl } from './types.js';
+
+const DAY = 86_400;
+
+function hostView(host: SandboxHost): SandboxHostView {
+  return {
+    id: host.id,
+    status: host.status,
+    productId: host.productId,
+    billingCycle: host.billingCycle,
+    nextDueDate: host.nextDueDate,
+    bwLimitGb: host.bwLimitGb,
+    extraTrafficGb: host.extraTrafficGb,
+    power: host.power,
+    os: host.os,
+    hostname: host.hostname,
+    config: { ...host.config },
+  };
+}
+
+function invoiceView(invoice: SandboxInvoice): SandboxInvoiceView {
+  return { id: invoice.id, type: invoice.type, status: invoice.status, total: invoice.total, credit: invoice.credit, hostIds: [...invoice.hostIds] };
+}
+
+function applyPatch(host: SandboxHost, patch: SandboxHostPatch): void {
+  if (patch.status !== undefined) {
+    host.status = patch.status;
+    host.provisioning = null;
+  }
+  if (patch.nextDueDate !== undefined) host.nextDueDate = nonNegativeInt(patch.nextDueDate, host.nextDueDate);
+}
 
 function nonNegativeInt(value: number | undefined, fallback: number): number {
   return value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value));
@@ -70,19 +102,48 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       const host = findHostAnywhere(state, hostId);
       if (!host) return null;
       refreshHost(host, false);
-      return {
-        id: host.id,
-        status: host.status,
-        productId: host.productId,
-        billingCycle: host.billingCycle,
-        nextDueDate: host.nextDueDate,
-        bwLimitGb: host.bwLimitGb,
-        extraTrafficGb: host.extraTrafficGb,
-        power: host.power,
-        os: host.os,
-        hostname: host.hostname,
-        config: { ...host.config },
+      return hostView(host);
+    },
+    addHost(patch: SandboxHostPatch = {}, username?: string) {
+      const account = findAccount(state, username);
+      const host = buildSandboxHost(state.nextHostId, account.hosts.length);
+      state.nextHostId += 1;
+      host.status = 'Active';
+      host.regDate = nowSeconds();
+      host.nextDueDate = nowSeconds() + 30 * DAY;
+      applyPatch(host, patch);
+      account.hosts.push(host);
+      return hostView(host);
+    },
+    updateHost(hostId: number, patch: SandboxHostPatch) {
+      const host = findHostAnywhere(state, hostId);
+      if (!host) return null;
+      applyPatch(host, patch);
+      return hostView(host);
+    },
+    addBill(input) {
+      const account = findAccount(state, input.username);
+      const total = parseMoney(input.total);
+      if (!total || total.isNegative()) throw new Error(`invalid amount: ${input.total}`);
+      const status = input.status ?? 'Paid';
+      const now = nowSeconds();
+      const invoice: SandboxInvoice = {
+        id: state.nextInvoiceId,
+        username: account.username,
+        type: input.type ?? 'renew',
+        status,
+        total: formatMoney(total),
+        credit: status === 'Paid' ? formatMoney(total) : '0.00',
+        hostIds: [...(input.hostIds ?? [])],
+        orderId: null,
+        cycle: null,
+        packageId: null,
+        createdAt: now,
+        paidAt: status === 'Paid' ? now : null,
       };
+      state.nextInvoiceId += 1;
+      state.invoices.set(invoice.id, invoice);
+      return invoiceView(invoice);
     },
     setHostConfig(hostId: number, config: Record<string, string>) {
       const host = findHostAnywhere(state, hostId);
@@ -106,7 +167,7 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     invoice(invoiceId: number) {
       const invoice = state.invoices.get(invoiceId);
       if (!invoice) return null;
-      return { id: invoice.id, type: invoice.type, status: invoice.status, total: invoice.total, credit: invoice.credit, hostIds: [...invoice.hostIds] };
+      return invoiceView(invoice);
     },
     failConsole(count: number, mode: ConsoleFaultMode) {
       const remaining = nonNegativeInt(count, 0);

@@ -60,6 +60,8 @@ async function faultResponse(state: SandboxState, c: Context, mode: FaultMode): 
       return Response.json({ status: 405, msg: SANDBOX_MESSAGES.tokenInvalid, data: {} });
     case 'refused':
       return Response.json({ status: 400, msg: SANDBOX_MESSAGES.refused, data: {} });
+    case 'not_found':
+      return new Response('<html><body><h1>404 Not Found</h1></body></html>', { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' } });
     case 'timeout':
       await sleep(MAX_HANG_MS, [c.req.raw.signal, state.stopped.signal]);
       return new Response('<html><body>504 Gateway Time-out</body></html>', { status: 504, headers: { 'content-type': 'text/html' } });

@@ -1,5 +1,6 @@
 import { cartAddRoute, cartClearRoute, cartSettleRoute } from './handlers/cart.js';
 import { checkOrderRoute, payRoute } from './handlers/billing.js';
+import { billListRoute } from './handlers/bills.js';
 import { catalogueRoute } from './handlers/catalogue.js';
 import { hostActionRoute } from './handlers/host-actions.js';
 import { flowPacketBuyRoute, hostRenewRoute, hostUpgradeRoute } from './handlers/host-billing.js';
@@ -22,6 +23,7 @@ export const UPSTREAM_FINANCE_ROUTES: SandboxRoute[] = [
   cartSettleRoute,
   payRoute,
   checkOrderRoute,
+  billListRoute,
   hostHeaderRoute,
   hostListRoute,
   hostRenewRoute,

@@ -25,8 +25,9 @@ export type UpstreamFinanceSandboxOptions = {
  * timeout: the request hangs (until the client gives up or the sandbox stops).
  * token_rejected: status 405 as if the token had expired (never applied to the login itself).
  * refused: status 400 in the JSON envelope, a business refusal (“操作被拒绝”): nothing happened.
+ * not_found: an HTML 404 page, as an upstream without that endpoint answers (e.g. `/billing/list`).
  */
-export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected' | 'refused';
+export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected' | 'refused' | 'not_found';
 
 export type FaultOptions = {
   /** Only requests to this exact path (e.g. `/cart/settle`); every path when absent. */
@@ -111,6 +112,20 @@ export type SandboxHostView = {
 
 export type SandboxInvoiceView = { id: number; type: string; status: string; total: string; credit: string; hostIds: number[] };
 
+export type SandboxHostStatus = 'Pending' | 'Active' | 'Suspended' | 'Terminated' | 'Cancelled';
+
+/** A host made or changed by a test: status and due date (unix seconds) are what reconciliation compares. */
+export type SandboxHostPatch = { status?: SandboxHostStatus; nextDueDate?: number };
+
+/** A bill made by a test as if someone had bought something on the upstream's own panel (nothing is applied to hosts). */
+export type SandboxBillInput = {
+  type?: 'product' | 'renew' | 'flow_packet' | 'upgrade';
+  status?: 'Unpaid' | 'Paid' | 'Cancelled';
+  total: string;
+  hostIds?: number[];
+  username?: string;
+};
+
 export type UpstreamFinanceSandboxControl = {
   /** Every token issued so far becomes invalid (as if it had expired). */
   expireTokens(): void;
@@ -148,6 +163,12 @@ export type UpstreamFinanceSandboxControl = {
   setHostConfig(hostId: number, config: Record<string, string>): boolean;
   /** Removes a host from its account (as if the upstream deleted it); false when unknown. */
   removeHost(hostId: number): boolean;
+  /** Adds a host to the account that nobody bought through the API (default: `Active`, due in 30 days). */
+  addHost(patch?: SandboxHostPatch, username?: string): SandboxHostView;
+  /** Sets a host's status and/or due date (unix seconds); null when unknown. */
+  updateHost(hostId: number, patch: SandboxHostPatch): SandboxHostView | null;
+  /** Adds a bill to the account (default type `renew`, status `Paid`); its `paid_time` is now when paid. */
+  addBill(input: SandboxBillInput): SandboxInvoiceView;
   /**
    * The next `count` state actions (`suspend`, `unsuspend`, `terminate`) answer success but
    * change nothing, as an upstream that only queued them would: the host detail still shows the old status.

@@ -4,6 +4,7 @@ import type { RunningSandboxes } from '../../sandbox/launcher.js';
 import type { SandboxSecrets } from '../lib/sandbox-secrets.js';
 import { seedDemoCatalogue } from './catalogue.js';
 import { seedDemoConsole } from './console.js';
+import { seedReconciliationDemo } from './economics-reconciliation.js';
 import { DEMO_CLIENT, seedDemoData } from './demo.js';
 import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './identity.js';
 import { DEMO_INVITEE, seedDemoMarketing } from './marketing.js';
@@ -50,6 +51,12 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
     return [];
   });
   if (consoleDemo.length) log(`演示控制台 / demo console: ${consoleDemo.join(', ')}`);
+  // After every seeder that binds services to sandbox hosts: the run compares them all.
+  const reconciliation = await seedReconciliationDemo(deps, sandboxes.upstream).catch((err: unknown) => {
+    log(`演示对账数据未写入 / demo reconciliation skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (reconciliation.length) log(`演示上游对账 / demo reconciliation: ${reconciliation.join(', ')}`);
   const support = await seedDemoSupport(deps);
   if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   const marketing = await seedDemoMarketing(deps);

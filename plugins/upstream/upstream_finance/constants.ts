@@ -8,3 +8,9 @@ export const HOST_LIST_PAGE_SIZE = 100;
 
 /** Stop paging beyond this many pages rather than loop on a misbehaving upstream. */
 export const HOST_LIST_MAX_PAGES = 200;
+
+/** Page size of bill-list paging (`GET /billing/list?page=N&limit=100`). */
+export const BILL_LIST_PAGE_SIZE = 100;
+
+/** Stop paging beyond this many pages rather than loop on a misbehaving upstream. */
+export const BILL_LIST_MAX_PAGES = 200;

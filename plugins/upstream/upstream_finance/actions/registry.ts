@@ -1,4 +1,5 @@
 import type { FinanceAction } from './action-types.js';
+import { readBillList } from './bill-list.js';
 import { readCatalogue } from './catalogue.js';
 import { checkOrder } from './check-order.js';
 import { readConsoleTicket } from './console-ticket.js';
@@ -38,6 +39,7 @@ export const FINANCE_ACTIONS: Record<string, FinanceAction> = {
   'upstream.host_detail': readHostDetail,
   'upstream.host_credentials': readHostCredentials,
   'upstream.host_list': readHostList,
+  'upstream.bill_list': readBillList,
   'upstream.host_renew': renewHost,
   'upstream.host_upgrade': upgradeHost,
   'upstream.traffic_packages': readTrafficPackages,
