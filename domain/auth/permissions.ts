@@ -23,6 +23,7 @@ export const PERMISSIONS = {
   'log.manage': '按类型与时间清理日志',
   'audit.view': '查看管理员操作审计',
   'dashboard.view': '查看仪表盘（营收、用户、服务与任务概况）',
+  'economics.view': '查看经营数据（上游成本、毛利报表）',
   'schedule.view': '查看计划任务',
   'schedule.manage': '管理与手动触发计划任务',
   'plugin.view': '查看集成插件与运行日志',
