@@ -1,6 +1,7 @@
 import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { notFound } from '../../lib/errors.js';
 import { formatMoney, money } from '../../lib/money.js';
+import { watchEconomics } from '../../lib/metrics.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { checkRange } from '../dashboard/figures.js';
 import type { DomainDeps } from '../deps.js';
@@ -315,4 +316,9 @@ export async function supplierEconomics(deps: DomainDeps): Promise<SupplierEcono
       GROUP BY 1 ORDER BY 1`,
     values,
   );
+}
+
+/** Serves the Prometheus gauges of revenue and upstream cost by supplier from this process's database; returns the way to stop. */
+export function watchSupplierEconomics(deps: DomainDeps): () => void {
+  return watchEconomics(() => supplierEconomics(deps));
 }
