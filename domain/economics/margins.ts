@@ -299,8 +299,8 @@ export async function marginReportSummary(deps: DomainDeps, query: ReportQuery):
 
 /** Today's and this month's margin (the dashboard), over every service. */
 export async function marginOfDays(deps: DomainDeps, from: string, to: string): Promise<MarginFigures> {
-  const { currency: _c, ...rest } = await marginReportSummary(deps, { group_by: 'product', period: 'day', from, to });
-  return { ...rest, currency: 'CNY' };
+  const f = await marginReportSummary(deps, { group_by: 'product', period: 'day', from, to });
+  return { revenue: f.revenue, refunds: f.refunds, upstream_cost: f.upstream_cost, margin: f.margin, margin_percent: f.margin_percent, cost_known: f.cost_known, currency: 'CNY' };
 }
 
 export type SupplierEconomics = { supplier: string; revenue: string; refunds: string; cost: string };
