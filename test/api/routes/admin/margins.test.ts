@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchSupplierEconomics } from '../../../../domain/economics/margins.js';
+import { recordProvisionPaid } from '../../../../domain/economics/upstream-costs.js';
 import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
 import { metricsRegistry } from '../../../../lib/metrics.js';
 import { money, sumMoney, formatMoney } from '../../../../lib/money.js';
@@ -203,6 +204,22 @@ describe('margins', () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe('a cost without an answered amount', () => {
+  it('is recorded once, as unknown (null, never zero), however often the payment is recorded again', async () => {
+    const other = await registerClient(platform);
+    const id = await createService(platform, { userId: other.id, productId: platform.productId, hostId: takeHost(platform) });
+    const recordedBefore = (await costRows()).length;
+    const once = await recordProvisionPaid(platform.deps, { serviceId: id, upstreamInvoiceId: 990001, amount: null, via: 'paid' });
+    const again = await recordProvisionPaid(platform.deps, { serviceId: id, upstreamInvoiceId: 990001, amount: '12.00', via: 'reconciled' });
+    expect([once.recorded, again.recorded]).toEqual([true, false]);
+    const rows = (await costRows()).filter((r) => r.service_id === id);
+    expect(rows).toEqual([expect.objectContaining({ kind: 'provision', amount: null, via: 'paid', upstream_invoice_id: '990001' })]);
+    expect((await costRows()).length).toBe(recordedBefore + 1);
+    const res = await platform.api.get(`${base}/services/${id}`, { token });
+    expect(res.body.data).toMatchObject({ cost_known: false, upstream_cost: null, margin: null, costs: [{ amount: null, upstream_invoice_id: 990001 }] });
   });
 });
 
