@@ -21,6 +21,7 @@ import { adminAuthRoutes } from './routes/admin/auth.js';
 import { adminLogRoutes } from './routes/admin/logs.js';
 import { adminAuditLogRoutes } from './routes/admin/audit-logs.js';
 import { adminDashboardRoutes } from './routes/admin/dashboard.js';
+import { adminMarginRoutes } from './routes/admin/margins.js';
 import { adminNotificationLogRoutes } from './routes/admin/notification-logs.js';
 import { adminPluginBindingRoutes } from './routes/admin/plugin-bindings.js';
 import { adminPluginRuntimeLogRoutes } from './routes/admin/plugin-runtime-logs.js';
@@ -117,6 +118,7 @@ export function createApiRoutes() {
   api.route('/', adminLogRoutes);
   api.route('/', adminAuditLogRoutes);
   api.route('/', adminDashboardRoutes);
+  api.route('/', adminMarginRoutes);
   api.route('/', adminNotificationLogRoutes);
   // Fixed sub-paths before `/integration-plugins/{id}`, which would otherwise capture them.
   api.route('/', adminPluginBindingRoutes);

@@ -6,6 +6,7 @@ import { recordConfigError, recordSystemLog } from '../domain/logs/system-logs.j
 import { createLogger } from '../lib/logger.js';
 import { stopTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
+import { watchSupplierEconomics } from '../domain/economics/margins.js';
 import { closeAppDeps, createAppDeps } from './deps.js';
 import { serveApp } from './server.js';
 
@@ -20,6 +21,7 @@ export async function startApi() {
   const lifecycle = { draining: false };
   deps.lifecycle = lifecycle;
   const served = await serveApp(createApp(deps), { hostname: config.host, port: config.port });
+  const unwatchEconomics = watchSupplierEconomics(deps);
   const metrics = config.metrics.apiPort
     ? await serveMetrics({ host: config.metrics.host, port: config.metrics.apiPort, token: config.metrics.token })
     : null;
@@ -46,6 +48,7 @@ export async function startApi() {
     const cutOff = await served.stop({ graceMs: graceSeconds * 1000 });
     if (cutOff > 0) logger.warn({ cutOff }, 'api grace ran out: requests cut off');
     await metrics?.close();
+    unwatchEconomics();
     await closeAppDeps(deps);
     logger.info('api stopped');
     await stopTracing();

@@ -138,6 +138,53 @@ new Gauge({
   },
 });
 
+/**
+ * Revenue, refunds and upstream cost by supplier (docs/economics.md): gauges read from the
+ * database at scrape time, so every API process answers the same all-time figures (counters per
+ * process would split them). One read serves the three gauges of a scrape (kept 5 s).
+ */
+export type SupplierMoney = { supplier: string; revenue: string; refunds: string; cost: string };
+
+let economicsSource: (() => Promise<SupplierMoney[]>) | null = null;
+let economicsRead: { at: number; rows: Promise<SupplierMoney[]> } | null = null;
+const ECONOMICS_READ_MS = 5_000;
+
+export function watchEconomics(read: () => Promise<SupplierMoney[]>): () => void {
+  economicsSource = read;
+  economicsRead = null;
+  return () => {
+    if (economicsSource === read) economicsSource = null;
+    economicsRead = null;
+  };
+}
+
+function readEconomics(): Promise<SupplierMoney[]> {
+  const source = economicsSource;
+  if (!source) return Promise.resolve([]);
+  if (!economicsRead || Date.now() - economicsRead.at > ECONOMICS_READ_MS) {
+    economicsRead = { at: Date.now(), rows: source().catch(() => []) };
+  }
+  return economicsRead.rows;
+}
+
+function economicsGauge(name: string, help: string, field: 'revenue' | 'refunds' | 'cost') {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['supplier'] as const,
+    registers: [metricsRegistry],
+    async collect() {
+      const rows = await readEconomics();
+      this.reset();
+      for (const row of rows) this.set({ supplier: label(row.supplier) }, Number(row[field]));
+    },
+  });
+}
+
+economicsGauge('economics_revenue_yuan', 'Paid service invoices (purchase, renewal, traffic package, upgrade) by supplier code, all time, CNY', 'revenue');
+economicsGauge('economics_refunds_yuan', 'Succeeded refunds of those invoices by supplier code, all time, CNY', 'refunds');
+economicsGauge('economics_upstream_cost_yuan', 'Recorded upstream costs (upstream_costs) by supplier code, all time, CNY; unknown costs count as nothing', 'cost');
+
 /** Bounded label text: the vocabularies are small, but a label must never carry input. */
 export function label(value: string | null | undefined, fallback = 'unknown'): string {
   if (!value) return fallback;

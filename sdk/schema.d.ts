@@ -982,6 +982,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/economics/margins/services/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务毛利合计
+         * @description 筛选条件与服务毛利列表相同（不分页）。任一服务成本未知时合计的成本与毛利为 null，services_cost_unknown 为成本未知的服务数。收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsMarginsServicesSummaryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/margins/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 服务毛利列表
+         * @description 收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         *
+         *     筛选：user_id、product_id、supplier_id、status；按服务 id 倒序。合计见同路径下的 /summary。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsMarginsServicesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/margins/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 单个服务的毛利与上游成本记录
+         * @description 收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsMarginsServicesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/margins/report/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 毛利报表合计
+         * @description 筛选条件与毛利报表相同（不分页；group_by 与 period 不影响合计）。收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsMarginsReportSummaryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/margins/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 毛利报表（按商品或供应商，按日或按月）
+         * @description from、to 为 Asia/Shanghai 日期（含两端，最多 366 天）。收入按账单支付时间、退款按退款时间、上游成本按记录时间归入日期。每行一个周期与分组（group_id 为商品或供应商 id；没有供应商的本地商品 group_id 为 null）；按周期、分组排序。合计见 /summary，与各行之和相等。收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsMarginsReportGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/logs/notification-logs": {
         parameters: {
             query?: never;
@@ -6583,6 +6695,39 @@ export interface components {
             paid_invoices: number;
             new_users: number;
             new_services: number;
+            margin: components["schemas"]["MarginFigures"];
+        };
+        /** @description 毛利（docs/economics.md）：服务账单的收入 − 退款 − 上游成本（按支付、退款与成本记录时间）；不含实名认证等非服务账单；成本未知时 upstream_cost、margin 为 null */
+        MarginFigures: {
+            /**
+             * @description 收入：已支付的新购（分摊）、续费、流量包与升降级账单金额
+             * @example 100.00
+             */
+            revenue: string;
+            /**
+             * @description 这些账单的成功退款金额
+             * @example 100.00
+             */
+            refunds: string;
+            /**
+             * @description 上游成本；成本未知时为 null（从不记为 0）
+             * @example 100.00
+             */
+            upstream_cost: string | null;
+            /**
+             * @description 收入 − 退款 − 上游成本；成本未知时为 null
+             * @example 100.00
+             */
+            margin: string | null;
+            /**
+             * @description 毛利 ÷（收入 − 退款）× 100，两位小数；收入 − 退款为 0 或成本未知时为 null
+             * @example 23.50
+             */
+            margin_percent: string | null;
+            /** @description false：有上游支付没有已知成本（记录成本之前购买，或上游未答复金额） */
+            cost_known: boolean;
+            /** @enum {string} */
+            currency: "CNY";
         };
         DashboardState: {
             active_services: number;
@@ -6623,6 +6768,159 @@ export interface components {
              * @example 100.00
              */
             refunds: string;
+        };
+        ServiceMarginSummary: components["schemas"]["MarginFigures"] & {
+            services: number;
+            services_cost_unknown: number;
+        };
+        ServiceMargin: {
+            service_id: number;
+            user_id: number;
+            product_id: number;
+            product_name: string;
+            supplier_id: number | null;
+            status: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 收入：已支付的新购（分摊）、续费、流量包与升降级账单金额
+             * @example 100.00
+             */
+            revenue: string;
+            /**
+             * @description 这些账单的成功退款金额
+             * @example 100.00
+             */
+            refunds: string;
+            /**
+             * @description 上游成本；成本未知时为 null（从不记为 0）
+             * @example 100.00
+             */
+            upstream_cost: string | null;
+            /**
+             * @description 收入 − 退款 − 上游成本；成本未知时为 null
+             * @example 100.00
+             */
+            margin: string | null;
+            /**
+             * @description 毛利 ÷（收入 − 退款）× 100，两位小数；收入 − 退款为 0 或成本未知时为 null
+             * @example 23.50
+             */
+            margin_percent: string | null;
+            /** @description false：有上游支付没有已知成本（记录成本之前购买，或上游未答复金额） */
+            cost_known: boolean;
+            /** @enum {string} */
+            currency: "CNY";
+        };
+        ServiceMarginDetail: {
+            service_id: number;
+            user_id: number;
+            product_id: number;
+            product_name: string;
+            supplier_id: number | null;
+            status: string;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 收入：已支付的新购（分摊）、续费、流量包与升降级账单金额
+             * @example 100.00
+             */
+            revenue: string;
+            /**
+             * @description 这些账单的成功退款金额
+             * @example 100.00
+             */
+            refunds: string;
+            /**
+             * @description 上游成本；成本未知时为 null（从不记为 0）
+             * @example 100.00
+             */
+            upstream_cost: string | null;
+            /**
+             * @description 收入 − 退款 − 上游成本；成本未知时为 null
+             * @example 100.00
+             */
+            margin: string | null;
+            /**
+             * @description 毛利 ÷（收入 − 退款）× 100，两位小数；收入 − 退款为 0 或成本未知时为 null
+             * @example 23.50
+             */
+            margin_percent: string | null;
+            /** @description false：有上游支付没有已知成本（记录成本之前购买，或上游未答复金额） */
+            cost_known: boolean;
+            /** @enum {string} */
+            currency: "CNY";
+            costs: components["schemas"]["UpstreamCost"][];
+        };
+        UpstreamCost: {
+            id: number;
+            /** @description 我方账单 id */
+            invoice_id: number;
+            /** @enum {string} */
+            kind: "provision" | "renew" | "traffic_package" | "upgrade";
+            supplier_id: number;
+            upstream_invoice_id: number;
+            /**
+             * @description 上游账单金额；上游未答复金额时为 null
+             * @example 100.00
+             */
+            amount: string | null;
+            /**
+             * @description paid：支付答复；reconciled：核对上游后确认已支付
+             * @enum {string}
+             */
+            via: "paid" | "reconciled";
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            recorded_at: string | null;
+        };
+        MarginReportSummary: components["schemas"]["MarginFigures"] & {
+            from: string;
+            to: string;
+        };
+        MarginReportRow: {
+            /** @description YYYY-MM-DD（按日）或 YYYY-MM（按月），Asia/Shanghai */
+            period: string;
+            /** @description 商品或供应商 id；没有供应商的本地商品为 null */
+            group_id: number | null;
+            group_name: string;
+            /**
+             * @description 收入：已支付的新购（分摊）、续费、流量包与升降级账单金额
+             * @example 100.00
+             */
+            revenue: string;
+            /**
+             * @description 这些账单的成功退款金额
+             * @example 100.00
+             */
+            refunds: string;
+            /**
+             * @description 上游成本；成本未知时为 null（从不记为 0）
+             * @example 100.00
+             */
+            upstream_cost: string | null;
+            /**
+             * @description 收入 − 退款 − 上游成本；成本未知时为 null
+             * @example 100.00
+             */
+            margin: string | null;
+            /**
+             * @description 毛利 ÷（收入 − 退款）× 100，两位小数；收入 − 退款为 0 或成本未知时为 null
+             * @example 23.50
+             */
+            margin_percent: string | null;
+            /** @description false：有上游支付没有已知成本（记录成本之前购买，或上游未答复金额） */
+            cost_known: boolean;
+            /** @enum {string} */
+            currency: "CNY";
         };
         NotificationLog: {
             id: number;
@@ -14019,6 +14317,378 @@ export interface operations {
                         message: string;
                         data: {
                             points: components["schemas"]["RevenuePoint"][];
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsMarginsServicesSummaryGet: {
+        parameters: {
+            query?: {
+                user_id?: number;
+                product_id?: number;
+                supplier_id?: number;
+                status?: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ServiceMarginSummary"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsMarginsServicesList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                user_id?: number;
+                product_id?: number;
+                supplier_id?: number;
+                status?: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ServiceMargin"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsMarginsServicesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ServiceMarginDetail"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsMarginsReportSummaryGet: {
+        parameters: {
+            query: {
+                group_by: "product" | "supplier";
+                period: "day" | "month";
+                /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
+                from: string;
+                /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
+                to: string;
+                product_id?: number;
+                supplier_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["MarginReportSummary"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsMarginsReportGet: {
+        parameters: {
+            query: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                group_by: "product" | "supplier";
+                period: "day" | "month";
+                /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
+                from: string;
+                /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
+                to: string;
+                product_id?: number;
+                supplier_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["MarginReportRow"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                         timestamp: number;
                     };

@@ -82,6 +82,10 @@ export interface ServiceUpstreamBindingRow
    */
   checkout_attempted_at: CreationOptional<Date | null>;
   pay_attempted_at: CreationOptional<Date | null>;
+  /** The upstream bill's amount as the settle (or probe) answer gave it; null when not answered (migration 0029). */
+  upstream_amount: CreationOptional<string | null>;
+  /** When the upstream bill was recorded as paid, with its cost row (`upstream_costs`, migration 0029). */
+  upstream_paid_at: CreationOptional<Date | null>;
   bound_at: CreationOptional<Date | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
@@ -178,6 +182,8 @@ export function defineServiceModels(sequelize: Sequelize) {
       upstream_host_id: bigintId('upstream_host_id'),
       checkout_attempted_at: nullableDate(),
       pay_attempted_at: nullableDate(),
+      upstream_amount: { type: DataTypes.DECIMAL(12, 2), allowNull: true },
+      upstream_paid_at: nullableDate(),
       bound_at: nullableDate(),
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,

@@ -7,11 +7,15 @@ import { sqlRows, statement } from '../../db/sql.js';
 import { hostTakenError } from './host-taken.js';
 import { provisioningWork } from '../upstream-work/kinds.js';
 import { workJournal } from '../upstream-work/record.js';
+import { checkedBillAmount, firstAmount, recordProvisionPaid } from '../economics/upstream-costs.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
-/** An upstream order of the service: its bill, its host, and whether the bill is paid. */
-export type UpstreamOrder = { invoiceId: number; hostId: number; orderId: number | null; paid: boolean };
+/**
+ * An upstream order of the service: its bill, its host, whether the bill is paid, and the bill's
+ * amount as the upstream answered it (absent in histories recorded before issue #29).
+ */
+export type UpstreamOrder = { invoiceId: number; hostId: number; orderId: number | null; paid: boolean; amount?: string | null };
 
 function readOrder(existing: unknown): UpstreamOrder | null {
   if (typeof existing !== 'object' || existing === null) return null;
@@ -20,18 +24,19 @@ function readOrder(existing: unknown): UpstreamOrder | null {
   const invoiceId = Number(e['invoice_id']);
   if (!Number.isSafeInteger(hostId) || hostId <= 0 || !Number.isSafeInteger(invoiceId) || invoiceId <= 0) return null;
   const orderId = Number(e['order_id']);
-  return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true };
+  return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true, amount: firstAmount(e['amount']) };
 }
 
 const REMEMBER_ORDER = statement(
-  `UPDATE service_upstream_bindings SET upstream_order_id = $2, upstream_invoice_id = $3, upstream_host_id = $4, updated_at = now()
+  `UPDATE service_upstream_bindings SET upstream_order_id = $2, upstream_invoice_id = $3, upstream_host_id = $4,
+          upstream_amount = COALESCE($5::numeric, upstream_amount), updated_at = now()
     WHERE service_id = $1 RETURNING service_id`,
 );
 
 /** The order and host on the service's upstream binding, as soon as they are known (idempotent). */
 async function rememberOrder(deps: DomainDeps, serviceId: number, order: UpstreamOrder): Promise<void> {
   try {
-    await sqlRows(deps, REMEMBER_ORDER, [serviceId, order.orderId, order.invoiceId, order.hostId]);
+    await sqlRows(deps, REMEMBER_ORDER, [serviceId, order.orderId, order.invoiceId, order.hostId, order.amount ?? null]);
   } catch (err) {
     throw await hostTakenError(deps, serviceId, order.hostId, err);
   }
@@ -111,22 +116,41 @@ export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchas
 /**
  * The upstream pay step, sent once: settle the order's bill from the supplier balance. When a
  * payment was sent before (its answer lost), the upstream is asked first (`check_order`), so it
- * is not paid again; a bill still unpaid after a plain answer is retried (transient).
+ * is not paid again; a bill still unpaid after a plain answer is retried (transient). Once paid
+ * (or found paid), the payment and what it cost are recorded together, once
+ * (`recordProvisionPaid`, docs/economics.md): the amount of the pay or check answer, else the
+ * settle answer's, else `check_order` asked once; unknown (null), never zero, when none answers.
  */
 export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder): Promise<void> {
-  if (order.paid) return;
-  await sendOnce(deps, {
-    mark: bindingMark(p.serviceId, 'pay_attempted_at'),
-    reconcile: async () => {
-      const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-      const invoice = checked['invoice'] as { paid?: unknown } | null;
-      return invoice?.paid === true ? true : null;
-    },
-    journal: { record: provisionJournal(deps, p, 'upstream_pay'), found: () => `上游账单 #${order.invoiceId} 已支付，不再重复支付` },
-    send: async () => {
-      const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-      if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
-      return true;
-    },
-  });
+  let answered: string | null = null;
+  let via: 'paid' | 'reconciled' = 'reconciled';
+  if (!order.paid) {
+    const got = await sendOnce(deps, {
+      mark: bindingMark(p.serviceId, 'pay_attempted_at'),
+      reconcile: async () => {
+        const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
+        const invoice = checked['invoice'] as { paid?: unknown; total?: unknown } | null;
+        if (invoice?.paid !== true) return null;
+        answered = firstAmount(invoice.total);
+        return true;
+      },
+      journal: { record: provisionJournal(deps, p, 'upstream_pay'), found: () => `上游账单 #${order.invoiceId} 已支付，不再重复支付` },
+      send: async () => {
+        const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
+        if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
+        answered = firstAmount(data['amount']);
+        return true;
+      },
+    });
+    via = got.via === 'reconciled' ? 'reconciled' : 'paid';
+  }
+  await recordPaidOrder(deps, p, order, firstAmount(answered, order.amount), via);
+}
+
+/** The paid bill and its cost, recorded once; `check_order` is asked for the amount only when no answer and not the binding had it. */
+async function recordPaidOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder, answered: string | null, via: 'paid' | 'reconciled'): Promise<void> {
+  const binding = await deps.db.models.ServiceUpstreamBinding.findByPk(p.serviceId, { attributes: ['upstream_amount', 'upstream_paid_at'] });
+  if (!binding || binding.upstream_paid_at !== null) return;
+  const amount = answered ?? firstAmount(binding.upstream_amount) ?? (await checkedBillAmount(deps, p.supplierId, order.invoiceId, p.traceId));
+  await recordProvisionPaid(deps, { serviceId: p.serviceId, upstreamInvoiceId: order.invoiceId, amount, via });
 }

@@ -16,6 +16,7 @@ import { seedDemoSupport } from './support.js';
 import { seedDemoUpgradableService } from './upgrades.js';
 import { seedDemoAccessToken } from './access-tokens.js';
 import { seedTwoFactorAdmin } from './security.js';
+import { seedDemoEconomics } from './economics-costs.js';
 
 /** What the demo shows only on the start that creates it (then it is gone: only hashes and sealed values are kept). */
 export type DemoShownOnce = {
@@ -61,6 +62,11 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
   if (support.length) log(`演示工单与内容 / demo tickets and content: ${support.join(', ')}`);
   const marketing = await seedDemoMarketing(deps);
   if (marketing.length) log(`演示营销数据 / demo marketing: ${marketing.join(', ')}`);
+  const economics = await seedDemoEconomics(deps).catch((err: unknown) => {
+    log(`毛利演示数据未写入 / demo margins skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (economics.length) log(`毛利演示（经真实开通流程向上游购买） / demo margins (bought upstream through the real flow): ${economics.join(', ')}`);
   const clientToken = (await seedDemoAccessToken(deps)).token;
   return { twoFactorAdmin, clientToken };
 }

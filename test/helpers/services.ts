@@ -23,8 +23,8 @@ export const TEST_UPSTREAM_TIMEOUT_MS = 1500;
  * supplier against it and the sandbox's product 101 imported through the admin API with a
  * `percent 20` price rule. The sandbox account holds 150 more generated hosts (ids from 5004; 20 of them active hosts of product 101).
  */
-export async function startServicesPlatform(): Promise<ServicesPlatform> {
-  const platform = await startBillingPlatform();
+export async function startServicesPlatform(env: Record<string, string> = {}): Promise<ServicesPlatform> {
+  const platform = await startBillingPlatform(env);
   const { sandbox, pluginId } = await startUpstreamForPlatform(platform);
   const plugin = await platform.deps.db.models.Plugin.findByPk(pluginId);
   await updatePluginConfig(platform.deps, pluginId, { ...plugin?.config, timeout_ms: TEST_UPSTREAM_TIMEOUT_MS });

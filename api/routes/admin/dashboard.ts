@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { MAX_RANGE_DAYS, rangeFigures, revenueSeries, shanghaiToday, STUCK_MINUTES, stateFigures } from '../../../domain/dashboard/figures.js';
+import { marginOfDays } from '../../../domain/economics/margins.js';
 import { validationError } from '../../../lib/errors.js';
+import { marginFiguresSchema } from '../../resources/margins.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { dateQuery, moneyString } from '../../schemas.js';
@@ -19,6 +21,9 @@ const rangeSchema = z
     paid_invoices: z.number().int(),
     new_users: z.number().int(),
     new_services: z.number().int(),
+    margin: marginFiguresSchema.openapi({
+      description: '毛利（docs/economics.md）：服务账单的收入 − 退款 − 上游成本（按支付、退款与成本记录时间）；不含实名认证等非服务账单；成本未知时 upstream_cost、margin 为 null',
+    }),
   })
   .openapi('DashboardRange');
 
@@ -77,10 +82,14 @@ export const adminDashboardRoutes = createRouter()
     bothOrNeither(query);
     const deps = c.var.deps;
     const { today, monthStart } = shanghaiToday();
+    const withMargin = async (from: string, to: string) => {
+      const [figures, margin] = await Promise.all([rangeFigures(deps, from, to), marginOfDays(deps, from, to)]);
+      return { ...figures, margin };
+    };
     const [todayFigures, month, range, state] = await Promise.all([
-      rangeFigures(deps, today, today),
-      rangeFigures(deps, monthStart, today),
-      query.date_from && query.date_to ? rangeFigures(deps, query.date_from, query.date_to) : Promise.resolve(null),
+      withMargin(today, today),
+      withMargin(monthStart, today),
+      query.date_from && query.date_to ? withMargin(query.date_from, query.date_to) : Promise.resolve(null),
       stateFigures(deps),
     ]);
     return ok(c, { today: todayFigures, month, range, state });

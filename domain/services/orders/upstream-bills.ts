@@ -5,6 +5,7 @@ import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
+import { recordServiceOrderCost } from '../../economics/upstream-costs.js';
 
 /** An upstream bill as `upstream.check_order` describes it. */
 export type UpstreamBill = { invoice_id: number; kind: string; status: string; paid: boolean; total: string | null };
@@ -118,11 +119,22 @@ export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceOrderRo
   });
 }
 
-/** The upstream bill is paid: recorded once. */
-export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceOrderRow, via: 'paid' | 'reconciled', workflowId: string): Promise<void> {
+/**
+ * The upstream bill is paid: recorded once, with what it cost (`upstream_costs`, in the same
+ * transaction as the guarded mark; `amount` null when no answer carried it: cost unknown).
+ */
+export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceOrderRow, via: 'paid' | 'reconciled', workflowId: string, amount: string | null): Promise<void> {
   await deps.db.sequelize.transaction(async (transaction) => {
     const [updated] = await deps.db.models.ServiceOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
     if (updated === 0) return;
+    const { supplierId } = upstreamTarget(order);
+    if (order.upstream_invoice_id !== null) {
+      await recordServiceOrderCost(
+        deps,
+        { serviceId: order.service_id, invoiceId: order.invoice_id, supplierId, kind: order.kind, upstreamInvoiceId: order.upstream_invoice_id, amount, via },
+        transaction,
+      );
+    }
     await recordOrderEvent(
       deps,
       order,
@@ -130,7 +142,7 @@ export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceOrder
         stage: 'upstream_pay',
         status: 'succeeded',
         message: via === 'reconciled' ? `核对确认上游账单 #${order.upstream_invoice_id ?? ''} 已支付` : `上游账单 #${order.upstream_invoice_id ?? ''} 已支付`,
-        detail: { upstream_invoice_id: order.upstream_invoice_id, via },
+        detail: { upstream_invoice_id: order.upstream_invoice_id, via, amount },
         workflowId,
       },
       transaction,

@@ -46,7 +46,8 @@ describe('upstream finance purchase: probe, cart, checkout, pay, host lookup', (
     expect(before['order']).toMatchObject({ status: 'pending', invoice_id: invoiceId, host_ids: [hostId] });
 
     const pay = await runOk(sandbox, 'upstream.invoice_pay', { invoice_id: invoiceId });
-    expect(pay).toEqual({ invoice_id: invoiceId, paid: true, status: 'paid', checked: false });
+    // The pay answer (1001) carries no total: amount null, never zero (the settle answer had it).
+    expect(pay).toEqual({ invoice_id: invoiceId, paid: true, status: 'paid', checked: false, amount: null });
     expect(sandbox.control.credit()).toBe('9876.00');
 
     const statuses: string[] = [];
@@ -88,7 +89,7 @@ describe('upstream finance purchase: probe, cart, checkout, pay, host lookup', (
     const downstream = newDownstream();
     const bought = await buyCloudHost(sandbox, downstream);
     const probe = await runOk(sandbox, 'upstream.purchase_probe', { downstream });
-    expect(probe).toEqual({ existing: { host_id: bought.host_id, host_ids: [bought.host_id], invoice_id: bought.invoice_id, order_id: expect.any(Number), paid: true } });
+    expect(probe).toEqual({ existing: { host_id: bought.host_id, host_ids: [bought.host_id], invoice_id: bought.invoice_id, order_id: expect.any(Number), paid: true, amount: expect.stringMatching(/^\d+\.\d{2}$/) } });
 
     const cart = await runOk(sandbox, 'upstream.purchase_cart', { downstream, ...CLOUD_ORDER });
     expect(cart).toMatchObject({ cart_ready: false, existing: { host_id: bought.host_id, paid: true }, item_count: 0, amount: null });
@@ -179,7 +180,7 @@ describe('upstream finance purchase: probe, cart, checkout, pay, host lookup', (
     const invoiceId = field<number>(await runOk(sandbox, 'upstream.purchase_checkout', { downstream }), 'invoice_id');
     sandbox.control.partialPayments(1);
     const partial = await runOk(sandbox, 'upstream.invoice_pay', { invoice_id: invoiceId });
-    expect(partial).toEqual({ invoice_id: invoiceId, paid: false, status: 'partially_paid', checked: true });
+    expect(partial).toEqual({ invoice_id: invoiceId, paid: false, status: 'partially_paid', checked: true, amount: '124.00' });
     const check = await runOk(sandbox, 'upstream.check_order', { invoice_id: invoiceId });
     expect(check['invoice']).toMatchObject({ status: 'partially_paid', total: '124.00', amount_paid: '62.00' });
     const rest = await runOk(sandbox, 'upstream.invoice_pay', { invoice_id: invoiceId });

@@ -24,7 +24,7 @@ export type OrderState = { order_id: number; status: string; invoice_id: number 
 export type HostState = { host_id: number; status: string };
 
 /** The order an upstream already holds for a downstream reference (probe answer). */
-export type ExistingPurchase = { host_id: number; host_ids: number[]; invoice_id: number | null; order_id: number | null; paid: boolean };
+export type ExistingPurchase = { host_id: number; host_ids: number[]; invoice_id: number | null; order_id: number | null; paid: boolean; amount: string | null };
 
 const INVOICE_KINDS: Record<string, InvoiceKind> = { product: 'purchase', renew: 'renewal', flow_packet: 'traffic_package', flowpacket: 'traffic_package', upgrade: 'upgrade' };
 const ORDER_STATUSES = new Set(['pending', 'active', 'cancelled', 'fraud']);
@@ -106,5 +106,5 @@ export function normaliseExistingPurchase(data: unknown): ExistingPurchase | nul
   const hostIds = readIds(raw['hostids'] ?? raw['hostid']);
   const first = hostIds[0];
   if (first === undefined) return null;
-  return { host_id: first, host_ids: hostIds, invoice_id: asInt(raw['invoiceid']), order_id: asInt(raw['orderid']), paid: asBool(raw['paid']) };
+  return { host_id: first, host_ids: hostIds, invoice_id: asInt(raw['invoiceid']), order_id: asInt(raw['orderid']), paid: asBool(raw['paid']), amount: normaliseAmount(raw['total']) };
 }
