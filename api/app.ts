@@ -66,6 +66,7 @@ import { adminVerificationRoutes } from './routes/admin/verifications.js';
 import { clientAuthCodeRoutes } from './routes/client/auth-codes.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
+import { adminUpstreamFundsRoutes } from './routes/admin/upstream-funds.js';
 import { adminTicketRoutes } from './routes/admin/tickets.js';
 import { adminMediaRoutes } from './routes/admin/media.js';
 import { adminContentRoutes } from './routes/admin/content.js';
@@ -156,6 +157,7 @@ export function createApiRoutes() {
   api.route('/', clientAuthCodeRoutes);
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
+  api.route('/', adminUpstreamFundsRoutes);
   api.route('/', adminTicketRoutes);
   api.route('/', adminMediaRoutes);
   api.route('/', adminContentRoutes);

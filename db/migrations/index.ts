@@ -25,6 +25,7 @@ import { migration0024TwoFactor } from './0024-two-factor.js';
 import { migration0025PersonalAccessTokens } from './0025-personal-access-tokens.js';
 import { migration0026ServiceOrdersName } from './0026-service-orders-name.js';
 import { migration0027PaymentSignalIntent } from './0027-payment-signal-intent.js';
+import { migration0030SupplierFunds } from './0030-supplier-funds.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -56,4 +57,5 @@ export const migrations: Migration[] = [
   migration0025PersonalAccessTokens,
   migration0026ServiceOrdersName,
   migration0027PaymentSignalIntent,
+  migration0030SupplierFunds,
 ];

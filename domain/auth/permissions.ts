@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   'service.manage': '管理服务（开通重试与取消、续费处理）',
   'supplier.view': '查看供应商与上游余额',
   'supplier.manage': '管理供应商（创建、修改、导入与绑定商品）',
+  'economics.view': '查看经营数据（成本、上游余额与预测）',
+  'economics.manage': '管理经营设置与处理',
   'plugin.manage': '管理集成插件（扫描、安装、配置、启用、停用、卸载、绑定）',
   'product.view': '查看商品目录（菜单、分组、分类、商品与变更记录）',
   'setting.view': '查看系统设置（敏感项只见掩码）',

@@ -1,4 +1,5 @@
 import type { DomainDeps } from '../deps.js';
+import { formatMoney, MONEY_PATTERN } from '../../lib/money.js';
 import type { PreparedProvisioning } from './prepare.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { type SentMark, sendOnce } from '../suppliers/send-once.js';
@@ -10,8 +11,12 @@ import { workJournal } from '../upstream-work/record.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
-/** An upstream order of the service: its bill, its host, and whether the bill is paid. */
-export type UpstreamOrder = { invoiceId: number; hostId: number; orderId: number | null; paid: boolean };
+/**
+ * An upstream order of the service: its bill, its host, whether the bill is paid, and the bill's
+ * amount when the checkout answered it (null when the order was found by a probe, or in
+ * histories recorded before the amount was kept: the funds check is then skipped).
+ */
+export type UpstreamOrder = { invoiceId: number; hostId: number; orderId: number | null; paid: boolean; amount?: string | null };
 
 function readOrder(existing: unknown): UpstreamOrder | null {
   if (typeof existing !== 'object' || existing === null) return null;
@@ -20,7 +25,8 @@ function readOrder(existing: unknown): UpstreamOrder | null {
   const invoiceId = Number(e['invoice_id']);
   if (!Number.isSafeInteger(hostId) || hostId <= 0 || !Number.isSafeInteger(invoiceId) || invoiceId <= 0) return null;
   const orderId = Number(e['order_id']);
-  return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true };
+  const amount = typeof e['amount'] === 'string' && MONEY_PATTERN.test(e['amount']) ? formatMoney(e['amount']) : null;
+  return { invoiceId, hostId, orderId: Number.isSafeInteger(orderId) && orderId > 0 ? orderId : null, paid: e['paid'] === true, amount };
 }
 
 const REMEMBER_ORDER = statement(

@@ -1,5 +1,6 @@
 import type { SettingGroup } from './define.js';
 import { consoleSettings } from './groups/console.js';
+import { economicsSettings } from './groups/economics.js';
 import { referralSettings } from './groups/referral.js';
 import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
@@ -23,4 +24,5 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   ticketSettings,
   uploadSettings,
   referralSettings,
+  economicsSettings,
 ];
