@@ -96,18 +96,22 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
 
   /**
    * Waits in `awaiting_upstream_funds` until the funds check answers enough: checks with back-off
-   * (FUNDS_POLL_SECONDS), racing an admin's cancel (then it throws the failure the cancel path
-   * takes). `refused`: the upstream refused the payment for funds; the wait starts at once.
+   * (FUNDS_POLL_SECONDS; `polls` carries it across the waits of one payment, so a payment the
+   * upstream keeps refusing is tried no more often than that), racing an admin's cancel (then it
+   * throws the failure the cancel path takes). `refused`: the upstream refused the payment for
+   * funds; the wait starts at once.
    */
-  const waitForFunds = async (funds: (refused: boolean) => Promise<FundsCheck>, refused: boolean): Promise<void> => {
+  const waitForFunds = async (funds: (refused: boolean) => Promise<FundsCheck>, refused: boolean, polls: { n: number }): Promise<void> => {
     if (!refused && (await funds(false)).enough) return;
     await enter(AWAITING_UPSTREAM_FUNDS as Stage);
     if (refused) await funds(true);
-    for (let i = 0; ; i++) {
-      const seconds = FUNDS_POLL_SECONDS[Math.min(i, FUNDS_POLL_SECONDS.length - 1)] ?? 30;
+    for (;;) {
+      const seconds = FUNDS_POLL_SECONDS[Math.min(polls.n, FUNDS_POLL_SECONDS.length - 1)] ?? 30;
+      polls.n += 1;
       if (await condition(() => decisions.pending(), `${seconds}s`)) break;
-      if ((await funds(false)).enough && !decisions.pending()) return;
+      const enough = (await funds(false)).enough;
       if (decisions.pending()) break;
+      if (enough) return;
     }
     throw ApplicationFailure.nonRetryable('管理员在等待上游余额期间取消', CANCELLED_WHILE_FUNDING, { code: 'cancelled_awaiting_funds' });
   };
@@ -127,8 +131,9 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
       return pay();
     }
     let refused = false;
+    const polls = { n: 0 };
     for (;;) {
-      await waitForFunds(funds, refused);
+      await waitForFunds(funds, refused, polls);
       await enter('upstream_pay' as Stage);
       try {
         return await pay();
