@@ -11,6 +11,7 @@ import { seedOperationsDemo } from './operations.js';
 import { configureBuiltInPlugins } from './plugins.js';
 import { seedDemoSupplier } from './supplier.js';
 import { seedDemoSupport } from './support.js';
+import { seedDemoUpstreamFunds } from './upstream-funds.js';
 import { seedDemoUpgradableService } from './upgrades.js';
 import { seedDemoAccessToken } from './access-tokens.js';
 import { seedTwoFactorAdmin } from './security.js';
@@ -37,6 +38,11 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
   if (identities.length) log(`实名认证演示数据 / verification demo data: ${identities.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  const funds = await seedDemoUpstreamFunds(deps).catch((err: unknown) => {
+    log(`上游余额演示数据未写入 / upstream funds demo skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (funds.length) log(`上游余额与续费预测 / upstream balances and runway: ${funds.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
   if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
   const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {
