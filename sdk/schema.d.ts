@@ -4257,7 +4257,7 @@ export interface paths {
          * 续费与流量包订单列表
          * @description 每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
          *
-         *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
+         *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stage（阶段，如 awaiting_upstream_funds 等待上游余额、awaiting_admin 等待管理员）、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
          *
          *     需要管理员登录，权限 service.view
          */
@@ -4330,6 +4330,50 @@ export interface paths {
          *     需要管理员登录，权限 service.manage
          */
         post: operations["adminServiceOrdersCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/funds/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游余额提醒
+         * @description 余额不足（每个供应商每次不足一条，充值后解除）与续费预测不足（每个供应商每天一条）的提醒，最新在前。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsFundsAlertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游余额与续费预测（按供应商）
+         * @description 每个供应商：最近读取的上游余额、等待上游余额的开通与服务订单数、最近一次每日续费成本预测及余额是否足够。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsFundsList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8598,6 +8642,63 @@ export interface components {
                 /** @description true：工作流字段来自 Temporal 的实时应答；false：Temporal 或 worker 未在约 2 秒内应答，实时状态不可用，已回退为数据库读模型 */
                 live: boolean;
             };
+        };
+        SupplierFundsAlert: {
+            id: number;
+            supplier_id: number;
+            /**
+             * @description shortage：余额不足以支付上游账单，工作等待充值；runway：余额不足以覆盖预测期内的续费
+             * @enum {string}
+             */
+            kind: "shortage" | "runway";
+            occasion: string;
+            balance: string | null;
+            needed: string | null;
+            message: string;
+            workflow_id: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            resolved_at: string | null;
+        };
+        SupplierFunds: {
+            supplier_id: number;
+            supplier_code: string;
+            supplier_name: string;
+            /** @description 上游账户余额（最近一次读取）；从未读取为 null */
+            balance: string | null;
+            currency: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            read_at: string | null;
+            /** @description 等待上游余额（awaiting_upstream_funds）的开通与服务订单数 */
+            awaiting_funds: number;
+            /** @description 当前是否有未解除的余额不足提醒 */
+            shortage_open: boolean;
+            /** @description 最近一次每日预测；尚未预测为 null */
+            runway: {
+                days: number;
+                /** @description 未来 days 天内到期续费的预计上游成本 */
+                cost: string;
+                renewals: number;
+                /** @description 其中无上游价格、按服务售价估算的续费数 */
+                estimated: number;
+                /** @description 余额是否足够；余额未知为 null */
+                covered: boolean | null;
+                /**
+                 * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                 * @example 2026-01-01 08:00:00
+                 */
+                forecast_at: string | null;
+            } | null;
         };
         AdminTicketItem: components["schemas"]["TicketItem"] & {
             user: {
@@ -17374,7 +17475,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 status?: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
-                stage?: "queued" | "prepare" | "login" | "cart" | "checkout" | "upstream_pay" | "host_lookup" | "bind" | "activate" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
+                stage?: "queued" | "prepare" | "login" | "cart" | "checkout" | "awaiting_upstream_funds" | "upstream_pay" | "host_lookup" | "bind" | "activate" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
                 stuck_minutes?: number | null;
                 supplier_id?: number;
                 user_id?: number;
@@ -28757,6 +28858,7 @@ export interface operations {
                 service_id?: number;
                 user_id?: number;
                 supplier_id?: number;
+                stage?: "queued" | "prepare" | "upstream_renew" | "upstream_buy" | "upstream_upgrade" | "awaiting_upstream_funds" | "upstream_pay" | "complete" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
                 stuck_minutes?: number;
             };
             header?: never;
@@ -29119,6 +29221,154 @@ export interface operations {
             };
             /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsFundsAlertsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                supplier_id?: number;
+                kind?: "shortage" | "runway";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierFundsAlert"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsFundsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierFunds"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
