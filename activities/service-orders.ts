@@ -5,6 +5,7 @@ import { completeServiceOrder } from '../domain/services/orders/complete-service
 import { payUpstreamBill } from '../domain/services/orders/pay-upstream-bill.js';
 import { prepareServiceOrder } from '../domain/services/orders/prepare-service-order.js';
 import { requestUpstreamBill } from '../domain/services/orders/request-upstream-bill.js';
+import { checkServiceOrderFunds } from '../domain/services/orders/check-funds.js';
 import { serviceOrderWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
 import type { ServiceOrderFailure } from '../workflows/service-order/contract.js';
@@ -29,6 +30,7 @@ export function createServiceOrderActivities(deps: DomainDeps) {
     enterServiceOrderStage: (input: { invoiceId: number; stage: string; workflowId: string }) =>
       classified(() => enterWorkStage(deps, serviceOrderWork(input.invoiceId), input)),
     requestUpstreamBill: (input: { invoiceId: number; workflowId: string }) => classified(() => requestUpstreamBill(deps, input), attempts(input)),
+    checkServiceOrderFunds: (input: { invoiceId: number; workflowId: string; refused: boolean }) => classified(() => checkServiceOrderFunds(deps, input)),
     payUpstreamBill: (input: { invoiceId: number; workflowId: string }) => classified(() => payUpstreamBill(deps, input), attempts(input)),
     completeServiceOrder: (input: { invoiceId: number; workflowId: string }) => classified(() => completeServiceOrder(deps, input)),
     markServiceOrderFailed: (input: { invoiceId: number; failure: ServiceOrderFailure; workflowId: string }) =>

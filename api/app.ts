@@ -70,6 +70,7 @@ import { clientAuthCodeRoutes } from './routes/client/auth-codes.js';
 import { adminServiceRoutes } from './routes/admin/services.js';
 import { adminServiceOrderRoutes } from './routes/admin/service-orders.js';
 import { adminReconciliationRoutes } from './routes/admin/reconciliation.js';
+import { adminUpstreamFundsRoutes } from './routes/admin/upstream-funds.js';
 import { adminTicketRoutes } from './routes/admin/tickets.js';
 import { adminMediaRoutes } from './routes/admin/media.js';
 import { adminContentRoutes } from './routes/admin/content.js';
@@ -164,6 +165,7 @@ export function createApiRoutes() {
   api.route('/', adminServiceRoutes);
   api.route('/', adminServiceOrderRoutes);
   api.route('/', adminReconciliationRoutes);
+  api.route('/', adminUpstreamFundsRoutes);
   api.route('/', adminTicketRoutes);
   api.route('/', adminMediaRoutes);
   api.route('/', adminContentRoutes);

@@ -106,6 +106,26 @@ export const auditChainRows = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const supplierBalance = new Gauge({
+  name: 'upstream_supplier_balance',
+  help: 'Last read balance of each supplier account (CNY), by supplier code',
+  labelNames: ['supplier'] as const,
+  registers: [metricsRegistry],
+});
+
+export const upstreamWorkAwaitingFunds = new Gauge({
+  name: 'upstream_work_awaiting_funds',
+  help: 'Provisionings and service orders waiting in awaiting_upstream_funds, counted by the last balances task in this process',
+  registers: [metricsRegistry],
+});
+
+export const upstreamFundsAlerts = new Counter({
+  name: 'upstream_funds_alerts_total',
+  help: 'Funds alerts raised (once each): shortage (work waits for the supplier balance) or runway (renewals due not covered)',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Connection pool of a process's database, read at scrape time. */
 export type PoolStats = { size: number; available: number; using: number; waiting: number; max: number };
 

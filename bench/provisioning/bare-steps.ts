@@ -19,8 +19,9 @@ export type BareActivities = { wait(ms: number): Promise<void> };
  * runs) and the sandbox's host is active at the first lookup. Each stage is entered through
  * `enter` (workflows/upstream/upstream-work.ts), which records it with an activity of its own
  * (`enterProvisioningStage`) before the stage's step. Upstream calls per step as in
- * domain/provisioning/upstream-order.ts: login_check; probe + cart; checkout; invoice_pay;
- * host_detail — 6 in all, the sequence `runBare` in run-provisioning.ts makes. Our own database
+ * domain/provisioning/upstream-order.ts: login_check; probe + cart; checkout; credit (the funds
+ * check before paying, domain/economics/funds.ts); invoice_pay; host_detail — 7 in all, the
+ * sequence `runBare` in run-provisioning.ts makes. Our own database
  * steps wait nothing. When ours changes, change this list (it is the bare workflow's input).
  */
 export const PROVISIONING_STEPS: readonly BareStep[] = [
@@ -32,6 +33,7 @@ export const PROVISIONING_STEPS: readonly BareStep[] = [
   { name: 'fillUpstreamCart', upstreamCalls: 2 },
   { name: 'enterProvisioningStage(checkout)', upstreamCalls: 0 },
   { name: 'checkoutUpstreamOrder', upstreamCalls: 1 },
+  { name: 'checkProvisioningFunds', upstreamCalls: 1 },
   { name: 'enterProvisioningStage(upstream_pay)', upstreamCalls: 0 },
   { name: 'payUpstreamOrder', upstreamCalls: 1 },
   { name: 'enterProvisioningStage(host_lookup)', upstreamCalls: 0 },

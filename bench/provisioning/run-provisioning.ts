@@ -50,6 +50,8 @@ const UPSTREAM_PRODUCT_ID = 102;
 /** Targets (issue #19): reported, never failing the run. */
 const MIN_RATIO_OF_BARE_TEMPORAL = 0.7;
 const MAX_SINGLE_OVERHEAD_MS = 150;
+/** Provisionings alone with the funds check, and as many without, in the funds-check figure. */
+const FUNDS_CHECK_SAMPLES = 5;
 
 type Verdict = { label: string; pass: boolean };
 
@@ -72,6 +74,13 @@ export type ProvisioningBenchResult = {
     ours: { endToEndMs: number; upstreamMs: number; overheadMs: number; active: boolean };
     bareTemporal: BareTemporalResult['single'];
   };
+  /**
+   * One provisioning alone with the funds check before its upstream payment (issue #29: one
+   * upstream balance read and one statement) and without it (the sandbox leaves the bill's total
+   * out of its settle answer, so there is nothing to check), alternating, on the same worker:
+   * medians of `samples` each.
+   */
+  fundsCheck: { samples: number; withMs: number; withoutMs: number; upstreamWithMs: number; upstreamWithoutMs: number; addedMs: number };
   duplicatePurchases: number;
   /** Targets, PASS/MISS. */
   goals: { throughput: Verdict; singleOverhead: Verdict };
@@ -95,7 +104,7 @@ async function inParallel<T>(count: number, width: number, work: (i: number) => 
 }
 
 /**
- * The bare baseline: the same upstream sequence (login, probe, cart, checkout, pay, host detail)
+ * The bare baseline: the same upstream sequence (login, probe, cart, checkout, credit, pay, host detail)
  * run straight through the plugin entry, `count` at once, with no database, queue or workflow.
  */
 async function runBare(baseUrl: string, count: number): Promise<ProvisioningBenchResult['bare']> {
@@ -124,6 +133,7 @@ async function runBare(baseUrl: string, count: number): Promise<ProvisioningBenc
       await call('upstream.purchase_probe', { downstream });
       await call('upstream.purchase_cart', { downstream, product_id: UPSTREAM_PRODUCT_ID, billing_period: 'monthly', config: {} });
       const order = await call('upstream.purchase_checkout', { downstream });
+      await call('upstream.credit', {});
       await call('upstream.invoice_pay', { invoice_id: order['invoice_id'] });
       await call('upstream.host_detail', { host_id: order['host_id'] });
       return performance.now() - t0;
@@ -188,6 +198,8 @@ export async function runProvisioningBench(ctx: {
   secretKey: string;
   count: number;
   latencyMs: number;
+  /** Provisionings alone with and without the funds check, each (FUNDS_CHECK_SAMPLES). */
+  fundsSamples?: number;
   /** Pid of the API process (its resident set size is sampled while ours runs). */
   apiPid: number | undefined;
   signal: AbortSignal;
@@ -222,12 +234,14 @@ export async function runProvisioningBench(ctx: {
     const productId = pulled.imported[0]?.product_id;
     if (!productId) throw new Error(`product import failed: ${JSON.stringify(pulled.skipped)}`);
 
-    // One buyer more than `count`: the last provisions alone, after the others.
-    ctx.log(`provisioning: ${ctx.count} + 1 buyers with a balance and an unpaid purchase invoice each…`);
+    // One buyer more than `count`: the last provisions alone, after the others; then the pairs
+    // alone with and without the funds check.
+    const fundsSamples = ctx.fundsSamples ?? FUNDS_CHECK_SAMPLES;
+    ctx.log(`provisioning: ${ctx.count} + 1 + ${2 * fundsSamples} buyers with a balance and an unpaid purchase invoice each…`);
     const users = await User.bulkCreate(
-      Array.from({ length: ctx.count + 1 }, (_, i) => ({ email: `provision-bench-${i}@example.test`, phone: null, nickname: `开通用户 ${i}`, password_hash: 'bench-not-a-hash', status: 'active' as const })),
+      Array.from({ length: ctx.count + 1 + 2 * fundsSamples }, (_, i) => ({ email: `provision-bench-${i}@example.test`, phone: null, nickname: `开通用户 ${i}`, password_hash: 'bench-not-a-hash', status: 'active' as const })),
     );
-    const everyone = await inParallel(ctx.count + 1, 8, async (i) => {
+    const everyone = await inParallel(ctx.count + 1 + 2 * fundsSamples, 8, async (i) => {
       const user = users[i] as (typeof users)[number];
       await adjustBalance(deps, { userId: user.id, amount: money('1000'), remark: '压测充值' }, admin);
       const token = (await issueSession(deps, 'client', user.id, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
@@ -236,6 +250,7 @@ export async function runProvisioningBench(ctx: {
     });
     const buyers = everyone.slice(0, ctx.count);
     const alone = everyone[ctx.count] as (typeof everyone)[number];
+    const fundsBuyers = everyone.slice(ctx.count + 1);
 
     ctx.log(`provisioning: bare baseline, ${ctx.count} upstream sequences at once, ${ctx.latencyMs} ms upstream latency…`);
     sandbox.control.setLatency(ctx.latencyMs);
@@ -313,12 +328,37 @@ export async function runProvisioningBench(ctx: {
     await payByBalance(ctx.api, alone);
     const aloneDone = await waitUntilDone(db, [alone.invoiceId], { everyMs: 20, timeoutMs: 120_000, signal: ctx.signal });
     const [aloneTiming] = await timingsOf(db, [alone.invoiceId]);
+
+    ctx.log(`provisioning: ${fundsSamples} alone with the funds check and ${fundsSamples} without, alternating…`);
+    const fundsTimings: { with: Timing[]; without: Timing[] } = { with: [], without: [] };
+    for (let i = 0; i < fundsSamples; i++) {
+      for (const checked of [true, false]) {
+        const buyer = fundsBuyers[2 * i + (checked ? 0 : 1)] as (typeof fundsBuyers)[number];
+        sandbox.control.omitSettleTotal(!checked);
+        await payByBalance(ctx.api, buyer);
+        await waitUntilDone(db, [buyer.invoiceId], { everyMs: 20, timeoutMs: 120_000, signal: ctx.signal });
+        const [timing] = await timingsOf(db, [buyer.invoiceId]);
+        if (timing) fundsTimings[checked ? 'with' : 'without'].push(timing);
+      }
+    }
+    sandbox.control.omitSettleTotal(false);
+    const median = (ts: Timing[], pick: (t: Timing) => number) => (ts.length > 0 ? percentile(ts.map(pick), 50) : Number.NaN);
+    const fundsCheck = {
+      samples: fundsSamples,
+      withMs: median(fundsTimings.with, (t) => Number(t.e2e_ms)),
+      withoutMs: median(fundsTimings.without, (t) => Number(t.e2e_ms)),
+      upstreamWithMs: median(fundsTimings.with, (t) => Number(t.upstream_ms ?? 0)),
+      upstreamWithoutMs: median(fundsTimings.without, (t) => Number(t.upstream_ms ?? 0)),
+      addedMs: 0,
+    };
+    fundsCheck.addedMs = fundsCheck.withMs - fundsCheck.withoutMs;
+    const fundsComplete = fundsTimings.with.length === fundsSamples && fundsTimings.without.length === fundsSamples;
     const oursRss = rss.stop();
 
     const e2e = rows.map((r) => Number(r.e2e_ms));
     const overhead = rows.map((r) => Number(r.e2e_ms) - Number(r.upstream_ms ?? 0));
     const purchases = sandbox.control.ledger().purchases;
-    const duplicatePurchases = [...rows, ...(aloneTiming ? [aloneTiming] : [])].filter((r) => (purchases[r.token] ?? 0) !== 1).length;
+    const duplicatePurchases = [...rows, ...(aloneTiming ? [aloneTiming] : []), ...fundsTimings.with, ...fundsTimings.without].filter((r) => (purchases[r.token] ?? 0) !== 1).length;
     const ours = { wallSeconds, perSecond: done.active / wallSeconds, medianMs: percentile(e2e, 50), p95Ms: percentile(e2e, 95), ...done };
     const single = {
       endToEndMs: Number(aloneTiming?.e2e_ms ?? Number.NaN),
@@ -328,7 +368,7 @@ export async function runProvisioningBench(ctx: {
     };
     const { single: bareSingle, rss: bareRss, ...bareTemporalFigures } = bareTemporal;
     const throughputRatio = bareTemporal.perSecond > 0 ? ours.perSecond / bareTemporal.perSecond : 0;
-    const allActive = done.active === ctx.count && single.active;
+    const allActive = done.active === ctx.count && single.active && fundsComplete;
     return {
       count: ctx.count,
       latencyMs: ctx.latencyMs,
@@ -339,6 +379,7 @@ export async function runProvisioningBench(ctx: {
       throughputRatio,
       overhead: { medianMs: percentile(overhead, 50), p95Ms: percentile(overhead, 95) },
       single: { ours: single, bareTemporal: bareSingle },
+      fundsCheck,
       duplicatePurchases,
       goals: {
         throughput: {
@@ -347,7 +388,7 @@ export async function runProvisioningBench(ctx: {
         },
         singleOverhead: { label: `one provisioning alone: overhead < ${MAX_SINGLE_OVERHEAD_MS} ms`, pass: single.active && single.overheadMs < MAX_SINGLE_OVERHEAD_MS },
       },
-      check: { label: `all ${ctx.count} + 1 active, no duplicate purchase`, pass: allActive && duplicatePurchases === 0 },
+      check: { label: `all ${ctx.count} + 1 + ${2 * fundsSamples} active, no duplicate purchase`, pass: allActive && duplicatePurchases === 0 },
       rss: mergePeakRss(oursRss, bareRss),
     };
   } finally {
@@ -373,6 +414,7 @@ export function formatProvisioningTable(r: ProvisioningBenchResult): string {
     `  ours/bare Temporal throughput ${(r.throughputRatio * 100).toFixed(1)}%`,
     `  platform overhead per provisioning, ${r.count} at once (end to end − time in upstream calls): median ${ms(r.overhead.medianMs)}, p95 ${ms(r.overhead.p95Ms)}`,
     `  one alone: ours end to end ${ms(r.single.ours.endToEndMs)}, in upstream calls ${ms(r.single.ours.upstreamMs)}, overhead ${ms(r.single.ours.overheadMs)}${r.single.ours.active ? '' : ' (NOT active)'}; bare Temporal end to end ${ms(r.single.bareTemporal.endToEndMs)}, waited ${ms(r.single.bareTemporal.waitedMs)}, overhead ${ms(r.single.bareTemporal.overheadMs)}`,
+    `  one alone with / without the funds check (median of ${r.fundsCheck.samples} each, alternating): end to end ${ms(r.fundsCheck.withMs)} / ${ms(r.fundsCheck.withoutMs)}, in upstream calls ${ms(r.fundsCheck.upstreamWithMs)} / ${ms(r.fundsCheck.upstreamWithoutMs)}; the check adds ${ms(r.fundsCheck.addedMs)}`,
     `  duplicate purchases: ${r.duplicatePurchases}`,
     `  目标 / target: ${verdict(r.goals.throughput)}`,
     `  目标 / target: ${verdict(r.goals.singleOverhead)}`,

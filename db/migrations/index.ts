@@ -27,6 +27,7 @@ import { migration0026ServiceOrdersName } from './0026-service-orders-name.js';
 import { migration0027PaymentSignalIntent } from './0027-payment-signal-intent.js';
 import { migration0028UpstreamPriceDrift } from './0028-upstream-price-drift.js';
 import { migration0029UpstreamCosts } from './0029-upstream-costs.js';
+import { migration0030SupplierFunds } from './0030-supplier-funds.js';
 import { migration0031Reconciliation } from './0031-reconciliation.js';
 import { migration0032AdminAlerts } from './0032-admin-alerts.js';
 import type { Migration } from './types.js';
@@ -62,6 +63,7 @@ export const migrations: Migration[] = [
   migration0027PaymentSignalIntent,
   migration0028UpstreamPriceDrift,
   migration0029UpstreamCosts,
+  migration0030SupplierFunds,
   migration0031Reconciliation,
   migration0032AdminAlerts,
 ];

@@ -2,6 +2,7 @@ import { validationError } from '../../lib/errors.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
+import { AWAITING_FUNDS_COUNT_SQL } from '../economics/funds.js';
 
 /**
  * The admin dashboard. Each figure set is one query over indexed columns (no summary table is
@@ -50,6 +51,13 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   { key: 'open_tickets', label: '待处理工单', table: 'tickets', sql: "SELECT count(*)::int AS n FROM tickets WHERE status IN ('open', 'customer_reply')" },
   { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
   { key: 'open_economics_alerts', label: '未读经营提醒', table: 'admin_alerts', sql: 'SELECT count(*)::int AS n FROM admin_alerts WHERE acknowledged_at IS NULL' },
+  { key: 'upstream_funds_waiting', label: '等待上游余额的开通与订单', table: 'supplier_balances', sql: AWAITING_FUNDS_COUNT_SQL },
+  {
+    key: 'suppliers_funds_short',
+    label: '上游余额不足的供应商',
+    table: 'supplier_funds_alerts',
+    sql: "SELECT count(DISTINCT supplier_id)::int AS n FROM supplier_funds_alerts WHERE kind = 'shortage' AND resolved_at IS NULL",
+  },
 ];
 
 /** What the money figures sum (`countsAs` of the invoice kinds), passed as the arrays `$3` and `$4`. */
@@ -103,7 +111,7 @@ export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
     `SELECT
        (SELECT count(*)::int FROM services WHERE status = 'active') AS active_services,
        (SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
-           AND provisioning_stage IS DISTINCT FROM 'awaiting_admin'
+           AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'
            AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)) AS provisioning_stuck,
        (SELECT count(*)::int FROM services WHERE provisioning_stage = 'awaiting_admin' AND status IN ('pending', 'provisioning', 'failed')) AS provisioning_awaiting_admin,
        (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => $2)) AS renewals_due,

@@ -1,5 +1,6 @@
 import type { SettingGroup } from './define.js';
 import { consoleSettings } from './groups/console.js';
+import { economicsSettings } from './groups/economics.js';
 import { referralSettings } from './groups/referral.js';
 import { registrationSettings } from './groups/registration.js';
 import { siteSettings } from './groups/site.js';
@@ -8,7 +9,6 @@ import { uploadSettings } from './groups/upload.js';
 import { verificationSettings } from './groups/verification.js';
 import { accessSettings } from './groups/access.js';
 import { securitySettings } from './groups/security.js';
-import { economicsSettings } from './groups/economics.js';
 
 /**
  * Every settings group, in the order the admin page shows them. An area adds its group here

@@ -1,4 +1,5 @@
 import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
+import { supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
 import {
   autoRenewTask,
   cancelStaleInvoicesTask,
@@ -40,6 +41,8 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   auditChainTask,
   priceDriftTask,
   reconcileSuppliersTask,
+  supplierBalancesTask,
+  supplierRunwayTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { sqlOne, type Statement, statement } from '../../db/sql.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { isTemporalUnavailable, REQUEST_DEADLINE_MS, TemporalUnavailableError } from '../../lib/temporal.js';
-import { AWAITING_ADMIN, STAGE_AFTER_DECISION, type UpstreamDecision, type UpstreamState } from '../../workflows/upstream/contract.js';
+import { AWAITING_ADMIN, AWAITING_UPSTREAM_FUNDS, STAGE_AFTER_DECISION, type UpstreamDecision, type UpstreamState } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 import { findIntent, type IntentKind, markIntentDone, recordIntent, shortError, TRY_NOW_GRACE_MS } from '../outbox/intents.js';
 import { homeOfIntent, homeSql, UPSTREAM_WORK_KINDS, type UpstreamWorkKind, type UpstreamWorkRef, WORK_HOMES, type WorkHome, type WorkHomeName } from './kinds.js';
@@ -32,7 +32,7 @@ export type DecisionOutcome = {
 /**
  * An admin's decision on upstream work waiting for one, any kind: `retry` (the same references,
  * so nothing is bought twice) or `cancel` (refund to the balance). The database must say it
- * waits (stage `awaiting_admin`; the home's code otherwise: 40931 for a provisioning, 40945 for
+ * waits (stage `awaiting_admin`, or for a cancel `awaiting_upstream_funds`; the home's code otherwise: 40931 for a provisioning, 40945 for
  * a service order). The decision is recorded in the outbox first (one per wait: a second click
  * with the same decision is the same row; a different one is refused), then delivered as the
  * kind's decide update with the outbox key as update id within the request deadline; when
@@ -45,7 +45,9 @@ export async function decideUpstreamWork(deps: DomainDeps, work: UpstreamWorkRef
   if (!row) throw notFound(home.notFound);
   const kind = UPSTREAM_WORK_KINDS[row.kind];
   const refused = (message: string) => new AppError(home.errorCode, message, { status: row.status });
-  if (row.stage !== AWAITING_ADMIN) throw refused(kind.messages.notAwaiting);
+  // Work waiting for upstream funds resumes by itself; an admin may only cancel it meanwhile.
+  const cancelWhileFunding = row.stage === AWAITING_UPSTREAM_FUNDS && decision.action === 'cancel';
+  if (row.stage !== AWAITING_ADMIN && !cancelWhileFunding) throw refused(kind.messages.notAwaiting);
   const key = home.intent.key(work.id, row.stage_changed_at);
   const payload = home.intent.payload(work.id, kind.workflow.id({ serviceId: row.service_id, invoiceNo: row.invoice_no }), decision);
   if (!(await recordIntent(deps, { kind: home.intent.kind, key, payload, delayMs: TRY_NOW_GRACE_MS }))) {

@@ -72,6 +72,7 @@ const ORDER_STAGE_MESSAGES: Record<string, string> = {
   upstream_renew: '向上游申请续费账单',
   upstream_buy: '向上游申请流量包账单',
   upstream_upgrade: '向上游申请配置变更账单',
+  awaiting_upstream_funds: '上游余额不足，等待充值后自动继续',
   upstream_pay: '支付上游账单',
   complete: '完成本地处理',
   cancelling: '取消并退款',
@@ -135,7 +136,7 @@ export const WORK_HOMES = {
       workflowId: (payload) => provisionWorkflowId(Number(payload['service_id'])),
     },
     update: decideUpdate as UpdateDefinition<UpstreamState<string>, [UpstreamDecision]>,
-    stageMessages: {} as Readonly<Record<string, string>>,
+    stageMessages: { awaiting_upstream_funds: '上游余额不足，等待充值后自动继续' } as Readonly<Record<string, string>>,
   },
   service_order: {
     table: 'service_orders',

@@ -98,6 +98,9 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     partialPayments(count: number) {
       state.partialPayments = nonNegativeInt(count, 0);
     },
+    omitSettleTotal(on: boolean) {
+      state.omitSettleTotal = on;
+    },
     host(hostId: number) {
       const host = findHostAnywhere(state, hostId);
       if (!host) return null;

@@ -88,6 +88,8 @@ export type SandboxState = {
   provisioningDelay: ProvisioningDelay;
   /** Pay calls still to answer with a partial payment. */
   partialPayments: number;
+  /** Settle answers leave out the bill's total (as some upstream versions do): the platform cannot check its funds first. */
+  omitSettleTotal: boolean;
   /** State actions (suspend, unsuspend, terminate) still to answer with success while changing nothing. */
   deferredStateActions: number;
   moduleData: Map<number, ModuleData>;
@@ -164,6 +166,7 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     prices: new Map(),
     provisioningDelay: { polls: 0, ms: 0 },
     partialPayments: 0,
+    omitSettleTotal: false,
     deferredStateActions: 0,
     moduleData: new Map(),
     console: {

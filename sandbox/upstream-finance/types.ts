@@ -158,6 +158,8 @@ export type UpstreamFinanceSandboxControl = {
   setProvisioningDelay(delay: Partial<ProvisioningDelay>): void;
   /** The next `count` pay calls apply only half of what is due and answer a plain 200. */
   partialPayments(count: number): void;
+  /** Settle answers without the bill's total (on) or with it (off, the default). */
+  omitSettleTotal(on: boolean): void;
   host(hostId: number): SandboxHostView | null;
   /** Sets a host's configuration (option id → sub-option id or quantity), as if bought so. */
   setHostConfig(hostId: number, config: Record<string, string>): boolean;

@@ -13,6 +13,7 @@ import { configureBuiltInPlugins } from './plugins.js';
 import { seedDemoSupplier } from './supplier.js';
 import { seedEconomicsDriftDemo } from './economics-drift.js';
 import { seedDemoSupport } from './support.js';
+import { seedDemoUpstreamFunds } from './upstream-funds.js';
 import { seedDemoUpgradableService } from './upgrades.js';
 import { seedDemoAccessToken } from './access-tokens.js';
 import { seedTwoFactorAdmin } from './security.js';
@@ -45,6 +46,11 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
     return [];
   });
   if (drift.length) log(`上游价格漂移演示 / upstream price drift demo: ${drift.join(', ')}`);
+  const funds = await seedDemoUpstreamFunds(deps).catch((err: unknown) => {
+    log(`上游余额演示数据未写入 / upstream funds demo skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (funds.length) log(`上游余额与续费预测 / upstream balances and runway: ${funds.join(', ')}`);
   const upgradable = await seedDemoUpgradableService(deps);
   if (upgradable.length) log(`演示服务（升降级） / demo service with upgrade options: ${upgradable.join(', ')}`);
   const consoleDemo = await seedDemoConsole(deps).catch((err: unknown) => {

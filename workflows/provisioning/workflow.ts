@@ -73,7 +73,10 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       }
       state.upstreamInvoiceId = order.invoiceId;
       state.hostId = order.hostId;
-      await work.payUpstream(() => upstream.payUpstreamOrder({ purchase: p, order }));
+      await work.payUpstream(
+        () => upstream.payUpstreamOrder({ purchase: p, order }),
+        (refused) => upstream.checkProvisioningFunds({ purchase: p, order, refused }),
+      );
       await enter('host_lookup');
       const host = await pollHost(p, order.hostId);
       await enter('bind');

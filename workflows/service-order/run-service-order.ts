@@ -37,7 +37,10 @@ export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_b
     work.failureIn(async () => {
       await enter(orderStage);
       await upstream.requestUpstreamBill({ invoiceId, workflowId });
-      await work.payUpstream(() => upstream.payUpstreamBill({ invoiceId, workflowId }));
+      await work.payUpstream(
+        () => upstream.payUpstreamBill({ invoiceId, workflowId }),
+        (refused) => upstream.checkServiceOrderFunds({ invoiceId, workflowId, refused }),
+      );
     });
 
   return work.run<PreparedServiceOrder, ServiceOrderResult>({

@@ -47,7 +47,7 @@ const FINAL_TYPES: readonly string[] = [UPSTREAM_FAILURES.permanent, ...Object.v
  */
 export const UPSTREAM_STAGES = {
   start: ['queued', 'prepare'],
-  pay: ['upstream_pay'],
+  pay: ['awaiting_upstream_funds', 'upstream_pay'],
   end: ['done', 'awaiting_admin', 'cancelling', 'cancelled'],
 } as const;
 
@@ -58,6 +58,23 @@ export function upstreamStages<const Buy extends readonly string[], const Finish
 
 /** The stage of upstream work that waits for an admin's decision. */
 export const AWAITING_ADMIN = 'awaiting_admin' satisfies (typeof UPSTREAM_STAGES.end)[number];
+
+/**
+ * The stage of upstream work waiting for the supplier balance to cover its upstream bill
+ * (issue #29): it resumes by itself once the balance is topped up; an admin may cancel it.
+ */
+export const AWAITING_UPSTREAM_FUNDS = 'awaiting_upstream_funds' satisfies (typeof UPSTREAM_STAGES.pay)[number];
+
+/** The code of the plugin's "supplier balance too low" answer (a payment refused for funds). */
+export const SUPPLIER_BALANCE_INSUFFICIENT = 'supplier_balance_insufficient';
+
+/** What the funds check before an upstream payment answers (`checkProvisioningFunds`, `checkServiceOrderFunds`). */
+export type FundsCheck = {
+  /** False: the balance read is below the bill; the work waits. True also when nothing could be compared (amount or balance unknown). */
+  enough: boolean;
+  balance: string | null;
+  amount: string | null;
+};
 
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */
 export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; reason: string };

@@ -1,9 +1,38 @@
 import type { Actor } from '../../lib/actor.js';
 import type { QueryDefinition, SearchAttributeUpdatePair, UpdateDefinition } from '@temporalio/common';
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { condition, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { SearchAttr } from '../search-attributes.js';
 import { adminDecisions } from './admin-decision.js';
-import { failureOf, type UpstreamDecision, type UpstreamFailure, type UpstreamState } from './contract.js';
+import {
+  AWAITING_UPSTREAM_FUNDS,
+  failureOf,
+  type FundsCheck,
+  SUPPLIER_BALANCE_INSUFFICIENT,
+  type UpstreamDecision,
+  type UpstreamFailure,
+  type UpstreamState,
+} from './contract.js';
+
+/**
+ * Seconds between two funds checks while work waits for the supplier balance: backing off to
+ * 30 s, so work goes on within about half a minute of a top-up (issue #29: within a minute).
+ */
+export const FUNDS_POLL_SECONDS = [5, 10, 20, 30] as const;
+
+/** The patch of the funds wait before upstream payments (histories recorded before it pay at once). */
+export const FUNDS_WAIT_PATCH = 'upstream-funds-wait';
+
+/** The failure the funds wait ends with when an admin cancels meanwhile (the cancel path takes the decision). */
+const CANCELLED_WHILE_FUNDING = 'UpstreamFundsWaitCancelled';
+
+/** A payment the upstream refused because the supplier balance was too low (the read raced another purchase). */
+function refusedForFunds(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (!(cause instanceof ApplicationFailure)) return false;
+  const details = (cause.details?.[0] ?? {}) as { code?: unknown };
+  return details.code === SUPPLIER_BALANCE_INSUFFICIENT;
+}
 
 type SearchAttributes = SearchAttributeUpdatePair[];
 
@@ -66,13 +95,53 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
   };
 
   /**
-   * Pays the upstream: the stage every kind enters before its payment, then the payment. A wait
-   * before paying that all kinds share (issue #29: `awaiting_upstream_funds`) goes here, behind
-   * `patched()`, with its stage in `UPSTREAM_STAGES.pay` (./contract.ts).
+   * Waits in `awaiting_upstream_funds` until the funds check answers enough: checks with back-off
+   * (FUNDS_POLL_SECONDS; `polls` carries it across the waits of one payment, so a payment the
+   * upstream keeps refusing is tried no more often than that), racing an admin's cancel (then it
+   * throws the failure the cancel path takes). `refused`: the upstream refused the payment for
+   * funds; the wait starts at once.
    */
-  const payUpstream = async <T>(pay: () => Promise<T>): Promise<T> => {
-    await enter('upstream_pay' as Stage);
-    return pay();
+  const waitForFunds = async (funds: (refused: boolean) => Promise<FundsCheck>, refused: boolean, polls: { n: number }): Promise<void> => {
+    if (!refused && (await funds(false)).enough) return;
+    await enter(AWAITING_UPSTREAM_FUNDS as Stage);
+    if (refused) await funds(true);
+    for (;;) {
+      const seconds = FUNDS_POLL_SECONDS[Math.min(polls.n, FUNDS_POLL_SECONDS.length - 1)] ?? 30;
+      polls.n += 1;
+      if (await condition(() => decisions.pending(), `${seconds}s`)) break;
+      const enough = (await funds(false)).enough;
+      if (decisions.pending()) break;
+      if (enough) return;
+    }
+    throw ApplicationFailure.nonRetryable('管理员在等待上游余额期间取消', CANCELLED_WHILE_FUNDING, { code: 'cancelled_awaiting_funds' });
+  };
+
+  /**
+   * Pays the upstream: the stage every kind enters before its payment, then the payment. With a
+   * funds check (`funds`, an activity comparing the supplier balance with the bill; issue #29)
+   * and behind `patched('upstream-funds-wait')`, a balance too low first waits in
+   * `awaiting_upstream_funds` (./contract.ts `UPSTREAM_STAGES.pay`) until it is topped up, and a
+   * payment the upstream refuses for funds waits the same way and pays again (the pay step
+   * reconciles before it sends again: nothing is paid twice). Histories recorded before the
+   * patch pay at once.
+   */
+  const payUpstream = async <T>(pay: () => Promise<T>, funds?: (refused: boolean) => Promise<FundsCheck>): Promise<T> => {
+    if (!funds || !patched(FUNDS_WAIT_PATCH)) {
+      await enter('upstream_pay' as Stage);
+      return pay();
+    }
+    let refused = false;
+    const polls = { n: 0 };
+    for (;;) {
+      await waitForFunds(funds, refused, polls);
+      await enter('upstream_pay' as Stage);
+      try {
+        return await pay();
+      } catch (err) {
+        if (!refusedForFunds(err)) throw err;
+        refused = true;
+      }
+    }
   };
 
   /**
@@ -109,7 +178,8 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
       }
       const stopped = failure;
 
-      const chosen = await decisions.awaitDecision(stopped, () => steps.markFailed(stopped));
+      // A cancel taken while waiting for upstream funds is decided already: no failure to park on.
+      const chosen = decisions.pending() ? decisions.take() : await decisions.awaitDecision(stopped, () => steps.markFailed(stopped));
       if (chosen.action === 'cancel') {
         await enter('cancelling' as Stage);
         try {

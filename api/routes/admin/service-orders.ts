@@ -5,6 +5,7 @@ import { ErrorCode } from '../../../lib/errors.js';
 import { getServiceOrder, listServiceOrders } from '../../../domain/services/orders/admin-service-orders.js';
 import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
 import { serviceOrderWork } from '../../../domain/upstream-work/kinds.js';
+import { SERVICE_ORDER_STAGES } from '../../../workflows/service-order/contract.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { serviceOrderDetailResource, serviceOrderDetailSchema, serviceOrderSummaryResource, serviceOrderSummarySchema } from '../../resources/service-orders.js';
@@ -20,7 +21,7 @@ const list = defineRoute({
   path: '/api/v2/admin/service-orders',
   tags,
   summary: '续费与流量包订单列表',
-  description: `${ABOUT}\n\n筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。`,
+  description: `${ABOUT}\n\n筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stage（阶段，如 awaiting_upstream_funds 等待上游余额、awaiting_admin 等待管理员）、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。`,
   access: { surface: 'admin', permission: 'service.view' },
   request: {
     query: listQuery({
@@ -29,6 +30,7 @@ const list = defineRoute({
       service_id: idQuery().optional(),
       user_id: idQuery().optional(),
       supplier_id: idQuery().optional(),
+      stage: z.enum(SERVICE_ORDER_STAGES).optional(),
       stuck_minutes: z.coerce.number().int().min(1).max(100_000).optional(),
     }),
   },

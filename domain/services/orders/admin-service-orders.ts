@@ -16,6 +16,8 @@ export type ServiceOrderListQuery = {
   service_id?: number | undefined;
   user_id?: number | undefined;
   supplier_id?: number | undefined;
+  /** The stage (e.g. `awaiting_upstream_funds`, `awaiting_admin`). */
+  stage?: string | undefined;
   /** Only unfinished orders whose stage has not moved for this many minutes. */
   stuck_minutes?: number | undefined;
 };
@@ -69,7 +71,7 @@ export async function listServiceOrders(deps: DomainDeps, query: ServiceOrderLis
   return listWork<ServiceOrderListRow>(deps, WORK_HOMES.service_order, SELECT, {
     page: query.page,
     page_size: query.page_size,
-    equal: { kind: query.kind, status: query.status, service_id: query.service_id, user_id: query.user_id, supplier_id: query.supplier_id },
+    equal: { kind: query.kind, status: query.status, service_id: query.service_id, user_id: query.user_id, supplier_id: query.supplier_id, stage: query.stage },
     stuck_minutes: query.stuck_minutes,
   });
 }

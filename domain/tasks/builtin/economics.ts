@@ -1,10 +1,12 @@
 import type { BuiltinTask } from '../types.js';
 import { checkPriceDrift } from '../../economics/price-drift.js';
+import { refreshSupplierBalances } from '../../economics/funds.js';
+import { forecastRunway } from '../../economics/runway.js';
 
 /**
- * Reseller economics (issue #29). The drift check reads every bound product's upstream prices
- * and records a finding per changed price point whose margin fell below the floor; it runs
- * hourly and on demand (the admin trigger, `POST /api/v2/admin/schedules/{key}/trigger`).
+ * Reseller economics (issue #29, docs/economics.md). The drift check reads every bound product's
+ * upstream prices and records a finding per changed price point whose margin fell below the
+ * floor; it runs hourly and on demand (the admin trigger, `POST /api/v2/admin/schedules/{key}/trigger`).
  */
 export const priceDriftTask: BuiltinTask = {
   key: 'upstream.price-drift',
@@ -18,4 +20,32 @@ export const priceDriftTask: BuiltinTask = {
   lockTtlSeconds: 900,
   manualTriggerable: true,
   handler: (deps) => checkPriceDrift(deps),
+};
+
+/** Upstream funds: the supplier balances, read every heartbeat. */
+export const supplierBalancesTask: BuiltinTask = {
+  key: 'upstream.balances',
+  title: '读取上游供应商余额',
+  description: '每次心跳（15 分钟）读取每个启用供应商的上游账户余额，供仪表盘、监控指标与经营页面使用；单个供应商失败不影响其他供应商。',
+  category: 'upstream',
+  triggers: [{ type: 'heartbeats', every: 1 }],
+  queue: 'automation',
+  timeout: 300,
+  lockTtlSeconds: 840,
+  manualTriggerable: true,
+  handler: (deps) => refreshSupplierBalances(deps),
+};
+
+/** Upstream funds: the daily runway forecast against each supplier's balance. */
+export const supplierRunwayTask: BuiltinTask = {
+  key: 'upstream.runway',
+  title: '预测上游余额是否足够续费',
+  description: '每天按供应商汇总经营设置「上游余额预测天数」内到期续费的上游成本，与上游余额比较；不足时提醒管理员（每个供应商每天一次）。',
+  category: 'upstream',
+  triggers: [{ type: 'cadence', cadence: 'daily' }],
+  queue: 'automation',
+  timeout: 600,
+  lockTtlSeconds: 900,
+  manualTriggerable: true,
+  handler: (deps) => forecastRunway(deps),
 };

@@ -114,6 +114,7 @@ export const cartSettleRoute: SandboxRoute = {
     state.orders.set(reference.token, order);
     state.carts.delete(key);
     bump(state.ledger.purchases, reference.token);
-    return { status: 200, msg: SANDBOX_MESSAGES.orderCreated, data: orderData(state, order) };
+    const created = orderData(state, order);
+    return { status: 200, msg: SANDBOX_MESSAGES.orderCreated, data: state.omitSettleTotal ? { ...created, total: undefined } : created };
   },
 };

@@ -52,9 +52,9 @@ describe('the heartbeat', () => {
     probes.clearLines();
     const { handle, result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, slot);
     expect(result.slotAt).toBe(slot);
-    // The built-in services.unsuspend_renewed and upstream.sync_hosts (every heartbeat), probe.every (every
+    // The built-in services.unsuspend_renewed, upstream.sync_hosts and upstream.balances (every heartbeat), probe.every (every
     // heartbeat) and probe.cron (09:00); not probe.fail (09:30) nor off.every (disabled plugin).
-    expect(result.summary).toMatchObject({ tasks_started: 4, tasks_skipped: 0, hook_failures: 2 });
+    expect(result.summary).toMatchObject({ tasks_started: 5, tasks_skipped: 0, hook_failures: 2 });
     await finishedRun('probe.every', slot);
     await finishedRun('probe.cron', slot);
     const lines = probes.lines();
@@ -137,7 +137,7 @@ describe('the heartbeat', () => {
     probes.clearLines();
     const failSlot = '2026-01-05T01:30:00.000Z'; // 09:30 Asia/Shanghai
     const { result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, failSlot);
-    expect(result.summary).toMatchObject({ tasks_started: 4 });
+    expect(result.summary).toMatchObject({ tasks_started: 5 });
     const run = await finishedRun('probe.fail', failSlot);
     expect(run).toMatchObject({ status: 'failed', error: '探针任务失败：上游拒绝', summary: null });
     const lines = await eventually(async () => {
@@ -186,9 +186,9 @@ describe('the hourly and daily runs', () => {
     const { handle, result } = await runCadence(DAILY_WORKFLOW_TYPE, '2026-01-05T19:00:00.000Z');
     // 03:00 on 6 January in Asia/Shanghai: the slot is that day's midnight there.
     expect(result.slotAt).toBe('2026-01-05T16:00:00.000Z');
-    // Log retention, the renewal invoices, the stale invoice cancellation, the member levels by spend
-    // and the admin audit chain check.
-    expect(result.summary).toMatchObject({ tasks_started: 5, hook_failures: 0 });
+    // Log retention, the renewal invoices, the stale invoice cancellation, the member levels by spend,
+    // the admin audit chain check and the upstream runway forecast.
+    expect(result.summary).toMatchObject({ tasks_started: 6, hook_failures: 0 });
     expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'daily')).toEqual([
       'before_daily_cron:callable',
       'tick.daily:class',

@@ -176,11 +176,12 @@ describe('provisioning', () => {
     expectError(await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/retry`, { token, body: {} }), 40931, 409);
   });
 
-  it('stops when the supplier balance is too low, and an admin cancel refunds the service to the balance', async () => {
-    upstream.sandbox.control.setCredit('0.00');
+  // A supplier balance too low waits for a top-up instead (./funds-wait.test.ts).
+  it('stops when the upstream refuses the payment, and an admin cancel refunds the service to the balance', async () => {
+    upstream.sandbox.control.failNext(1, 'refused', { path: '/pay' });
     const { serviceId, client } = await buyWithBalance(platform, upstream.productId);
     const waiting = await awaitingAdmin(serviceId);
-    expect(waiting).toMatchObject({ failure_code: 'supplier_balance_insufficient', stage: 'awaiting_admin' });
+    expect(waiting).toMatchObject({ failure_code: 'business_error', stage: 'awaiting_admin' });
     const before = await balanceOf(platform, client);
     expectError(await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/cancel`, { token, body: {} }), 42200, 422);
     const cancelled = await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/cancel`, { token, body: { reason: '上游余额不足' } });
@@ -192,7 +193,6 @@ describe('provisioning', () => {
     expect((await handle.result()).outcome).toBe('cancelled');
     await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failed-then-cancelled');
     expect(await platform.deps.db.models.Refund.count({ where: { trace_id: `provision-cancel:${serviceId}` } })).toBe(1);
-    upstream.sandbox.control.setCredit('10000.00');
     await expectBooksBalanced(platform);
   });
 });

@@ -254,7 +254,8 @@ describe('renewals awaiting an admin', () => {
   async function failOnLowCredit(nextDueAt: string) {
     const hostId = takeHost(platform);
     const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId, price: '66.00', nextDueAt: due(nextDueAt) });
-    platform.sandbox.control.setCredit('1.00');
+    // A refusal retrying cannot fix (a supplier balance too low waits for a top-up instead: see 'renewals waiting for upstream funds').
+    platform.sandbox.control.failNext(1, 'refused', { path: '/pay' });
     const invoice = await renew(id);
     await payByBalance(invoice.id);
     const order = await orderReaches(invoice.id, ['awaiting_admin', 'succeeded']);
@@ -263,7 +264,7 @@ describe('renewals awaiting an admin', () => {
 
   it('stops on a permanent refusal with a Chinese reason, refuses a new renewal meanwhile, and an admin retry renews once', async () => {
     const { hostId, id, invoice, order } = await failOnLowCredit('2026-07-01 00:00:00');
-    expect(order).toMatchObject({ status: 'awaiting_admin', stage: 'awaiting_admin', failure_code: 'supplier_balance_insufficient' });
+    expect(order).toMatchObject({ status: 'awaiting_admin', stage: 'awaiting_admin', failure_code: 'business_error' });
     expect(order.failure_reason).toMatch(/\p{Script=Han}/u);
     expect(platform.sandbox.control.ledger().renewals[String(hostId)]).toBeUndefined();
     expect(await dueOf(id)).toBe('2026-07-01 00:00:00');
@@ -331,5 +332,41 @@ describe('renewals awaiting an admin', () => {
     expect(unknown.body.message).toBe('服务订单（续费、流量包或配置变更）不存在');
     expectError(await platform.api.get('/api/v2/admin/service-orders/999999', { token }), 40400, 404);
     expectError(await platform.api.post('/api/v2/admin/service-orders/1/cancel', { token, body: { reason: 'x'.repeat(201) } }), 42200, 422);
+  });
+});
+
+describe('renewals waiting for upstream funds', () => {
+  it('waits in awaiting_upstream_funds while the supplier balance is short, then renews once by itself after a top-up', async () => {
+    const hostId = takeHost(platform);
+    const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId, price: '66.00', nextDueAt: due('2026-10-01 00:00:00') });
+    platform.sandbox.control.setCredit('1.00');
+    const invoice = await renew(id);
+    await payByBalance(invoice.id);
+    const waiting = await eventually(async () => {
+      const row = await platform.deps.db.models.ServiceOrder.findOne({ where: { invoice_id: invoice.id } });
+      return row?.stage === 'awaiting_upstream_funds' ? row : null;
+    }, 400);
+    expect(waiting).toMatchObject({ status: 'processing', upstream_paid_at: null, failure_code: null });
+    expect(Number(waiting.upstream_amount)).toBeGreaterThan(1);
+    expect(platform.sandbox.control.ledger().renewals[String(hostId)]).toBeUndefined();
+    const handle = platform.temporal.workflow.getHandle(renewWorkflowId(invoice.invoice_no));
+    await eventually(async () => ((await handle.describe()).typedSearchAttributes.get(SearchAttr.BusinessStage) === 'awaiting_upstream_funds' ? true : null), 400);
+
+    const token = await platform.rootToken();
+    const listed = await platform.api.get('/api/v2/admin/service-orders', { token, query: { stage: 'awaiting_upstream_funds', service_id: id } });
+    expect(listed.body.data.list).toEqual([expect.objectContaining({ invoice_id: invoice.id, stage: 'awaiting_upstream_funds' })]);
+    // It resumes by itself: a retry is refused, a cancel would be taken.
+    expectError(await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/retry`, { token }), 40945, 409);
+    const alerts = await platform.api.get('/api/v2/admin/economics/funds/alerts', { token, query: { supplier_id: platform.supplierId, kind: 'shortage' } });
+    expect(alerts.body.data.list).toEqual([expect.objectContaining({ balance: '1.00', needed: waiting.upstream_amount, resolved_at: null })]);
+
+    platform.sandbox.control.setCredit('10000.00');
+    const done = await orderReaches(invoice.id, ['succeeded'], 600);
+    expect(done.runs).toBe(1);
+    expect(platform.sandbox.control.ledger().renewals[String(hostId)]).toBe(1);
+    expect(platform.sandbox.control.credit()).toBe((10000 - Number(done.upstream_amount)).toFixed(2));
+    expect(await dueOf(id)).toBe('2026-11-01 00:00:00');
+    await handle.result();
+    await recordHistory(handle, RENEW_WORKFLOW_TYPE, 'awaiting-funds-renewed');
   });
 });

@@ -122,12 +122,12 @@ describe('traffic packages', () => {
   it('waits for an admin when the upstream refuses, and a cancel refunds the package to the balance', async () => {
     const hostId = takeHost(platform);
     const id = await createService(platform, { userId: client.id, productId: platform.productId, hostId });
-    platform.sandbox.control.setCredit('1.00');
+    platform.sandbox.control.failNext(1, 'refused', { path: '/pay' });
     try {
       const invoice = await order(id, 13);
       await pay(invoice.id);
       const failed = await orderReaches(invoice.id, ['awaiting_admin']);
-      expect(failed.failure_code).toBe('supplier_balance_insufficient');
+      expect(failed.failure_code).toBe('business_error');
       expectError(await platform.api.post(`${base}/${id}/traffic-packages/order`, { token: client.token, body: { package_id: 11 } }), 40941, 409);
       const token = await platform.rootToken();
       await platform.api.post(`/api/v2/admin/service-orders/${invoice.id}/cancel`, { token, body: { reason: '上游余额不足' } });
