@@ -3182,6 +3182,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/economics/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 经营提醒列表
+         * @description 每次变化一条（不是每次运行一条）：上游价格变化使毛利率低于下限或低于成本（price_drift）、上游工作因供应商余额不足而等待（funds_short，每个供应商每次不足一条）、余额不够未来续费（runway_short，每个供应商每天一条）、与上游对账的差异（reconciliation）。提醒与其记录在同一事务写入。筛选：kind、state；按编号倒序。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsAlertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/alerts/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 经营提醒统计
+         * @description 与列表相同的筛选（不分页）：总数、未读数与各类型未读数。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsAlertsSummaryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/alerts/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 标记经营提醒已读
+         * @description 未读 → 已读；重复标记原样返回。只改变提醒本身，不处理它所说的事。
+         *
+         *     需要管理员登录，权限 economics.manage
+         */
+        post: operations["adminEconomicsAlertsAcknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/users/{user}/recharges": {
         parameters: {
             query?: never;
@@ -4457,7 +4523,7 @@ export interface paths {
          * 续费与流量包订单列表
          * @description 每张已支付的续费（renew）、流量包（traffic_package）或升降级（upgrade）账单对应一笔订单，由工作流 renew:<invoice_no>、traffic:<invoice_no> 或 upgrade:<invoice_no> 处理：向上游申请账单并在支付前记录，支付上游账单（含糊的结果先核对再继续），再完成本地处理（续费顺延到期时间；升降级更新配置与锁定价格，降级差价退还至余额）。上游永久失败或重试用尽时状态为 awaiting_admin，等待管理员重试或取消（退款至余额）。
          *
-         *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
+         *     筛选：kind、status（pending、processing、awaiting_admin、succeeded、cancelled）、service_id、user_id、supplier_id、stage（阶段，如 awaiting_upstream_funds 等待上游余额、awaiting_admin 等待管理员）、stuck_minutes（未完成且阶段超过 N 分钟未变化）；按阶段变化时间倒序。
          *
          *     需要管理员登录，权限 service.view
          */
@@ -4640,6 +4706,50 @@ export interface paths {
          *     需要管理员登录，权限 economics.view
          */
         get: operations["adminEconomicsReconciliationRunsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/funds/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游余额提醒
+         * @description 余额不足（每个供应商每次不足一条，充值后解除）与续费预测不足（每个供应商每天一条）的提醒，最新在前。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsFundsAlertsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/economics/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 上游余额与续费预测（按供应商）
+         * @description 每个供应商：最近读取的上游余额、等待上游余额的开通与服务订单数、最近一次每日续费成本预测及余额是否足够。
+         *
+         *     需要管理员登录，权限 economics.view
+         */
+        get: operations["adminEconomicsFundsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8476,6 +8586,36 @@ export interface components {
              */
             created_at: string;
         };
+        AdminAlert: {
+            id: number;
+            /**
+             * @description price_drift、funds_short、runway_short、reconciliation
+             * @enum {string}
+             */
+            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+            kind_label: string;
+            /** @enum {string} */
+            severity: "info" | "warning" | "critical";
+            title: string;
+            message: string;
+            /** @description 相关对象的编号（商品、供应商、服务、记录等） */
+            subject: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            state: "open" | "acknowledged";
+            acknowledged_by: number | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            acknowledged_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string;
+        };
         ServiceSummary: {
             id: number;
             product_name: string;
@@ -9269,6 +9409,63 @@ export interface components {
             /** @description 本次不再出现而自动解决的差异数 */
             findings_resolved: number;
             error: string | null;
+        };
+        SupplierFundsAlert: {
+            id: number;
+            supplier_id: number;
+            /**
+             * @description shortage：余额不足以支付上游账单，工作等待充值；runway：余额不足以覆盖预测期内的续费
+             * @enum {string}
+             */
+            kind: "shortage" | "runway";
+            occasion: string;
+            balance: string | null;
+            needed: string | null;
+            message: string;
+            workflow_id: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            created_at: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            resolved_at: string | null;
+        };
+        SupplierFunds: {
+            supplier_id: number;
+            supplier_code: string;
+            supplier_name: string;
+            /** @description 上游账户余额（最近一次读取）；从未读取为 null */
+            balance: string | null;
+            currency: string | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            read_at: string | null;
+            /** @description 等待上游余额（awaiting_upstream_funds）的开通与服务订单数 */
+            awaiting_funds: number;
+            /** @description 当前是否有未解除的余额不足提醒 */
+            shortage_open: boolean;
+            /** @description 最近一次每日预测；尚未预测为 null */
+            runway: {
+                days: number;
+                /** @description 未来 days 天内到期续费的预计上游成本 */
+                cost: string;
+                renewals: number;
+                /** @description 其中无上游价格、按服务售价估算的续费数 */
+                estimated: number;
+                /** @description 余额是否足够；余额未知为 null */
+                covered: boolean | null;
+                /**
+                 * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                 * @example 2026-01-01 08:00:00
+                 */
+                forecast_at: string | null;
+            } | null;
         };
         AdminTicketItem: components["schemas"]["TicketItem"] & {
             user: {
@@ -18417,7 +18614,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 status?: "pending" | "provisioning" | "active" | "suspended" | "terminated" | "cancelled" | "failed";
-                stage?: "queued" | "prepare" | "login" | "cart" | "checkout" | "upstream_pay" | "host_lookup" | "bind" | "activate" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
+                stage?: "queued" | "prepare" | "login" | "cart" | "checkout" | "awaiting_upstream_funds" | "upstream_pay" | "host_lookup" | "bind" | "activate" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
                 stuck_minutes?: number | null;
                 supplier_id?: number;
                 user_id?: number;
@@ -24414,6 +24611,230 @@ export interface operations {
             };
         };
     };
+    adminEconomicsAlertsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+                state?: "open" | "acknowledged";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["AdminAlert"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsAlertsSummaryGet: {
+        parameters: {
+            query?: {
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+                state?: "open" | "acknowledged";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            total: number;
+                            open: number;
+                            open_by_kind: {
+                                price_drift: number;
+                                funds_short: number;
+                                runway_short: number;
+                                reconciliation: number;
+                            };
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsAlertsAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["AdminAlert"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminUsersRechargesCreate: {
         parameters: {
             query?: never;
@@ -30119,6 +30540,7 @@ export interface operations {
                 service_id?: number;
                 user_id?: number;
                 supplier_id?: number;
+                stage?: "queued" | "prepare" | "upstream_renew" | "upstream_buy" | "upstream_upgrade" | "awaiting_upstream_funds" | "upstream_pay" | "complete" | "done" | "awaiting_admin" | "cancelling" | "cancelled";
                 stuck_minutes?: number;
             };
             header?: never;
@@ -30914,6 +31336,154 @@ export interface operations {
                         message: string;
                         data: {
                             list: components["schemas"]["ReconciliationRun"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsFundsAlertsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                supplier_id?: number;
+                kind?: "shortage" | "runway";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierFundsAlert"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminEconomicsFundsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始 */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierFunds"][];
                             total: number;
                             page: number;
                             page_size: number;

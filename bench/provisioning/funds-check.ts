@@ -1,4 +1,4 @@
-// What the upstream funds check (issue #29, docs/economics-funds.md) adds to one provisioning:
+// What the upstream funds check (issue #29, docs/economics.md) adds to one provisioning:
 // `npx tsx bench/provisioning/funds-check.ts`. Throwaway PostgreSQL + Temporal, the API and a
 // worker process, the upstream sandbox with BENCH_UPSTREAM_LATENCY_MS (50) per call; the
 // provisioning bench (./run-provisioning.ts) with BENCH_PROVISIONINGS (20) at once, then one alone,

@@ -1,7 +1,7 @@
 import type { Migration } from './types.js';
 
 /**
- * Upstream funds (issue #29, docs/economics-funds.md): the last balance read of each supplier
+ * Upstream funds (issue #29, docs/economics.md): the last balance read of each supplier
  * with its runway forecast (`supplier_balances`), and the funds alerts admins are told of once
  * (`supplier_funds_alerts`): a shortage once per supplier and episode (one open row per supplier,
  * closed when a check finds the balance enough again), a runway shortfall once per supplier and

@@ -1,7 +1,7 @@
 import type { Migration } from './types.js';
 
 /**
- * Reconciliation with the supplier (docs/economics-reconciliation.md): one `reconciliation_runs`
+ * Reconciliation with the supplier (docs/economics.md): one `reconciliation_runs`
  * row per supplier and run (what was compared, counts), and `reconciliation_findings`, one row per
  * thing seen wrong, keyed by (supplier, kind, subject) so a daily run moves `last_seen_at` instead
  * of adding a row. `ours`/`theirs` hold what each side showed (never a password). A finding no

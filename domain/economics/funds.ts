@@ -7,7 +7,7 @@ import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { raiseAdminAlert } from './alerts.js';
 
 /**
- * Upstream funds (issue #29, docs/economics-funds.md): the supplier balance read through the
+ * Upstream funds (issue #29, docs/economics.md): the supplier balance read through the
  * plugin's `upstream.credit` action (`GET /cart/credit`) and kept in `supplier_balances`, the
  * check before each upstream payment (the workflow waits in `awaiting_upstream_funds` while it
  * answers short), and the funds alerts admins are told of once (`supplier_funds_alerts`).

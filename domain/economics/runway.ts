@@ -10,7 +10,7 @@ import { refreshSupplierBalance } from './funds.js';
 import { raiseAdminAlert } from './alerts.js';
 
 /**
- * The runway of upstream funds (issue #29, docs/economics-funds.md): per supplier, the upstream
+ * The runway of upstream funds (issue #29, docs/economics.md): per supplier, the upstream
  * cost of the renewals due within `runway_days` (setting `economics.runway_days`) against its
  * balance, daily; an alert (once per supplier and day) when the balance does not cover it.
  *

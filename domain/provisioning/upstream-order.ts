@@ -1,5 +1,4 @@
 import type { DomainDeps } from '../deps.js';
-import { formatMoney, MONEY_PATTERN } from '../../lib/money.js';
 import type { PreparedProvisioning } from './prepare.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { type SentMark, sendOnce } from '../suppliers/send-once.js';

@@ -169,7 +169,7 @@ async function finishRun(deps: DomainDeps, line: ReconcileLine, note: string): P
 
 /**
  * One supplier: its host list and its bill list against our services bound to it and the upstream
- * bills our records name (docs/economics-reconciliation.md). Nothing but the findings and the run
+ * bills our records name (docs/economics.md). Nothing but the findings and the run
  * row is written: no service, binding or order changes. A failed host list fails the run (no
  * finding is resolved); a bill list the upstream does not have (or that fails) leaves bills
  * uncompared, which the run says.

@@ -3,7 +3,7 @@ import { refreshSupplierBalances } from '../../domain/economics/funds.js';
 import { forecastRunway } from '../../domain/economics/runway.js';
 
 /**
- * Dev: the upstream funds page (GET /api/v2/admin/economics/funds, docs/economics-funds.md) shows
+ * Dev: the upstream funds page (GET /api/v2/admin/economics/funds, docs/economics.md) shows
  * figures from the first start: the suppliers' balances read from the sandbox and today's runway
  * forecast, as the `upstream.balances` and `upstream.runway` tasks would write them. Safe to
  * repeat (a read replaces the last one; a runway alert is written once per supplier and day).

@@ -1,7 +1,7 @@
 import { reconcileSuppliers } from '../../reconciliation/reconcile.js';
 import type { BuiltinTask } from '../types.js';
 
-/** Reconciliation with the supplier (docs/economics-reconciliation.md): findings only, nothing else changes. */
+/** Reconciliation with the supplier (docs/economics.md): findings only, nothing else changes. */
 export const reconcileSuppliersTask: BuiltinTask = {
   key: 'upstream.reconcile',
   title: '与上游供应商对账',
