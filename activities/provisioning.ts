@@ -11,6 +11,7 @@ import {
   type UpstreamOrder,
   type UpstreamPurchase,
 } from '../domain/provisioning/upstream-order.js';
+import { assertPurchaseAboveCost } from '../domain/economics/hold.js';
 import { checkUpstreamFunds } from '../domain/economics/funds.js';
 import { provisioningWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
@@ -37,14 +38,16 @@ export function createProvisioningActivities(deps: DomainDeps) {
     checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase), attempts(input.purchase)),
     // The funds check before the upstream payment (issue #29): the bill's amount from the checkout; a paid order needs none.
     checkProvisioningFunds: (input: { purchase: UpstreamPurchase; order: UpstreamOrder; refused: boolean }) =>
-      classified(() =>
-        checkUpstreamFunds(deps, {
+      classified(async () => {
+        // Before the funds: a purchase below its upstream cost waits for an admin (the hold, issue #29 §2).
+        if (!input.refused) await assertPurchaseAboveCost(deps, { serviceId: input.purchase.serviceId, upstreamAmount: input.order.paid ? null : (input.order.amount ?? null) });
+        return checkUpstreamFunds(deps, {
           supplierId: input.purchase.supplierId,
           amount: input.order.paid ? null : (input.order.amount ?? null),
           refused: input.refused,
           workflowId: input.purchase.traceId,
-        }),
-      ),
+        });
+      }),
     payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
       classified(() => payUpstreamOrder(deps, input.purchase, input.order), attempts(input.purchase)),
     lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) =>

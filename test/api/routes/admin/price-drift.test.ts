@@ -3,6 +3,8 @@ import { sqlOne, sqlRows } from '../../../../db/sql.js';
 import { checkPriceDrift } from '../../../../domain/economics/price-drift.js';
 import { adjustBalance, registerClient, type TestClient } from '../../../helpers/billing.js';
 import { expectError } from '../../../helpers/http.js';
+import { serviceReaches } from '../../../helpers/provisioning.js';
+import { eventually } from '../../../helpers/wait.js';
 import { seedService } from '../../../helpers/lifecycle.js';
 import { startServicesPlatform, type ServicesPlatform } from '../../../helpers/services.js';
 
@@ -190,6 +192,23 @@ describe('upstream price drift (issue #29 §2)', () => {
     expect(paid.body.code, paid.body.message).toBe(0);
     const row = await sqlOne<{ status: string }>(platform.deps, 'SELECT status FROM invoices WHERE id = $1', [unpaidInvoiceId]);
     expect(row?.status).toBe('paid');
+
+    // The cost is checked again at the upstream purchase: the bill is above the service's price,
+    // so nothing is paid upstream and the provisioning waits for an admin, who decides once.
+    const service = await eventually(() => platform.deps.db.models.Service.findOne({ where: { invoice_id: unpaidInvoiceId } }));
+    const parked = await eventually(async () => {
+      const s = await platform.deps.db.models.Service.findByPk(service.id);
+      return s?.provisioning_stage === 'awaiting_admin' ? s : null;
+    }, 1200);
+    expect(parked.failure_code).toBe('below_upstream_cost');
+    expect(parked.failure_reason).toMatch(/高于本服务售价 88\.80 元/);
+    const binding = await sqlOne<{ upstream_invoice_id: string }>(platform.deps, 'SELECT upstream_invoice_id::text FROM service_upstream_bindings WHERE service_id = $1', [service.id]);
+    expect(binding?.upstream_invoice_id).toBeTruthy();
+    expect(platform.sandbox.control.ledger().pays[String(binding?.upstream_invoice_id)]).toBeUndefined();
+    const retried = await platform.api.post(`/api/v2/admin/provisioning/${service.id}/retry`, { token, body: { reason: '按此成本购买' } });
+    expect(retried.body.code, retried.body.message).toBe(0);
+    expect((await serviceReaches(platform, service.id, ['active'])).status).toBe('active');
+    expect(platform.sandbox.control.ledger().pays[String(binding?.upstream_invoice_id)]).toBe(1);
   });
 
   it('declares the check as an hourly, manually triggerable task', async () => {
