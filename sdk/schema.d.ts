@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * 健康检查：数据库与 Temporal 连通性
-         * @description 全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。进程正在停止（收到 SIGTERM 后的摘流阶段）时同样 HTTP 503、code 50300，data.status 为 stopping，负载均衡据此摘除该实例，进行中的请求仍会完成。
+         * @description 数据库与 Temporal 的检查结果最多缓存 1 秒（同一秒内与检查进行中到达的探测共用一次检查）。全部正常时 code 为 0；任一依赖不可用时 HTTP 503、code 50300，data 中标明哪一项不可用。进程正在停止（收到 SIGTERM 后的摘流阶段）时同样 HTTP 503、code 50300，data.status 为 stopping，负载均衡据此摘除该实例，进行中的请求仍会完成。
          *
          *     接受未声明的查询参数：负载均衡与监控探针可能附加自己的参数（防缓存、探针编号）；健康检查不读取任何参数
          *
