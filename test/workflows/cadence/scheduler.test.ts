@@ -187,8 +187,8 @@ describe('the hourly and daily runs', () => {
     // 03:00 on 6 January in Asia/Shanghai: the slot is that day's midnight there.
     expect(result.slotAt).toBe('2026-01-05T16:00:00.000Z');
     // Log retention, the renewal invoices, the stale invoice cancellation, the member levels by spend,
-    // the admin audit chain check and the upstream runway forecast.
-    expect(result.summary).toMatchObject({ tasks_started: 6, hook_failures: 0 });
+    // the admin audit chain check, the upstream runway forecast and the reconciliation with the suppliers.
+    expect(result.summary).toMatchObject({ tasks_started: 7, hook_failures: 0 });
     expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'daily')).toEqual([
       'before_daily_cron:callable',
       'tick.daily:class',
