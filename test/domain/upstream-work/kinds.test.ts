@@ -59,8 +59,9 @@ describe('the upstream-work kernel’s table of kinds', () => {
       expect(PROVISION_STAGES).toContain(stage);
       expect(SERVICE_ORDER_STAGES).toContain(stage);
     }
-    // The lists (and the admin filters built on them) are those of before.
-    expect(PROVISION_STAGES).toEqual(['queued', 'prepare', 'login', 'cart', 'checkout', 'upstream_pay', 'host_lookup', 'bind', 'activate', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
-    expect(SERVICE_ORDER_STAGES).toEqual(['queued', 'prepare', 'upstream_renew', 'upstream_buy', 'upstream_upgrade', 'upstream_pay', 'complete', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
+    // The lists (and the admin filters built on them): those of before, with the funds wait (issue #29)
+    // added once, before the payment, in every kind.
+    expect(PROVISION_STAGES).toEqual(['queued', 'prepare', 'login', 'cart', 'checkout', 'awaiting_upstream_funds', 'upstream_pay', 'host_lookup', 'bind', 'activate', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
+    expect(SERVICE_ORDER_STAGES).toEqual(['queued', 'prepare', 'upstream_renew', 'upstream_buy', 'upstream_upgrade', 'awaiting_upstream_funds', 'upstream_pay', 'complete', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
   });
 });
