@@ -337,7 +337,8 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     }
     await Promise.all(orders.map((o) => provisionedOnce(o.invoiceId)));
     await expectBooksBalanced(platform);
-  });
+    // 180 s: a worker and an API restarted mid-burst took over 60 s on the loaded shared machine.
+  }, 180_000);
 
   it('rolls workers then APIs one by one with SIGTERM under a stream of purchases: no 5xx, each provisioned once', async (ctx) => {
     if (skipReason) return ctx.skip();

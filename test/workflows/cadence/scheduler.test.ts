@@ -90,7 +90,11 @@ describe('the heartbeat', () => {
 
   it('runs each task with before_cron, task.before, its custom hook, task.after and after_cron in order', async () => {
     // The custom hook's context carries the payload the task gave it (its task_key) and source_plugin.
-    const lines = probes.lines().filter((l) => l.context.task_key === 'probe.every');
+    // after_cron fires once the task's run is closed, so it may come after the first test's wait.
+    const lines = await eventually(async () => {
+      const seen = probes.lines().filter((l) => l.context.task_key === 'probe.every');
+      return seen.some((l) => l.hook === 'after_cron') ? seen : null;
+    });
     expect(lines.map((l) => `${l.hook}:${l.listener}`)).toEqual([
       'before_cron:callable',
       'task.before:callable',
