@@ -1,5 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { requestId } from 'hono/request-id';
 import { consolePageRoutes } from './console/vnc-page.js';
 import { createVncRelay } from './console/vnc-relay.js';
 import { installChineseValidationMessages } from '../lib/zod-zh.js';
@@ -13,7 +12,9 @@ import { metricsRegistry } from '../lib/metrics.js';
 import { metricsAuthorised, renderMetrics } from '../lib/metrics-server.js';
 import { activeTraceId } from '../lib/tracing-context.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
-import { corsForOrigins, noStoreByDefault, securityHeaders } from './middleware/security-headers.js';
+import { corsForOrigins, prepareAnswerDefaults } from './middleware/security-headers.js';
+import { requestIdentity } from './middleware/request-id.js';
+import { createPublicAnswers } from './public-answers.js';
 import { docsRoutes } from './openapi/docs.js';
 import { fixNullableRefs } from './openapi/nullable-refs.js';
 import { assertOperations, BEARER_SCHEME } from './openapi/operations.js';
@@ -204,17 +205,19 @@ export function openApiDocument(api = createApiRoutes()) {
 export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
+  const generateId = () => activeTraceId() ?? crypto.randomUUID();
+  const publicAnswers = createPublicAnswers({ cache: deps.catalogueCache, enabled: !deps.config.tracing, generateId });
   app.use(async (c, next) => {
     c.set('deps', deps);
+    c.set('publicAnswers', publicAnswers);
     await next();
   });
   if (deps.config.tracing) app.use(traceRequests);
   // With tracing on, the request id is the request's trace id (docs/operations.md "Traces").
-  app.use(requestId({ headerName: 'X-Request-Id', generator: () => activeTraceId() ?? crypto.randomUUID() }));
+  app.use(requestIdentity(generateId));
   app.use(observeRequests);
-  // On every answer, errors and preflights included (the not-found and error handlers run inside).
-  app.use(securityHeaders());
-  app.use(noStoreByDefault);
+  // The security headers and `Cache-Control: no-store` are on every answer, errors and preflights
+  // included: set on Node's response before the app runs (`prepare` below, called by `serveApp`).
   const cors = corsForOrigins(deps.config.corsOrigins);
   if (cors) app.use(cors);
 
@@ -239,7 +242,7 @@ export function createApp(deps: AppDeps) {
   app.onError(handleError);
   app.notFound(createNotFoundHandler(app));
   // The console relay's websocket, served by `serveApp` on the same server.
-  return Object.assign(app, { upgrade: createVncRelay(deps) });
+  return Object.assign(app, { upgrade: createVncRelay(deps), prepare: prepareAnswerDefaults, answerDirectly: publicAnswers.answer });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,11 +1,25 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import type { AppEnv } from './context.js';
+import { routeTemplate } from './middleware/operations.js';
 import { cachedComputation, cachedRead } from '../domain/catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { ErrorCode } from '../lib/errors.js';
 import { unixSeconds } from '../lib/time.js';
 import type { ok } from './envelope.js';
 
-/** The `data` of a cached answer, already serialised (`T` only types the route's response). */
-export type CachedData<T> = { json: string; bytes: number; readonly _type?: T };
+/**
+ * The `data` of a cached answer, already serialised (`T` only types the route's response), and
+ * the last whole answer built around it as bytes (`okCached`): a hot entry is encoded once a
+ * second (the envelope's timestamp), not once per request.
+ */
+export type CachedData<T> = {
+  json: string;
+  /** The catalogue cache key it is stored under. */
+  key: string;
+  answer?: { message: string; second: number; bytes: Uint8Array<ArrayBuffer> };
+  readonly _type?: T;
+};
 
 /**
  * A public read served from the catalogue cache as serialised JSON: a hit costs neither the
@@ -15,7 +29,7 @@ export type CachedData<T> = { json: string; bytes: number; readonly _type?: T };
 export async function cachedData<T>(deps: DomainDeps, key: string, load: () => Promise<T | null>): Promise<CachedData<T> | null> {
   return cachedRead(deps, key, async () => {
     const data = await load();
-    return data === null ? null : serialised(data);
+    return data === null ? null : serialised(data, key);
   });
 }
 
@@ -24,35 +38,50 @@ export async function cachedData<T>(deps: DomainDeps, key: string, load: () => P
  * catalogue change (see `cachedComputation`); a refusal thrown by `compute` is never remembered.
  */
 export async function cachedComputedData<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<CachedData<T>> {
-  return cachedComputation(deps, key, async () => serialised(await compute()));
+  return cachedComputation(deps, key, async () => serialised(await compute(), key));
 }
 
-function serialised<T>(data: T): CachedData<T> {
-  const json = JSON.stringify(data);
-  return { json, bytes: Buffer.byteLength(json) };
+function serialised<T>(data: T, key: string): CachedData<T> {
+  return { json: JSON.stringify(data), key };
 }
 
-const HEADS = new Map<string, { text: string; bytes: number }>();
+const HEADS = new Map<string, string>();
 
-function headFor(message: string): { text: string; bytes: number } {
+function headFor(message: string): string {
   let head = HEADS.get(message);
   if (!head) {
-    const text = `{"code":0,"message":${JSON.stringify(message)},"data":`;
-    head = { text, bytes: Buffer.byteLength(text) };
+    head = `{"code":0,"message":${JSON.stringify(message)},"data":`;
     HEADS.set(message, head);
   }
   return head;
 }
 
-/** The success envelope around cached data, byte for byte what `ok(c, data, message)` would answer. */
-export function okCached<T>(c: Context, data: CachedData<T>, message = '成功'): ReturnType<typeof ok<T>> {
-  const head = headFor(message);
-  const tail = `,"timestamp":${unixSeconds()}}`;
-  const response = c.body(head.text + data.json + tail, 200, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': String(head.bytes + data.bytes + tail.length),
-  });
-  // The envelope is built as text; the route's typed response is the same JSON.
+/** The whole answer around cached data as bytes, encoded at most once a second (its timestamp). */
+function answerBytes(data: CachedData<unknown>, message: string): Uint8Array<ArrayBuffer> {
+  const second = unixSeconds();
+  let answer = data.answer;
+  if (answer?.second !== second || answer.message !== message) {
+    answer = { message, second, bytes: new TextEncoder().encode(`${headFor(message)}${data.json},"timestamp":${second}}`) };
+    data.answer = answer;
+  }
+  return answer.bytes;
+}
+
+/**
+ * The success envelope around cached data, byte for byte what `ok(c, data, message)` would
+ * answer. A GET answered so is remembered by its URL (api/public-answers.ts): the next request
+ * for the same URL is answered before the router while the cache entry lasts.
+ */
+export function okCached<T>(c: Context<AppEnv>, data: CachedData<T>, message = '成功'): ReturnType<typeof ok<T>> {
+  c.set('responseCode', ErrorCode.OK);
+  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+  if (incoming?.method === 'GET') {
+    c.var.publicAnswers?.remember(incoming.url, { route: routeTemplate(c), key: data.key, data, bytes: () => answerBytes(data, message) });
+  }
+  // Bytes and one header, a plain object: @hono/node-server writes them as they are, with their
+  // length (its fast path; more headers here would build undici `Headers` for every answer).
+  const response = c.body(answerBytes(data, message), 200, { 'content-type': 'application/json; charset=UTF-8' });
+  // The envelope is built as bytes; the route's typed response is the same JSON.
   return response as unknown as ReturnType<typeof ok<T>>;
 }
 

@@ -4,6 +4,7 @@ import type { RequestLogRecord } from '../domain/logs/request-logs.js';
 import type { DomainDeps } from '../domain/deps.js';
 import type { TemporalGateway } from '../lib/temporal.js';
 import type { AdminPrincipal, ClientPrincipal } from '../domain/auth/principals.js';
+import type { PublicAnswers } from './public-answers.js';
 
 /** Everything a request handler may reach: built once per process by `createApp`. */
 export type AppDeps = DomainDeps & {
@@ -27,7 +28,9 @@ export type AppEnv = {
     requestId: string;
     admin: AdminPrincipal;
     client: ClientPrincipal;
-    /** The envelope code of an error answer (set by `fail`), for the request log and metrics. */
+    /** The envelope code of the answer (set by `ok`, `okCached` and `fail`), for the request log and metrics. */
     responseCode: number;
+    /** The public catalogue's answers by URL, answered before the router (api/public-answers.ts). */
+    publicAnswers: PublicAnswers;
   };
 };

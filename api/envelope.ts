@@ -12,6 +12,8 @@ export function envelope<T>(data: T, message = '成功', code: number = ErrorCod
 
 /** The success answer of every JSON route. */
 export function ok<T>(c: Context, data: T, message = '成功') {
+  // The request log and metrics read the code from here, not from the answer's headers (api/middleware/operations.ts).
+  c.set('responseCode', ErrorCode.OK);
   return c.json(envelope(data, message), 200 as const);
 }
 

@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, ServerResponse } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
@@ -40,7 +40,14 @@ function serveAsRequest(server: ServerType, req: IncomingMessage, socket: Duplex
  * What `serveApp` needs of an app: Hono's `fetch`, which takes the Node bindings as its env, and
  * optionally an upgrade handler (WebSocket is outside the JSON envelope and Hono's routing).
  */
-export type FetchApp = { fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>; upgrade?: UpgradeHandler };
+export type FetchApp = {
+  fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>;
+  upgrade?: UpgradeHandler;
+  /** Run on Node's response before `fetch`: headers every answer carries unless it sets its own (`writeHead` takes precedence). */
+  prepare?: (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+  /** Answers a request before `fetch` (Hono is never reached) and returns true, or returns false. */
+  answerDirectly?: (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
+};
 
 export type ServedApp = {
   server: ServerType;
@@ -81,16 +88,21 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
  */
 export async function serveApp(app: FetchApp, options: { hostname: string; port: number }): Promise<ServedApp> {
   let inFlight = 0;
+  const prepare = app.prepare;
   const fetch = async (request: Request, env: HttpBindings | Http2Bindings) => {
     inFlight += 1;
     try {
+      if (prepare && env.outgoing instanceof ServerResponse) prepare(env.incoming as IncomingMessage, env.outgoing);
       return await app.fetch(request, env);
     } finally {
       inFlight -= 1;
     }
   };
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, hostname: options.hostname, port: options.port }, () => {
+    const direct = app.answerDirectly;
+    const createServer: typeof createHttpServer = ((serverOptions: ServerOptions, listener: RequestListener) =>
+      createHttpServer(serverOptions, direct ? (req, res) => direct(req, res) || listener(req, res) : listener)) as typeof createHttpServer;
+    const s = serve({ fetch, hostname: options.hostname, port: options.port, createServer }, () => {
       s.off('error', reject);
       s.on('clientError', answerClientError);
       const upgrade = app.upgrade;

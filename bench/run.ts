@@ -6,8 +6,10 @@
 // request succeeded and the money and provisioning checks are clean (integrity, exactly once, all
 // active, no duplicate purchase), non-zero otherwise or when the bench cannot run.
 // Each pair also samples the peak resident set size (/proc/<pid>/status VmRSS every 100 ms,
-// bench/lib/rss.ts) of the API and, where one runs, the worker (targets: API < 300 MB, worker
-// < 500 MB), with the baseline process's beside them; "n/a" without /proc.
+// bench/lib/rss.ts) of the API and, where one runs, the worker (targets: API < 250 MB, worker
+// < 400 MB), with the baseline process's beside them; "n/a" without /proc. The API and the worker
+// run as production runs them, `node dist/…` after one `npm run build` at the start
+// (bench/lib/built.ts; BENCH_FROM_SOURCE=1 runs the sources under tsx instead).
 //
 // Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
 // BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_CATALOGUE_CONNECTIONS (public
@@ -44,6 +46,7 @@ import { appendRunRecord } from './lib/run-record.js';
 import { seedBenchData } from './lib/seed.js';
 import { type BenchSettings, readBenchSettings } from './lib/settings.js';
 import { startApi } from './lib/start-api.js';
+import { ensureBuilt } from './lib/built.js';
 import { startBare } from './lib/start-bare.js';
 import { writeResults } from './lib/write-results.js';
 import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money/run-money.js';
@@ -126,6 +129,7 @@ type PlatformBenches = {
 async function runPlatformBenches(settings: BenchSettings, only: string | undefined, signal: AbortSignal): Promise<PlatformBenches> {
   const cleanup = createCleanup(log);
   try {
+    ensureBuilt(log);
     log('启动临时基础设施 / starting throwaway PostgreSQL + Temporal…');
     const infra = await startEphemeralInfra(log);
     cleanup.add('infra', () => infra.stop());

@@ -11,6 +11,22 @@ import { requestMeta } from './request-meta.js';
 /** Paths never written to the request log (probes and scrapes would drown it); still counted in metrics. */
 const UNLOGGED = new Set(['/api/health', '/metrics']);
 
+/** The public catalogue (menus, lists, details, quotes, content): `/api/v2/site/…`. */
+const SITE_PREFIX = '/api/v2/site/';
+
+/**
+ * Whether a request becomes a row of the request log (`api-logs`). Not the probes and scrapes,
+ * and not the public catalogue's answered reads: the storefront is read thousands of times a
+ * second, and a row for each would make the log a second copy of the traffic (one INSERT per
+ * page view) while telling an admin nothing a counter does not. Those are counted in metrics
+ * (`http_requests_total` by route template and status). A site request that fails (4xx, 5xx) is
+ * still a row: scanners, broken links and errors are what the log is read for.
+ */
+export function requestLogged(path: string, status: number): boolean {
+  if (UNLOGGED.has(path)) return false;
+  return !(status < 400 && path.startsWith(SITE_PREFIX));
+}
+
 /** Hono's `:name` as the OpenAPI `{name}`; unmatched paths collapse to one label (no concrete path ever becomes a label). */
 export function routeTemplate(c: Context<AppEnv>): string {
   let path: string;
@@ -56,7 +72,7 @@ export const observeRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
       const code = answerCode(c);
       httpRequests.inc({ method: c.req.method, route, status: String(status), code: code === null ? '' : String(code) });
       httpRequestDuration.observe({ method: c.req.method, route }, seconds);
-      if (!UNLOGGED.has(c.req.path)) {
+      if (requestLogged(c.req.path, status)) {
         deps.operations?.requestLog.push({
           method: c.req.method,
           route,

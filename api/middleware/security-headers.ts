@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
@@ -20,19 +21,45 @@ export function securityHeaders(csp: ContentSecurityPolicy = JSON_CSP): Middlewa
 }
 
 /** Public catalogue reads: cacheable by whatever the route sets itself (nothing today). */
-function isSiteRead(method: string, path: string): boolean {
+function isSiteRead(method: string | undefined, path: string): boolean {
   return (method === 'GET' || method === 'HEAD') && path.startsWith('/api/v2/site/');
 }
 
 /**
- * `Cache-Control: no-store` on every answer that did not set its own cache policy, except public
- * catalogue reads: tokens, personal data and admin data must never sit in a browser or proxy cache.
+ * The headers of every JSON answer: exactly what `securityHeaders()` (hono's secure headers with
+ * `JSON_CSP`) sets, checked by test/api/security-headers.test.ts.
  */
-export const noStoreByDefault: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
-  if (c.res.headers.has('cache-control') || isSiteRead(c.req.method, c.req.path)) return;
-  c.res.headers.set('Cache-Control', 'no-store');
-};
+export const ANSWER_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  ['Origin-Agent-Cluster', '?1'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-DNS-Prefetch-Control', 'off'],
+  ['X-Download-Options', 'noopen'],
+  ['X-Frame-Options', 'DENY'],
+  ['X-Permitted-Cross-Domain-Policies', 'none'],
+  ['X-XSS-Protection', '0'],
+];
+
+/**
+ * The defaults of every answer, set on Node's response before the app runs (`serveApp` calls it
+ * through `FetchApp.prepare`): the security headers above, and `Cache-Control: no-store` except on
+ * public catalogue reads (tokens, personal data and admin data must never sit in a browser or proxy
+ * cache). Node merges them under the headers the answer itself carries (`writeHead` takes
+ * precedence), so a route or page that sets its own (the docs page's CSP, a cache policy) keeps it.
+ *
+ * Set here rather than by middleware after the handler: touching a finished answer's headers turns
+ * @hono/node-server's cached answer into a full fetch `Response` with undici `Headers`, which cost
+ * the public reads about a third of their throughput (issue #30, docs/benchmarks.md).
+ */
+export function prepareAnswerDefaults(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  for (const [name, value] of ANSWER_SECURITY_HEADERS) outgoing.setHeader(name, value);
+  const url = incoming.url ?? '/';
+  const query = url.indexOf('?');
+  if (!isSiteRead(incoming.method, query === -1 ? url : url.slice(0, query))) outgoing.setHeader('Cache-Control', 'no-store');
+}
 
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];

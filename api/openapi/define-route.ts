@@ -144,7 +144,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
     // refuses, then a replayed answer for a repeated idempotency key.
     middleware: [
       ...(spec.request?.body ? [limitBody(spec.bodyLimitBytes ?? JSON_BODY_LIMIT_BYTES)] : []),
-      requireAccess(spec.access),
+      // A public route has no access check: nothing to run.
+      ...(spec.access.surface === 'public' ? [] : [requireAccess(spec.access)]),
       // Every admin write is audited, here and only here (docs/operations.md "Admin audit"), refused ones included.
       ...(spec.access.surface === 'admin' && spec.method !== 'get' ? [auditAdminWrite(spec)] : []),
       // After the audit, so that its refusals (enrol-only session, step-up) are audited too.

@@ -12,7 +12,7 @@ export type RunningServer = {
 };
 
 /**
- * Starts a Node entry under tsx with PORT and HOST on a free loopback port and waits until
+ * Starts a Node entry (ours from `dist/` when built: ./built.ts; bench code under tsx) with PORT and HOST on a free loopback port and waits until
  * `readyPath` answers 200. An exit before `stop()` is reported, since results would be void.
  */
 export async function startServerChild(options: {

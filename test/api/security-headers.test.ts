@@ -1,4 +1,6 @@
+import { Hono, type MiddlewareHandler } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER_SECURITY_HEADERS, securityHeaders } from '../../api/middleware/security-headers.js';
 import { createApp } from '../../api/app.js';
 import { type ServedApp, serveApp } from '../../api/server.js';
 import { type ApiClient, createApiClient, expectError } from '../helpers/http.js';
@@ -39,6 +41,17 @@ function corsHeaders(headers: Headers): string[] {
 }
 
 describe('security headers', () => {
+  it('set before the app runs are exactly what hono secure headers of the JSON policy set', async () => {
+    const probe = new Hono();
+    probe.use(securityHeaders() as MiddlewareHandler);
+    probe.get('/', (c) => c.body(null, 204));
+    const expected = [...(await probe.request('/')).headers].sort(([a], [b]) => a.localeCompare(b));
+    const ours = ANSWER_SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]).sort(([a], [b]) => (a as string).localeCompare(b as string));
+    expect(ours).toEqual(expected);
+    const res = await platform.api.get('/api/v2/admin/auth/me', { token });
+    for (const [name, value] of expected) expect(res.headers.get(name as string), name).toBe(value);
+  });
+
   it('are on a public catalogue read, which stays cacheable', async () => {
     const res = await platform.api.get('/api/v2/site/config');
     expect(res.body.code).toBe(0);

@@ -72,7 +72,7 @@ const requestLogs = defineRoute({
   path: '/api/v2/admin/logs/api-logs',
   tags,
   summary: '接口请求日志',
-  description: '每个接口请求一行（健康检查与指标抓取除外），批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。',
+  description: '每个接口请求一行，批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。不记录：健康检查、指标抓取，以及站点公开目录（/api/v2/site/…）成功的请求（只计入指标 http_requests_total）；站点请求失败（4xx、5xx）照常记录。',
   access: view,
   request: {
     query: listQuery({

@@ -180,6 +180,18 @@ describe('logs', () => {
     expect(filtered.body.data.total).toBeGreaterThanOrEqual(1);
   });
 
+  it('leaves answered public catalogue reads out of the request log and keeps the ones that fail', async () => {
+    const read = await platform.api.get('/api/v2/site/products', { query: { page_size: 1 } });
+    expect(read.status).toBe(200);
+    const missing = await platform.api.get('/api/v2/site/products/987654321');
+    expect(missing.status).toBe(404);
+    await flushLogs();
+    const logged = async (requestId: string) =>
+      (await platform.api.get('/api/v2/admin/logs/api-logs', { token, query: { request_id: requestId } })).body.data.total as number;
+    await eventually(async () => ((await logged(missing.headers.get('x-request-id') as string)) === 1 ? true : null));
+    expect(await logged(read.headers.get('x-request-id') as string)).toBe(0);
+  });
+
   it('writes the system log for migrations and plugin lifecycle, with no configuration values', async () => {
     const plugin = await installPlugin(platform.deps, 'payment', 'qrpay');
     const secret = TEST_MERCHANT_PRIVATE_KEY_PEM;

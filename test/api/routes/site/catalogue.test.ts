@@ -6,6 +6,7 @@ import { expectError } from '../../../helpers/http.js';
 import { RESPONSE_LIMIT_FIRST_SCREEN } from '../../../helpers/limits.js';
 import { createPluginsRoot, upstreamFixtureManifest } from '../../../helpers/plugin-fixtures.js';
 import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+import { metricsRegistry } from '../../../../lib/metrics.js';
 
 const fixtures = createPluginsRoot();
 let platform: TestPlatform;
@@ -204,6 +205,36 @@ describe('site product detail', () => {
     expect((await site('/products', { first_product_group_id: menu.id })).body.data.total).toBe(0);
     await admin.call('put', `/api/v2/admin/products/${product.id}`, { status: 'active' });
     expect((await site(`/products/${product.id}`)).body.data.name).toBe('新名字');
+  });
+
+  it('answers a URL read before from its cached answer (api/public-answers.ts), with the headers of any answer, until a write', async () => {
+    const menu = await admin.menu({ name: '直答', product_type: 'cdn' });
+    const product = await admin.product({ name: '直答商品', first_product_group_id: menu.id });
+    const lane = async () => {
+      const metric = await metricsRegistry.getSingleMetric('cache_lookups_total')?.get();
+      return metric?.values.find((v) => v.labels.cache === 'public_answers' && v.labels.result === 'hit')?.value ?? 0;
+    };
+    const first = await site(`/products/${product.id}`);
+    const before = await lane();
+    const again = await site(`/products/${product.id}`);
+    const own = await platform.api.get(`/api/v2/site/products/${product.id}`, { headers: { 'x-request-id': 'caller-id-1' } });
+    expect(await lane()).toBe(before + 2);
+    expect(again.body.data).toEqual(first.body.data);
+    for (const res of [again, own]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('cache-control')).toBeNull();
+      expect(res.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    }
+    expect(again.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(own.headers.get('x-request-id')).toBe('caller-id-1');
+    // Another URL of the same route is the chain's: an undeclared parameter is refused as ever.
+    expectError(await site(`/products/${product.id}`, { colour: 'red' }), 42200, 422);
+    await admin.call('put', `/api/v2/admin/products/${product.id}`, { name: '直答改名' });
+    expect((await site(`/products/${product.id}`)).body.data.name).toBe('直答改名');
+    await admin.call('put', `/api/v2/admin/products/${product.id}`, { status: 'hidden' });
+    expectError(await site(`/products/${product.id}`), 40400, 404);
   });
 });
 
