@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { AppEnv } from './context.js';
+import { rawBodyBytes } from './middleware/input-guard.js';
 import { routeTemplate } from './middleware/operations.js';
 import { cachedComputation, cachedRead } from '../domain/catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../domain/deps.js';
@@ -15,7 +16,8 @@ import type { ok } from './envelope.js';
  */
 export type CachedData<T> = {
   json: string;
-  /** The catalogue cache key it is stored under. */
+  /** Where it is stored in the catalogue cache (reads, or computed answers) and under which key. */
+  space: 'reads' | 'computed';
   key: string;
   answer?: { message: string; second: number; bytes: Uint8Array<ArrayBuffer> };
   readonly _type?: T;
@@ -29,7 +31,7 @@ export type CachedData<T> = {
 export async function cachedData<T>(deps: DomainDeps, key: string, load: () => Promise<T | null>): Promise<CachedData<T> | null> {
   return cachedRead(deps, key, async () => {
     const data = await load();
-    return data === null ? null : serialised(data, key);
+    return data === null ? null : serialised(data, 'reads', key);
   });
 }
 
@@ -38,11 +40,11 @@ export async function cachedData<T>(deps: DomainDeps, key: string, load: () => P
  * catalogue change (see `cachedComputation`); a refusal thrown by `compute` is never remembered.
  */
 export async function cachedComputedData<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<CachedData<T>> {
-  return cachedComputation(deps, key, async () => serialised(await compute(), key));
+  return cachedComputation(deps, key, async () => serialised(await compute(), 'computed', key));
 }
 
-function serialised<T>(data: T, key: string): CachedData<T> {
-  return { json: JSON.stringify(data), key };
+function serialised<T>(data: T, space: CachedData<T>['space'], key: string): CachedData<T> {
+  return { json: JSON.stringify(data), space, key };
 }
 
 const HEADS = new Map<string, string>();
@@ -69,14 +71,21 @@ function answerBytes(data: CachedData<unknown>, message: string): Uint8Array<Arr
 
 /**
  * The success envelope around cached data, byte for byte what `ok(c, data, message)` would
- * answer. A GET answered so is remembered by its URL (api/public-answers.ts): the next request
- * for the same URL is answered before the router while the cache entry lasts.
+ * answer. The request is remembered (api/public-answers.ts) unless `rememberable` is false (the
+ * answer depends on more than the catalogue cache): the same GET, or anonymous POST with the same
+ * body, is then answered before the router while the cache entry lasts.
  */
-export function okCached<T>(c: Context<AppEnv>, data: CachedData<T>, message = '成功'): ReturnType<typeof ok<T>> {
+export function okCached<T>(c: Context<AppEnv>, data: CachedData<T>, message = '成功', rememberable = true): ReturnType<typeof ok<T>> {
   c.set('responseCode', ErrorCode.OK);
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  if (incoming?.method === 'GET') {
-    c.var.publicAnswers?.remember(incoming.url, { route: routeTemplate(c), key: data.key, data, bytes: () => answerBytes(data, message) });
+  if (rememberable && incoming) {
+    c.var.publicAnswers?.remember(incoming.method, incoming.url, rawBodyBytes(incoming), {
+      route: routeTemplate(c),
+      space: data.space,
+      key: data.key,
+      data,
+      bytes: () => answerBytes(data, message),
+    });
   }
   // Bytes and one header, a plain object: @hono/node-server writes them as they are, with their
   // length (its fast path; more headers here would build undici `Headers` for every answer).

@@ -1,50 +1,63 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CatalogueCache } from '../domain/catalogue/catalogue-cache.js';
 import { cacheLookups, httpRequestDuration, httpRequests } from '../lib/metrics.js';
-import { ANSWER_SECURITY_HEADERS } from './middleware/security-headers.js';
+import { stashRawBody } from './middleware/input-guard.js';
+import { prepareAnswerDefaults } from './middleware/security-headers.js';
 
-/** Distinct URLs remembered at most; past it the map starts over (query strings are the caller's). */
-const MAX_URLS = 2_000;
+/** Distinct requests remembered at most; past it the map starts over (query strings and bodies are the caller's). */
+const MAX_REMEMBERED = 2_000;
 /** Longer request targets are never remembered. */
 const MAX_URL_LENGTH = 1_024;
+/** Larger bodies (a quote's is ~100 bytes) are never remembered nor read here. */
+const MAX_BODY_BYTES = 2_048;
 /** A request id the caller may send (as `requestIdentity`). */
 const SENT_ID = /^[\w\-=]{1,255}$/;
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
-type Remembered = {
+export type RememberedAnswer = {
   /** The route template, for the metrics (`/api/v2/site/products/{productId}`). */
   route: string;
-  /** The catalogue cache key the answer was built from, and the value it held then. */
+  /** Where the answer's data sits in the catalogue cache (`reads`, or `computed` for a quote), its key, and the value it held then. */
+  space: 'reads' | 'computed';
   key: string;
   data: unknown;
-  /** The answer's bytes of one second (`okCached` renews them). */
+  /** The answer's bytes of the current second (`okCached` renews them). */
   bytes: () => Uint8Array;
 };
 
+const requestKey = (url: string, body: string | undefined) => (body === undefined ? url : `${url}\n${body}`);
+
 /**
- * The public catalogue's answers by request target (`GET /api/v2/site/products?page=1&…`),
- * answered before the router: a URL the whole chain has answered 200 from the catalogue cache
- * (`okCached`) is answered again from the same cached bytes while that cache entry is the same
- * object, so it follows the catalogue cache exactly (a catalogue write, a LISTEN reset or the TTL
- * ends both). Such a request has nothing left to check: it carries no body, no credential is read
- * by these routes, and the same target was validated (query keys, strings, the query schema) by
- * the chain when it was remembered; the answer does not depend on anything else. It still gets
- * what every answer gets: the security headers, a request id, the metrics (route template, 200,
- * code 0; `cache_lookups_total{cache="public_answers"}` counts them, and the remembered URLs found
+ * The public catalogue's answers by request, answered before the router: a GET target (or an
+ * anonymous JSON POST, the quote, by target and exact body) the whole chain has answered 200 from
+ * the catalogue cache (`okCached`) is answered again from the same cached bytes while that cache
+ * entry is the same object, so it follows the catalogue cache exactly (a catalogue write, a LISTEN
+ * reset or the TTL ends both). Such a request has nothing left to check: these routes read no
+ * credential, the same target and body were validated (query keys, strings, the schemas) by the
+ * chain when remembered, and the answer depends on nothing else (a quote that depends on a setting,
+ * a product held below cost, is never remembered: `okCached`'s `rememberable`). It still gets what
+ * every answer gets: the security headers, a request id, the metrics (route template, 200, code 0;
+ * `cache_lookups_total{cache="public_answers"}` counts them, and the remembered requests found
  * stale); like every answered public read it is no row of the request log.
  *
- * Off when tracing is on (every request is a span, made by the chain) or the cache is off; a
- * request with an `Origin` header goes through the chain (CORS).
+ * Off when tracing is on (every request is a span, made by the chain) or without the cache; a
+ * request with an `Origin` header (CORS) or, for a POST, an `Authorization` header goes through the
+ * chain. A POST body read here and not answered is handed to the chain (`stashRawBody`).
  */
 export function createPublicAnswers(options: { cache: CatalogueCache | undefined; enabled: boolean; generateId: () => string }) {
-  const byUrl = new Map<string, Remembered>();
+  const remembered = new Map<string, RememberedAnswer>();
+  /** Targets with a remembered POST: only their bodies are read here. */
+  const postTargets = new Set<string>();
   const cache = options.enabled ? options.cache : undefined;
 
-  const answerRemembered = (cache: CatalogueCache, incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
-    const url = incoming.url;
-    const remembered = url === undefined ? undefined : byUrl.get(url);
-    if (!url || !remembered) return false;
-    if (cache.get(remembered.key)?.value !== remembered.data) {
-      byUrl.delete(url);
+  const current = (cache: CatalogueCache, entry: RememberedAnswer) =>
+    (entry.space === 'reads' ? cache.get(entry.key) : cache.getComputed(entry.key))?.value === entry.data;
+
+  const send = (cache: CatalogueCache, key: string, incoming: IncomingMessage, outgoing: ServerResponse): boolean => {
+    const entry = remembered.get(key);
+    if (!entry) return false;
+    if (!current(cache, entry)) {
+      remembered.delete(key);
       cacheLookups.inc({ cache: 'public_answers', result: 'miss' });
       return false;
     }
@@ -52,27 +65,64 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
     cacheLookups.inc({ cache: 'public_answers', result: 'hit' });
     const sent = incoming.headers['x-request-id'];
     const id = typeof sent === 'string' && SENT_ID.test(sent) ? sent : options.generateId();
-    for (const [name, value] of ANSWER_SECURITY_HEADERS) outgoing.setHeader(name, value);
-    const bytes = remembered.bytes();
+    // The defaults of every answer, as the chain's: security headers, and no-store but on site reads.
+    prepareAnswerDefaults(incoming, outgoing);
+    const bytes = entry.bytes();
     outgoing.writeHead(200, { 'X-Request-Id': id, 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': bytes.byteLength });
     outgoing.end(bytes);
-    httpRequests.inc({ method: 'GET', route: remembered.route, status: '200', code: '0' });
-    httpRequestDuration.observe({ method: 'GET', route: remembered.route }, (performance.now() - started) / 1000);
+    const method = incoming.method ?? 'GET';
+    httpRequests.inc({ method, route: entry.route, status: '200', code: '0' });
+    httpRequestDuration.observe({ method, route: entry.route }, (performance.now() - started) / 1000);
     return true;
   };
 
+  /** Reads a small POST body, then answers it when remembered; the body is stashed for the chain otherwise. */
+  const answerPost = (cache: CatalogueCache, url: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<boolean> =>
+    new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      incoming.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      incoming.once('error', () => resolve(false));
+      incoming.once('end', () => {
+        const body = Buffer.concat(chunks, size);
+        stashRawBody(incoming, body);
+        try {
+          resolve(size <= MAX_BODY_BYTES && send(cache, requestKey(url, body.toString('latin1')), incoming, outgoing));
+        } catch {
+          resolve(outgoing.headersSent);
+        }
+      });
+    });
+
   return {
-    /** After the chain answered `url` from the catalogue cache entry `key` (see `okCached`). */
-    remember(url: string | undefined, entry: Remembered): void {
+    /** After the chain answered from the catalogue cache: `body` is the raw body of a POST (latin1), undefined for a GET. */
+    remember(method: string | undefined, url: string | undefined, body: string | undefined, entry: RememberedAnswer): void {
       if (!cache || !url || url.length > MAX_URL_LENGTH) return;
-      if (byUrl.size >= MAX_URLS) byUrl.clear();
-      byUrl.set(url, entry);
+      if (method === 'POST' ? body === undefined || body.length > MAX_BODY_BYTES : method !== 'GET') return;
+      if (remembered.size >= MAX_REMEMBERED) {
+        remembered.clear();
+        postTargets.clear();
+      }
+      if (method === 'POST') postTargets.add(url);
+      remembered.set(requestKey(url, body), entry);
     },
-    /** Answers a remembered public read and returns true, or returns false (the chain answers). */
-    answer(incoming: IncomingMessage, outgoing: ServerResponse): boolean {
-      if (!cache || incoming.method !== 'GET' || incoming.headers.origin !== undefined) return false;
+    /**
+     * Answers a remembered public request: true (answered), false (the chain answers), or a
+     * promise of either for a POST whose body is read first.
+     */
+    answer(incoming: IncomingMessage, outgoing: ServerResponse): boolean | Promise<boolean> {
+      const url = incoming.url;
+      if (!cache || !url || incoming.headers.origin !== undefined) return false;
       try {
-        return answerRemembered(cache, incoming, outgoing);
+        if (incoming.method === 'GET') return send(cache, url, incoming, outgoing);
+        if (incoming.method !== 'POST' || !postTargets.has(url) || incoming.headers.authorization !== undefined) return false;
+        const length = Number(incoming.headers['content-length']);
+        const type = incoming.headers['content-type'];
+        if (incoming.headers['transfer-encoding'] !== undefined || !(length > 0 && length <= MAX_BODY_BYTES) || !type || !JSON_TYPE.test(type)) return false;
+        return answerPost(cache, url, incoming, outgoing);
       } catch {
         // A header refused before anything was written: the chain answers (and fails in its own way if it must).
         return outgoing.headersSent;

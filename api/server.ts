@@ -46,7 +46,7 @@ export type FetchApp = {
   /** Run on Node's response before `fetch`: headers every answer carries unless it sets its own (`writeHead` takes precedence). */
   prepare?: (incoming: IncomingMessage, outgoing: ServerResponse) => void;
   /** Answers a request before `fetch` (Hono is never reached) and returns true, or returns false. */
-  answerDirectly?: (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
+  answerDirectly?: (incoming: IncomingMessage, outgoing: ServerResponse) => boolean | Promise<boolean>;
 };
 
 export type ServedApp = {
@@ -100,8 +100,16 @@ export async function serveApp(app: FetchApp, options: { hostname: string; port:
   };
   const server = await new Promise<ServerType>((resolve, reject) => {
     const direct = app.answerDirectly;
+    const answering = (listener: RequestListener): RequestListener =>
+      direct
+        ? (req, res) => {
+            const answered = direct(req, res);
+            if (answered === false) void listener(req, res);
+            else if (answered !== true) void answered.then((done) => done || listener(req, res));
+          }
+        : listener;
     const createServer: typeof createHttpServer = ((serverOptions: ServerOptions, listener: RequestListener) =>
-      createHttpServer(serverOptions, direct ? (req, res) => direct(req, res) || listener(req, res) : listener)) as typeof createHttpServer;
+      createHttpServer(serverOptions, answering(listener))) as typeof createHttpServer;
     const s = serve({ fetch, hostname: options.hostname, port: options.port, createServer }, () => {
       s.off('error', reject);
       s.on('clientError', answerClientError);

@@ -63,13 +63,14 @@ const log = (m: string) => console.log(`[bench] ${m}`);
 function definePairs(ctx: { api: string; bare: string; token: string; users: number; catalogue: CatalogueBench; catalogueConnections: number }): PairSpec[] {
   const usersPage = expectPage({ size: 20, total: ctx.users });
   const productsPage = expectPage({ size: 20, total: ctx.catalogue.listTotal });
-  const p99 = 25;
+  const p99 = 20;
   const quoteP99 = 20;
   return [
     {
       name: 'health',
       ours: { name: 'api  GET /api/health', url: `${ctx.api}/api/health`, expect: expectEnvelopeOk },
       bare: { name: 'bare GET /health', url: `${ctx.bare}/health`, expect: expectEnvelopeOk },
+      goal: { label: 'health ≥ 70% of bare (answered from a check at most a second old)', minRatio: 0.7 },
     },
     {
       name: 'admin users list',
@@ -80,14 +81,14 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
         expect: usersPage,
       },
       bare: { name: 'bare GET /users', url: `${ctx.bare}/users`, expect: usersPage },
-      goal: { label: 'authenticated read ≥ 60% of bare', minRatio: 0.6 },
+      goal: { label: 'authenticated read ≥ 70% of bare', minRatio: 0.7 },
     },
     {
       name: 'site product list',
       connections: ctx.catalogueConnections,
       ours: { name: 'api  GET /api/v2/site/products', url: `${ctx.api}/api/v2/site/products?${CATALOGUE_LIST_QUERY}`, expect: productsPage },
       bare: { name: 'bare GET /site/products (memory)', url: `${ctx.bare}/site/products`, expect: productsPage },
-      goal: { label: `site product list p99 < ${p99} ms`, minRatio: 0, maxP99Ms: p99 },
+      goal: { label: `site product list ≥ 70% of bare, p99 < ${p99} ms`, minRatio: 0.7, maxP99Ms: p99 },
     },
     {
       name: 'site product detail',
@@ -95,6 +96,19 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
       ours: { name: 'api  GET /api/v2/site/products/{id}', url: `${ctx.api}/api/v2/site/products/${ctx.catalogue.productId}`, expect: expectEnvelopeOk },
       bare: { name: 'bare GET /site/product (memory)', url: `${ctx.bare}/site/product`, expect: expectEnvelopeOk },
       goal: { label: `product detail ≥ 70% of bare, p99 < ${p99} ms`, minRatio: 0.7, maxP99Ms: p99 },
+    },
+    {
+      // The same read through the whole chain (router, validators, guards, metrics): an `Origin`
+      // header keeps it from the remembered answers (api/public-answers.ts). For the record, no target.
+      name: 'site product detail through the chain',
+      connections: ctx.catalogueConnections,
+      ours: {
+        name: 'api  GET /api/v2/site/products/{id} (Origin: whole chain)',
+        url: `${ctx.api}/api/v2/site/products/${ctx.catalogue.productId}`,
+        headers: { origin: 'https://bench.invalid' },
+        expect: expectEnvelopeOk,
+      },
+      bare: { name: 'bare GET /site/product (memory)', url: `${ctx.bare}/site/product`, expect: expectEnvelopeOk },
     },
     {
       name: 'site quote',
@@ -109,8 +123,8 @@ function definePairs(ctx: { api: string; bare: string; token: string; users: num
       bare: { name: 'bare POST /site/quote (memory)', url: `${ctx.bare}/site/quote`, method: 'POST', body: ctx.catalogue.quoteBody, expect: expectEnvelopeOk },
       // Issue #19's target is stated at 64 connections (BENCH_CATALOGUE_CONNECTIONS' default).
       goal: {
-        label: `quote p99 < ${quoteP99} ms at ${ctx.catalogueConnections} connections${ctx.catalogueConnections === 64 ? '' : ' (the target is stated at 64)'} and ≥ 60% of bare`,
-        minRatio: 0.6,
+        label: `quote p99 < ${quoteP99} ms at ${ctx.catalogueConnections} connections${ctx.catalogueConnections === 64 ? '' : ' (the target is stated at 64)'} and ≥ 50% of bare`,
+        minRatio: 0.5,
         maxP99Ms: quoteP99,
       },
     },

@@ -10,6 +10,20 @@ import { AppError, ErrorCode, validationError } from '../../lib/errors.js';
  */
 export const JSON_BODY_LIMIT_BYTES = 256 * 1024;
 
+const RAW_BODY = Symbol('rawBody');
+type WithRawBody = IncomingMessage & { [RAW_BODY]?: Buffer };
+
+/** A body already read from the socket before the app ran (api/public-answers.ts): `limitBody` serves it. */
+export function stashRawBody(incoming: IncomingMessage, body: Buffer): void {
+  (incoming as WithRawBody)[RAW_BODY] = body;
+}
+
+/** The raw body `limitBody` read (or found stashed) for this request, byte for byte (latin1); undefined when none was read. */
+export function rawBodyBytes(incoming: IncomingMessage | undefined): string | undefined {
+  const body = incoming ? (incoming as WithRawBody)[RAW_BODY] : undefined;
+  return body === undefined ? undefined : body.toString('latin1');
+}
+
 export function limitBody(maxSize: number): MiddlewareHandler {
   const tooLarge = (): never => {
     throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `请求体过大，最多 ${Math.floor(maxSize / 1024)} KB`);
@@ -25,17 +39,23 @@ export function limitBody(maxSize: number): MiddlewareHandler {
     // routes that conversion cost more CPU than the route's own work.
     const declared = incoming.headers['content-length'];
     if (declared !== undefined && incoming.headers['transfer-encoding'] === undefined && Number(declared) > maxSize) tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxSize) {
-        incoming.resume();
-        tooLarge();
+    let body = (incoming as WithRawBody)[RAW_BODY];
+    if (body === undefined) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of incoming as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxSize) {
+          incoming.resume();
+          tooLarge();
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+      body = Buffer.concat(chunks, size);
+      (incoming as WithRawBody)[RAW_BODY] = body;
+    } else if (body.length > maxSize) {
+      tooLarge();
     }
-    const body = Buffer.concat(chunks, size);
     const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
     // Hono keeps promises in this cache (its type says values). Text decodes as fetch's `text()` does: UTF-8, a BOM dropped.
     const cache = c.req.bodyCache as Record<string, Promise<unknown>>;

@@ -114,7 +114,8 @@ export const siteProductRoutes = createRouter()
     // answered from memory until the next catalogue change (a write, or stock sold at payment).
     const key = quoteKey(productId, body);
     if (key === null) return ok(c, await compute(), '报价成功');
-    return okCached(c, await cachedComputedData(c.var.deps, key, compute), '报价成功');
+    // Remembered by body unless the product is flagged below cost (its answer then follows a setting too).
+    return okCached(c, await cachedComputedData(c.var.deps, key, compute), '报价成功', held !== null && !held.below_cost);
   });
 
 /** The signed-in client of an optional bearer token; anyone else (no token, a bad or admin token) quotes anonymously. */

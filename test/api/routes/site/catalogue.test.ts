@@ -29,6 +29,12 @@ afterAll(async () => {
   fixtures.cleanup();
 });
 
+/** Requests answered before the router (api/public-answers.ts) so far, in this process. */
+async function lane(): Promise<number> {
+  const metric = await metricsRegistry.getSingleMetric('cache_lookups_total')?.get();
+  return metric?.values.find((v) => v.labels.cache === 'public_answers' && v.labels.result === 'hit')?.value ?? 0;
+}
+
 const site = (path: string, query?: Record<string, string | number>) => platform.api.get(`/api/v2/site${path}`, query ? { query } : {});
 
 describe('site directory', () => {
@@ -210,10 +216,6 @@ describe('site product detail', () => {
   it('answers a URL read before from its cached answer (api/public-answers.ts), with the headers of any answer, until a write', async () => {
     const menu = await admin.menu({ name: '直答', product_type: 'cdn' });
     const product = await admin.product({ name: '直答商品', first_product_group_id: menu.id });
-    const lane = async () => {
-      const metric = await metricsRegistry.getSingleMetric('cache_lookups_total')?.get();
-      return metric?.values.find((v) => v.labels.cache === 'public_answers' && v.labels.result === 'hit')?.value ?? 0;
-    };
     const first = await site(`/products/${product.id}`);
     const before = await lane();
     const again = await site(`/products/${product.id}`);
@@ -305,6 +307,24 @@ describe('site quote', () => {
     expect(new Decimal(after.body.data.total_amount).minus(first.body.data.total_amount).toFixed(2)).toBe('0.40');
     await admin.call('put', `/api/v2/admin/products/${productId}`, { config_options: options });
     expect((await quote({ billing_period: 'monthly', config: { cpu: 2, bw: 3 }, quantity: 2 })).body.data).toEqual(first.body.data);
+  });
+
+  it('answers an anonymous quote sent again with the same body before the router, and a signed-in one through the chain', async () => {
+    const body = { billing_period: 'monthly', config: { cpu: 2, memory: 1 }, quantity: 2 };
+    const first = await quote(body);
+    const before = await lane();
+    const again = await quote(body);
+    expect(await lane()).toBe(before + 1);
+    expect(again.body).toMatchObject({ code: 0, message: '报价成功', data: first.body.data });
+    expect(again.headers.get('cache-control')).toBe('no-store');
+    // A token (here an admin's, quoted anonymously) goes through the chain, as does another body.
+    expect((await platform.api.post(`/api/v2/site/products/${productId}/quote`, { body, token })).body.data).toEqual(first.body.data);
+    expect((await quote({ ...body, quantity: 3 })).body.data.quantity).toBe(3);
+    expect(await lane()).toBe(before + 1);
+    // A refused body is never remembered: sent again, it is refused again by the chain.
+    expectError(await quote({ ...body, quantity: 0 }), 42200, 422);
+    expectError(await quote({ ...body, quantity: 0 }), 42200, 422);
+    expect(await lane()).toBe(before + 1);
   });
 
   it('refuses a bad billing period, config value, hidden option or quantity with 42200 naming each field', async () => {
