@@ -14,28 +14,44 @@ import {
 import { assertPurchaseAboveCost } from '../domain/economics/hold.js';
 import { checkUpstreamFunds } from '../domain/economics/funds.js';
 import { provisioningWork } from '../domain/upstream-work/kinds.js';
-import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
-import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
+import { enterWorkStage, enterWorkStageOnce, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
+import { type EnteringStage, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
 import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
 
 /** Failures of provisioning activities (see ./classify.ts). */
 const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision, final: dataErrorsAreFinal(REFUSED_FAILURES.provision) };
 const classified = classifier(PROVISIONING);
 
+/** A step's input in the folded shape: the stage it records first (workflows/upstream/upstream-work.ts `enterWith`). */
+type Entering = { entering?: EnteringStage };
+
 /**
  * Activities of `provision:<id>`: thin adapters over domain/provisioning and the upstream-work
  * kernel (domain/upstream-work/). Their names are in recorded histories: never rename them.
+ * A step given `entering` records that stage first, once (`enterWorkStageOnce`), inside its
+ * classified work: runs of the patch `provision-stage-in-step` have no `enterProvisioningStage`
+ * before their steps.
  */
 export function createProvisioningActivities(deps: DomainDeps) {
   // Failed attempts of the upstream steps become rows of the provisioning's step history.
   const attempts = (p: UpstreamPurchase): AttemptJournal => (attempt) => recordWorkAttempt(deps, provisioningWork(p.serviceId), p.traceId, attempt);
+  /** The step's work, after the stage it enters (if it is given one). */
+  const entered =
+    <T>(serviceId: number, input: Entering, work: () => Promise<T>) =>
+    async (): Promise<T> => {
+      if (input.entering) await enterWorkStageOnce(deps, provisioningWork(serviceId), input.entering);
+      return work();
+    };
   return {
-    prepareProvisioning: (input: { serviceId: number; workflowId: string; retriedBy?: Actor | null }) =>
-      classified(() => prepareProvisioning(deps, input.serviceId, input.workflowId, input.retriedBy ?? null)),
+    prepareProvisioning: (input: { serviceId: number; workflowId: string; retriedBy?: Actor | null } & Entering) =>
+      classified(entered(input.serviceId, input, () => prepareProvisioning(deps, input.serviceId, input.workflowId, input.retriedBy ?? null))),
     enterProvisioningStage: (input: { serviceId: number; stage: string; workflowId: string }) => enterWorkStage(deps, provisioningWork(input.serviceId), input),
-    loginUpstream: (input: { purchase: UpstreamPurchase }) => classified(() => loginUpstream(deps, input.purchase), attempts(input.purchase)),
-    fillUpstreamCart: (input: { purchase: UpstreamPurchase }) => classified(() => fillUpstreamCart(deps, input.purchase), attempts(input.purchase)),
-    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase }) => classified(() => checkoutUpstreamOrder(deps, input.purchase), attempts(input.purchase)),
+    loginUpstream: (input: { purchase: UpstreamPurchase } & Entering) =>
+      classified(entered(input.purchase.serviceId, input, () => loginUpstream(deps, input.purchase)), attempts(input.purchase)),
+    fillUpstreamCart: (input: { purchase: UpstreamPurchase } & Entering) =>
+      classified(entered(input.purchase.serviceId, input, () => fillUpstreamCart(deps, input.purchase)), attempts(input.purchase)),
+    checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase } & Entering) =>
+      classified(entered(input.purchase.serviceId, input, () => checkoutUpstreamOrder(deps, input.purchase)), attempts(input.purchase)),
     // The funds check before the upstream payment (issue #29): the bill's amount from the checkout; a paid order needs none.
     checkProvisioningFunds: (input: { purchase: UpstreamPurchase; order: UpstreamOrder; refused: boolean }) =>
       classified(async () => {
@@ -48,13 +64,15 @@ export function createProvisioningActivities(deps: DomainDeps) {
           workflowId: input.purchase.traceId,
         });
       }),
-    payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder }) =>
-      classified(() => payUpstreamOrder(deps, input.purchase, input.order), attempts(input.purchase)),
-    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number }) =>
-      classified(() => lookupUpstreamHost(deps, input.purchase, input.hostId), attempts(input.purchase)),
-    bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string }) => classified(() => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId)),
-    activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string }) =>
-      classified(() => activateService(deps, input.serviceId, input.host, input.workflowId)),
+    payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder } & Entering) =>
+      classified(entered(input.purchase.serviceId, input, () => payUpstreamOrder(deps, input.purchase, input.order)), attempts(input.purchase)),
+    // Of the host polls, only the first carries `entering`.
+    lookupUpstreamHost: (input: { purchase: UpstreamPurchase; hostId: number } & Entering) =>
+      classified(entered(input.purchase.serviceId, input, () => lookupUpstreamHost(deps, input.purchase, input.hostId)), attempts(input.purchase)),
+    bindUpstreamHost: (input: { serviceId: number; hostId: number; workflowId: string } & Entering) =>
+      classified(entered(input.serviceId, input, () => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId))),
+    activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string } & Entering) =>
+      classified(entered(input.serviceId, input, () => activateService(deps, input.serviceId, input.host, input.workflowId))),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) =>
       markWorkFailed(deps, provisioningWork(input.serviceId), { failure: { stage: input.stage, code: input.code, reason: input.reason }, workflowId: input.workflowId }),
     cancelProvisioning: (input: { serviceId: number; decider: Actor; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),

@@ -16,31 +16,24 @@ export type BareActivities = { wait(ms: number): Promise<void> };
  * The steps of one provisioning of ours, in order, as `provisionServiceWorkflow` runs them
  * (workflows/provisioning/workflow.ts, every step a local activity: workflows/upstream/activities.ts
  * MODE `provision`) on the path this bench takes: the cart answers no existing order (so checkout
- * runs) and the sandbox's host is active at the first lookup. Each stage is entered through
- * `enter` (workflows/upstream/upstream-work.ts), which records it with an activity of its own
- * (`enterProvisioningStage`) before the stage's step. Upstream calls per step as in
+ * runs) and the sandbox's host is active at the first lookup. Each stage is recorded by its
+ * step's own activity, first (`enterWith`, workflows/upstream/upstream-work.ts, patch
+ * `provision-stage-in-step`; runs from before it had an `enterProvisioningStage` activity before
+ * each step: 16 in all). Upstream calls per step as in
  * domain/provisioning/upstream-order.ts: login_check; probe + cart; checkout; credit (the funds
  * check before paying, domain/economics/funds.ts); invoice_pay; host_detail — 7 in all, the
  * sequence `runBare` in run-provisioning.ts makes. Our own database
  * steps wait nothing. When ours changes, change this list (it is the bare workflow's input).
  */
 export const PROVISIONING_STEPS: readonly BareStep[] = [
-  { name: 'enterProvisioningStage(prepare)', upstreamCalls: 0 },
   { name: 'prepareProvisioning', upstreamCalls: 0 },
-  { name: 'enterProvisioningStage(login)', upstreamCalls: 0 },
   { name: 'loginUpstream', upstreamCalls: 1 },
-  { name: 'enterProvisioningStage(cart)', upstreamCalls: 0 },
   { name: 'fillUpstreamCart', upstreamCalls: 2 },
-  { name: 'enterProvisioningStage(checkout)', upstreamCalls: 0 },
   { name: 'checkoutUpstreamOrder', upstreamCalls: 1 },
   { name: 'checkProvisioningFunds', upstreamCalls: 1 },
-  { name: 'enterProvisioningStage(upstream_pay)', upstreamCalls: 0 },
   { name: 'payUpstreamOrder', upstreamCalls: 1 },
-  { name: 'enterProvisioningStage(host_lookup)', upstreamCalls: 0 },
   { name: 'lookupUpstreamHost', upstreamCalls: 1 },
-  { name: 'enterProvisioningStage(bind)', upstreamCalls: 0 },
   { name: 'bindUpstreamHost', upstreamCalls: 0 },
-  { name: 'enterProvisioningStage(activate)', upstreamCalls: 0 },
   { name: 'activateService', upstreamCalls: 0 },
 ];
 

@@ -1,8 +1,9 @@
 import { addMonths, parseDateTime } from '../../lib/time.js';
-import { billingPeriodMonths, isBillingPeriod } from '../catalogue/billing-periods.js';
+import { sqlOne, statement } from '../../db/sql.js';
+import { BILLING_PERIODS, billingPeriodMonths } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
 import { hostTakenError } from './host-taken.js';
-import { recordServiceEvent } from '../services/service-events.js';
+import { countServiceEvent } from '../services/service-events.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
 import type { UpstreamPurchase } from './upstream-order.js';
 
@@ -39,63 +40,102 @@ export async function lookupUpstreamHost(deps: DomainDeps, p: UpstreamPurchase, 
   return readHost(hostId, data['host']);
 }
 
+/**
+ * Binds the host once: the binding moves only when it does not already name this host as bound
+ * (the guard in the WHERE clause), and the step's history row is written with the move. The
+ * answer tells a missing binding apart from one already bound.
+ */
+const BIND_HOST = statement(
+  `WITH bound AS (
+     UPDATE service_upstream_bindings SET upstream_host_id = $2, bound_at = now(), updated_at = now()
+      WHERE service_id = $1 AND NOT (bound_at IS NOT NULL AND upstream_host_id IS NOT DISTINCT FROM $2)
+      RETURNING service_id
+   ), event AS (
+     INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
+     SELECT service_id, 'provision', 'bind', 'succeeded', $3, $4 FROM bound RETURNING id
+   )
+   SELECT EXISTS (SELECT 1 FROM service_upstream_bindings WHERE service_id = $1) AS found, EXISTS (SELECT 1 FROM bound) AS bound`,
+);
+
 /** The service's upstream binding now names its host: from here the console works against it. */
 export async function bindUpstreamHost(deps: DomainDeps, serviceId: number, hostId: number, workflowId: string): Promise<void> {
-  await deps.db.sequelize.transaction(async (transaction) => {
-    const binding = await deps.db.models.ServiceUpstreamBinding.findByPk(serviceId, { transaction, lock: transaction.LOCK.UPDATE });
-    if (!binding) throw new Error(`service ${serviceId} has no upstream binding`);
-    if (binding.bound_at && binding.upstream_host_id === hostId) return;
-    try {
-      await binding.update({ upstream_host_id: hostId, bound_at: new Date() }, { transaction });
-    } catch (err) {
-      throw await hostTakenError(deps, serviceId, hostId, err);
-    }
-    await recordServiceEvent(deps, { serviceId, kind: 'provision', stage: 'bind', status: 'succeeded', message: `已绑定上游主机 ${hostId}`, workflowId }, transaction);
-  });
+  let row: { found: boolean; bound: boolean } | null;
+  try {
+    row = await sqlOne<{ found: boolean; bound: boolean }>(deps, BIND_HOST, [serviceId, hostId, `已绑定上游主机 ${hostId}`, workflowId]);
+  } catch (err) {
+    throw await hostTakenError(deps, serviceId, hostId, err);
+  }
+  if (!row?.found) throw new Error(`service ${serviceId} has no upstream binding`);
+  if (row.bound) countServiceEvent({ kind: 'provision', stage: 'bind', status: 'succeeded' });
 }
+
+/** `next_due_at` of an activation at `now`, by billing period (`onetime`: none). */
+function dueDatesFrom(now: Date): Record<string, string | null> {
+  return Object.fromEntries(
+    BILLING_PERIODS.map((period) => {
+      const months = billingPeriodMonths(period);
+      return [period, months === null ? null : addMonths(now, months).toISOString()];
+    }),
+  );
+}
+
+/**
+ * The activation, once, in one statement: the service active with its host's data (`$4`: a host
+ * is given) unless it is active already (the guard in the WHERE clause); its order completed
+ * (when still `paid`) once no other service of the order is pending, provisioning or failed; the
+ * step's history row. The due date comes from `$3`, the due date of each billing period (none
+ * for a period not listed). The answer tells a missing service apart from one already active.
+ */
+const ACTIVATE = statement(
+  `WITH activated AS (
+     UPDATE services w SET status = 'active', activated_at = $2, next_due_at = ($3::jsonb ->> w.billing_period)::timestamptz,
+            provisioning_stage = 'done', stage_changed_at = $2, failure_code = NULL, failure_reason = NULL,
+            ip = CASE WHEN $4::boolean THEN $5::text ELSE w.ip END,
+            assigned_ips = CASE WHEN $4::boolean THEN $6::jsonb ELSE w.assigned_ips END,
+            os = CASE WHEN $4::boolean THEN $7::text ELSE w.os END,
+            username = CASE WHEN $4::boolean THEN $8::text ELSE w.username END,
+            port = CASE WHEN $4::boolean THEN $9::int ELSE w.port END,
+            upstream_status = CASE WHEN $4::boolean THEN $10::text ELSE w.upstream_status END,
+            upstream_due_at = CASE WHEN $4::boolean THEN $11::timestamptz ELSE w.upstream_due_at END,
+            upstream_synced_at = CASE WHEN $4::boolean THEN $2 ELSE w.upstream_synced_at END,
+            updated_at = $2
+      WHERE w.id = $1 AND w.status <> 'active'
+      RETURNING w.id, w.order_id
+   ), completed AS (
+     UPDATE orders o SET status = 'completed', completed_at = $2, updated_at = $2
+       FROM activated a
+      WHERE o.id = a.order_id AND o.status = 'paid'
+        AND NOT EXISTS (SELECT 1 FROM services s WHERE s.order_id = a.order_id AND s.id <> a.id AND s.status IN ('pending', 'provisioning', 'failed'))
+      RETURNING o.id
+   ), event AS (
+     INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
+     SELECT id, 'provision', 'activate', 'succeeded', '服务已开通', $12 FROM activated RETURNING id
+   )
+   SELECT EXISTS (SELECT 1 FROM services WHERE id = $1) AS found, EXISTS (SELECT 1 FROM activated) AS activated`,
+);
 
 /**
  * The service becomes active with its host's data; its first period starts now. Its order is
  * completed once every service of the order is active. Idempotent.
  */
 export async function activateService(deps: DomainDeps, serviceId: number, host: HostSnapshot | null, workflowId: string): Promise<void> {
-  await deps.db.sequelize.transaction(async (transaction) => {
-    const { Service, Order } = deps.db.models;
-    const service = await Service.findByPk(serviceId, { transaction, lock: transaction.LOCK.UPDATE });
-    if (!service) throw new Error(`service ${serviceId} not found`);
-    if (service.status === 'active') return;
-    const now = new Date();
-    const months = isBillingPeriod(service.billing_period) ? billingPeriodMonths(service.billing_period) : null;
-    await service.update(
-      {
-        status: 'active',
-        activated_at: now,
-        next_due_at: months === null ? null : addMonths(now, months),
-        provisioning_stage: 'done',
-        stage_changed_at: now,
-        failure_code: null,
-        failure_reason: null,
-        ...(host
-          ? {
-              ip: host.ip,
-              assigned_ips: host.assignedIps,
-              os: host.os,
-              username: host.username,
-              port: host.port,
-              upstream_status: host.status,
-              upstream_due_at: host.upstreamDueAt ? parseDateTime(host.upstreamDueAt) : null,
-              upstream_synced_at: now,
-            }
-          : {}),
-      },
-      { transaction },
-    );
-    const pending = await Service.count({ where: { order_id: service.order_id, status: ['pending', 'provisioning', 'failed'] }, transaction });
-    if (pending === 0) {
-      await Order.update({ status: 'completed', completed_at: now }, { where: { id: service.order_id, status: 'paid' }, transaction });
-    }
-    await recordServiceEvent(deps, { serviceId, kind: 'provision', stage: 'activate', status: 'succeeded', message: '服务已开通', workflowId }, transaction);
-  });
+  const now = new Date();
+  const row = await sqlOne<{ found: boolean; activated: boolean }>(deps, ACTIVATE, [
+    serviceId,
+    now,
+    JSON.stringify(dueDatesFrom(now)),
+    host !== null,
+    host?.ip ?? null,
+    JSON.stringify(host?.assignedIps ?? []),
+    host?.os ?? null,
+    host?.username ?? null,
+    host?.port ?? null,
+    host?.status ?? null,
+    host?.upstreamDueAt ? parseDateTime(host.upstreamDueAt) : null,
+    workflowId,
+  ]);
+  if (!row?.found) throw new Error(`service ${serviceId} not found`);
+  if (row.activated) countServiceEvent({ kind: 'provision', stage: 'activate', status: 'succeeded' });
 }
 
 export type { UpstreamPurchase };

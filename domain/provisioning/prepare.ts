@@ -1,5 +1,5 @@
-import type { Transaction } from 'sequelize';
-import { sqlOne } from '../../db/sql.js';
+import type { InferAttributes } from 'sequelize';
+import { inTransaction, sqlOne, sqlRows, statement } from '../../db/sql.js';
 import type { ServiceRow } from '../../db/models/service.js';
 import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../catalogue/product-types.js';
@@ -8,7 +8,7 @@ import { type DownstreamReference, newDownstreamToken, newServicePassword } from
 import type { Actor } from '../../lib/actor.js';
 import { provisioningWork } from '../upstream-work/kinds.js';
 import { recordAdminRetry } from '../upstream-work/record.js';
-import { recordServiceEvent } from '../services/service-events.js';
+import { countServiceEvent } from '../services/service-events.js';
 
 /** What the workflow needs to buy upstream; never a secret (it ends up in the workflow history). */
 export type PreparedProvisioning =
@@ -32,9 +32,28 @@ export type PreparedProvisioning =
   | { kind: 'finished'; serviceId: number; status: string }
   | { kind: 'no_upstream'; serviceId: number; userId: number; invoiceNo: string; reason: string };
 
-type ServiceContext = {
+/** The locked service row with what its purchase's context says (invoice, product, binding, supplier, plugin). */
+type LockedService = Pick<
+  InferAttributes<ServiceRow>,
+  | 'status'
+  | 'user_id'
+  | 'product_id'
+  | 'product_type'
+  | 'billing_period'
+  | 'config'
+  | 'console_template'
+  | 'product_name'
+  | 'provider_key'
+  | 'plugin_key'
+  | 'supplier_id'
+  | 'hostname'
+  | 'password_sealed'
+  | 'downstream_token'
+  | 'failure_code'
+  | 'failure_reason'
+> & {
   invoice_no: string;
-  product_name: string | null;
+  ctx_product_name: string | null;
   product_config_options: Array<{ field: string; parameter: string }> | null;
   purchase_template: string | null;
   console_template_explicit: string | null;
@@ -44,32 +63,53 @@ type ServiceContext = {
   upstream_product_id: string | null;
   supplier_code: string | null;
   supplier_status: string | null;
-  plugin_key: string | null;
+  plugin_key_of_plugin: string | null;
   plugin_extra: unknown;
 };
 
-async function loadContext(deps: DomainDeps, service: ServiceRow, transaction: Transaction): Promise<ServiceContext> {
-  const row = await sqlOne<ServiceContext>(
-    deps,
-    `SELECT i.invoice_no, COALESCE(NULLIF(p.display_name, ''), p.name) AS product_name, p.config_options AS product_config_options, p.purchase_template, p.console_template AS console_template_explicit,
-            b.plugin_id AS binding_plugin_id, b.supplier_id AS binding_supplier_id, b.provider_key AS binding_provider_key,
-            b.upstream_product_id, s.code AS supplier_code, s.status AS supplier_status,
-            pl.key AS plugin_key, pl.manifest->'info'->'extra' AS plugin_extra
-       FROM invoices i
-       LEFT JOIN products p ON p.id = $1
-       LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
-       LEFT JOIN suppliers s ON s.id = b.supplier_id
-       LEFT JOIN plugins pl ON pl.id = COALESCE(s.plugin_id, b.plugin_id)
-      WHERE i.id = $2`,
-    [service.product_id, service.invoice_id],
-    transaction,
-  );
-  return row as ServiceContext;
-}
+/** The service row lock and its purchase's context, in one statement. */
+const LOCK_SERVICE = statement(
+  `SELECT w.status, w.user_id, w.product_id, w.product_type, w.billing_period, w.config, w.console_template, w.product_name,
+          w.provider_key, w.plugin_key, w.supplier_id, w.hostname, w.password_sealed, w.downstream_token, w.failure_code, w.failure_reason,
+          i.invoice_no, COALESCE(NULLIF(p.display_name, ''), p.name) AS ctx_product_name, p.config_options AS product_config_options,
+          p.purchase_template, p.console_template AS console_template_explicit,
+          b.plugin_id AS binding_plugin_id, b.supplier_id AS binding_supplier_id, b.provider_key AS binding_provider_key,
+          b.upstream_product_id, s.code AS supplier_code, s.status AS supplier_status,
+          pl.key AS plugin_key_of_plugin, pl.manifest->'info'->'extra' AS plugin_extra
+     FROM services w
+     LEFT JOIN invoices i ON i.id = w.invoice_id
+     LEFT JOIN products p ON p.id = w.product_id
+     LEFT JOIN product_upstream_bindings b ON b.product_id = p.id
+     LEFT JOIN suppliers s ON s.id = b.supplier_id
+     LEFT JOIN plugins pl ON pl.id = COALESCE(s.plugin_id, b.plugin_id)
+    WHERE w.id = $1
+    FOR UPDATE OF w`,
+);
+
+/** What prepare writes on the service; `$13`: whether any of it changes (nothing is written otherwise). */
+const PATCH_SERVICE = `UPDATE services SET console_template = $2, product_name = $3, provider_key = $4, plugin_key = $5, supplier_id = $6,
+         hostname = $7, password_sealed = $8, downstream_token = $9, status = $10, failure_code = $11, failure_reason = $12, updated_at = now()
+   WHERE id = $1 AND $13::boolean`;
+
+/** A service that cannot be bought upstream: its snapshot only. */
+const PATCH_ONLY = statement(`${PATCH_SERVICE} RETURNING id`);
+
+/**
+ * A service bought upstream, in one statement: its snapshot and status, its upstream binding
+ * (created once: the service id is its key) and the step's `succeeded` history row.
+ */
+const PATCH_AND_BIND = statement(
+  `WITH patched AS (${PATCH_SERVICE} RETURNING id),
+   bound AS (
+     INSERT INTO service_upstream_bindings (service_id, product_id, supplier_id, plugin_id, provider_key, upstream_product_id)
+     VALUES ($1, $14, $15, $16, $17, $18) ON CONFLICT (service_id) DO NOTHING RETURNING service_id)
+   INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
+   VALUES ($1, 'provision', 'prepare', 'succeeded', $19, $20) RETURNING id`,
+);
 
 /** The service's chosen options as the upstream's `configoption` values, by option `parameter`. */
-function upstreamConfig(service: ServiceRow, options: Array<{ field: string; parameter: string }>): Record<string, number> {
-  const chosen = service.config as Record<string, { value?: unknown } | undefined>;
+function upstreamConfig(config: Record<string, unknown>, options: Array<{ field: string; parameter: string }>): Record<string, number> {
+  const chosen = config as Record<string, { value?: unknown } | undefined>;
   const out: Record<string, number> = {};
   for (const option of options) {
     const value = chosen[option.field]?.value;
@@ -85,59 +125,84 @@ function upstreamConfig(service: ServiceRow, options: Array<{ field: string; par
  * sealed root password and the 32-character downstream reference (stored before the first
  * upstream call and reused by every retry), creates the upstream binding row, and moves the
  * service to `provisioning`. A product without a supplier binding cannot be bought upstream.
+ * One transaction of prepared statements: the lock with the purchase's context, the admin's
+ * retry row (after a retry), then the service, its binding and the history row together.
  */
 export async function prepareProvisioning(deps: DomainDeps, serviceId: number, workflowId: string, retriedBy: Actor | null = null): Promise<PreparedProvisioning> {
-  return deps.db.sequelize.transaction(async (transaction) => {
-    const { Service, ServiceUpstreamBinding } = deps.db.models;
-    const service = await Service.findByPk(serviceId, { transaction, lock: transaction.LOCK.UPDATE });
+  return inTransaction(deps, async (tx) => {
+    const service = await sqlOne<LockedService>(deps, LOCK_SERVICE, [serviceId], tx);
     if (!service) throw new Error(`service ${serviceId} not found`);
     if (['active', 'cancelled', 'terminated', 'suspended'].includes(service.status)) {
       return { kind: 'finished', serviceId, status: service.status };
     }
-    if (retriedBy) await recordAdminRetry(deps, provisioningWork(serviceId), { retriedBy, workflowId }, transaction);
-    const ctx = await loadContext(deps, service, transaction);
+    if (retriedBy) await recordAdminRetry(deps, provisioningWork(serviceId), { retriedBy, workflowId }, tx);
+    const ctx = service; // the purchase's context came with the lock
     const schemas = readPluginSchemas(ctx.plugin_extra);
     const templates = resolveTemplates(
       service.product_type,
       { purchase: ctx.purchase_template, console: ctx.console_template_explicit },
       { purchaseSchema: schemas.purchase, consoleSchema: schemas.console },
     );
-    const patch: Partial<ServiceRow> = {
+    const patch = {
       console_template: service.console_template ?? templates.console_template,
       // Services sold before the name was snapshotted at payment get the product's current one.
-      product_name: service.product_name || (ctx.product_name ?? '').slice(0, 128),
+      product_name: service.product_name || (ctx.ctx_product_name ?? '').slice(0, 128),
       provider_key: service.provider_key || ctx.binding_provider_key || '',
-      plugin_key: service.plugin_key || ctx.plugin_key || '',
+      plugin_key: service.plugin_key || ctx.plugin_key_of_plugin || '',
       supplier_id: service.supplier_id ?? ctx.binding_supplier_id,
       hostname: service.hostname || `srv${serviceId}`,
       password_sealed: service.password_sealed || deps.secretBox.seal(newServicePassword()),
       downstream_token: service.downstream_token ?? newDownstreamToken(),
+      status: service.status,
+      failure_code: service.failure_code,
+      failure_reason: service.failure_reason,
     };
     const canBuy = ctx.binding_supplier_id !== null && ctx.upstream_product_id && Number(ctx.upstream_product_id) > 0;
-    if (!canBuy || ctx.supplier_status !== 'active') {
-      await service.update(patch, { transaction });
-      const reason = canBuy ? '上游供应商已停用，无法自动开通' : '商品未绑定上游供应商，无法自动开通';
-      return { kind: 'no_upstream', serviceId, userId: service.user_id, invoiceNo: ctx.invoice_no, reason };
-    }
-    if (service.status !== 'provisioning') {
+    const buying = canBuy && ctx.supplier_status === 'active';
+    if (buying && service.status !== 'provisioning') {
       patch.status = 'provisioning';
       patch.failure_code = null;
       patch.failure_reason = null;
     }
-    await service.update(patch, { transaction });
-    await ServiceUpstreamBinding.findOrCreate({
-      where: { service_id: serviceId },
-      defaults: {
-        service_id: serviceId,
-        product_id: service.product_id,
-        supplier_id: ctx.binding_supplier_id as number,
-        plugin_id: ctx.binding_plugin_id,
-        provider_key: ctx.binding_provider_key ?? '',
-        upstream_product_id: ctx.upstream_product_id as string,
-      },
-      transaction,
-    });
-    await recordServiceEvent(deps, { serviceId, kind: 'provision', stage: 'prepare', status: 'succeeded', message: '已准备开通信息', workflowId }, transaction);
+    // As a model's update: only a change is written (and then `updated_at` moves).
+    const changed = (Object.keys(patch) as Array<keyof typeof patch>).some((column) => patch[column] !== service[column]);
+    const values = [
+      serviceId,
+      patch.console_template,
+      patch.product_name,
+      patch.provider_key,
+      patch.plugin_key,
+      patch.supplier_id,
+      patch.hostname,
+      patch.password_sealed,
+      patch.downstream_token,
+      patch.status,
+      patch.failure_code,
+      patch.failure_reason,
+      changed,
+    ];
+    if (!buying) {
+      await sqlRows(deps, PATCH_ONLY, values, tx);
+      const reason = canBuy ? '上游供应商已停用，无法自动开通' : '商品未绑定上游供应商，无法自动开通';
+      return { kind: 'no_upstream', serviceId, userId: service.user_id, invoiceNo: ctx.invoice_no, reason };
+    }
+    const message = '已准备开通信息';
+    await sqlRows(
+      deps,
+      PATCH_AND_BIND,
+      [
+        ...values,
+        service.product_id,
+        ctx.binding_supplier_id,
+        ctx.binding_plugin_id,
+        ctx.binding_provider_key ?? '',
+        ctx.upstream_product_id,
+        message,
+        workflowId,
+      ],
+      tx,
+    );
+    countServiceEvent({ kind: 'provision', stage: 'prepare', status: 'succeeded' });
     return {
       kind: 'upstream',
       serviceId,
@@ -148,9 +213,9 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
       providerKey: ctx.binding_provider_key ?? '',
       upstreamProductId: Number(ctx.upstream_product_id),
       billingPeriod: service.billing_period,
-      config: upstreamConfig(service, ctx.product_config_options ?? []),
-      hostname: patch.hostname as string,
-      downstream: { token: patch.downstream_token as string, url: deps.config.publicBaseUrl, service_id: serviceId },
+      config: upstreamConfig(service.config, ctx.product_config_options ?? []),
+      hostname: patch.hostname,
+      downstream: { token: patch.downstream_token, url: deps.config.publicBaseUrl, service_id: serviceId },
       traceId: workflowId,
     };
   });

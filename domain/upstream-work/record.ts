@@ -12,7 +12,7 @@ import { homeSql, type UpstreamWorkRef, WORK_HOMES, type WorkHome, type WorkHome
  * text built from the home's column map, prepared once per connection), moving the row and
  * writing its history row (`service_events`) together.
  */
-type HomeStatements = { enterStage: Statement; markFailed: Statement; recordEvent: Statement };
+type HomeStatements = { enterStage: Statement; enterStageOnce: Statement; markFailed: Statement; recordEvent: Statement };
 
 function homeStatements(home: WorkHome): HomeStatements {
   const sql = homeSql(home);
@@ -20,6 +20,14 @@ function homeStatements(home: WorkHome): HomeStatements {
   return {
     enterStage: statement(
       `WITH moved AS (UPDATE ${home.table} w SET ${home.stage} = $2, stage_changed_at = now(), updated_at = now() WHERE w.${home.key} = $1 ${returning})
+       INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
+       SELECT service_id, kind, $2, 'started', $3, $4 FROM moved RETURNING id`,
+    ),
+    // The same, only when the stage changes and the work is unfinished: a repeated attempt of a
+    // step entering it writes nothing (not even after the step finished the work: `activate`).
+    enterStageOnce: statement(
+      `WITH moved AS (UPDATE ${home.table} w SET ${home.stage} = $2, stage_changed_at = now(), updated_at = now()
+                       WHERE w.${home.key} = $1 AND w.${home.stage} IS DISTINCT FROM $2 AND w.status IN (${sql.open}) ${returning})
        INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
        SELECT service_id, kind, $2, 'started', $3, $4 FROM moved RETURNING id`,
     ),
@@ -55,6 +63,20 @@ const countedKind = (work: UpstreamWorkRef) => (work.home === 'service' ? 'provi
 export async function enterWorkStage(deps: DomainDeps, work: UpstreamWorkRef, input: { stage: string; workflowId: string; message?: string }): Promise<void> {
   const message = input.message ?? WORK_HOMES[work.home].stageMessages[input.stage] ?? '';
   await sqlRows(deps, STATEMENTS[work.home].enterStage, [work.id, input.stage, message.slice(0, 255), input.workflowId]);
+}
+
+/**
+ * `enterWorkStage` for a step activity that records its own stage before its work (the folded
+ * shape, `EnteringStage` in workflows/upstream/contract.ts): the row moves and the `started` row
+ * is written only when the row is not at that stage already and the work is unfinished (an open
+ * status of its home), so a retried attempt of the step (local activities retry, a worker crash
+ * runs them again) never writes a second one, even once the step itself moved the row on (the
+ * activation leaves `done`). One statement. Answers whether the stage was entered now.
+ */
+export async function enterWorkStageOnce(deps: DomainDeps, work: UpstreamWorkRef, input: { stage: string; workflowId: string }): Promise<boolean> {
+  const message = WORK_HOMES[work.home].stageMessages[input.stage] ?? '';
+  const rows = await sqlRows(deps, STATEMENTS[work.home].enterStageOnce, [work.id, input.stage, message.slice(0, 255), input.workflowId]);
+  return rows.length > 0;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { ApplicationFailure, sleep, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
 import { upstreamActivities } from '../upstream/activities.js';
-import { UPSTREAM_FAILURES } from '../upstream/contract.js';
+import { type EnteringStage, UPSTREAM_FAILURES } from '../upstream/contract.js';
 import { supplierAttributes, upstreamWork } from '../upstream/upstream-work.js';
 import {
   decideUpdate,
@@ -20,6 +20,13 @@ type Prepared = Awaited<ReturnType<Activities['prepareProvisioning']>>;
 type Purchase = Extract<Prepared, { kind: 'upstream' }>;
 
 /**
+ * The patch that folds each stage's record into its step's activity (issue #30: one local
+ * activity less per stage). Runs recorded before it record every stage with
+ * `enterProvisioningStage` first and keep doing so on replay.
+ */
+export const STAGE_IN_STEP_PATCH = 'provision-stage-in-step';
+
+/**
  * `provision:<service_id>`: buys the service upstream exactly once and activates it. Every
  * upstream step is an activity that reconciles before it repeats anything (see
  * domain/provisioning/upstream-order.ts); transient failures retry with backoff; anything that
@@ -28,6 +35,8 @@ type Purchase = Extract<Prepared, { kind: 'upstream' }>;
  * workflow shares: ../upstream/upstream-work.ts). Never a silent stop.
  */
 export async function provisionServiceWorkflow(input: ProvisionInput): Promise<ProvisionResult> {
+  // Decided once, before any command: a run either records every stage in its step or none.
+  const foldStages = patched(STAGE_IN_STEP_PATCH);
   const timing = { ...DEFAULT_TIMING, ...input.timing };
   const { workflowId } = workflowInfo();
   const serviceId = input.serviceId;
@@ -42,13 +51,15 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
     decide: decideUpdate,
     query: stateQuery,
     recordStage: (stage) => local.enterProvisioningStage({ serviceId, stage, workflowId }),
+    foldStages,
   });
-  const { enter } = work;
+  const { enterWith } = work;
 
-  const pollHost = async (p: Purchase, hostId: number) => {
+  // Only the first look carries the stage to record (`entering`).
+  const pollHost = async (p: Purchase, hostId: number, entering: EnteringStage | undefined) => {
     const deadline = Date.now() + timing.hostWaitMinutes * 60_000;
     for (let i = 0; ; i++) {
-      const host = await upstream.lookupUpstreamHost({ purchase: p, hostId });
+      const host = await upstream.lookupUpstreamHost({ purchase: p, hostId, entering: i === 0 ? entering : undefined });
       if (host.status === 'active') return host;
       if (['cancelled', 'terminated', 'deleted', 'fraud'].includes(host.status)) {
         throw ApplicationFailure.nonRetryable(`上游主机状态为 ${host.status}，无法开通`, UPSTREAM_FAILURES.permanent, { code: 'host_unusable' });
@@ -63,31 +74,23 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
 
   const buy = (p: Purchase) =>
     work.failureIn(async () => {
-      await enter('login');
-      await upstream.loginUpstream({ purchase: p });
-      await enter('cart');
-      let order = await upstream.fillUpstreamCart({ purchase: p });
-      if (!order) {
-        await enter('checkout');
-        order = await upstream.checkoutUpstreamOrder({ purchase: p });
-      }
+      await enterWith('login', (entering) => upstream.loginUpstream({ purchase: p, entering }));
+      const filled = await enterWith('cart', (entering) => upstream.fillUpstreamCart({ purchase: p, entering }));
+      const order = filled ?? (await enterWith('checkout', (entering) => upstream.checkoutUpstreamOrder({ purchase: p, entering })));
       state.upstreamInvoiceId = order.invoiceId;
       state.hostId = order.hostId;
       await work.payUpstream(
-        () => upstream.payUpstreamOrder({ purchase: p, order }),
+        (entering) => upstream.payUpstreamOrder({ purchase: p, order, entering }),
         (refused) => upstream.checkProvisioningFunds({ purchase: p, order, refused }),
       );
-      await enter('host_lookup');
-      const host = await pollHost(p, order.hostId);
-      await enter('bind');
-      await local.bindUpstreamHost({ serviceId, hostId: order.hostId, workflowId });
-      await enter('activate');
-      await local.activateService({ serviceId, host, workflowId });
+      const host = await enterWith('host_lookup', (entering) => pollHost(p, order.hostId, entering));
+      await enterWith('bind', (entering) => local.bindUpstreamHost({ serviceId, hostId: order.hostId, workflowId, entering }));
+      await enterWith('activate', (entering) => local.activateService({ serviceId, host, workflowId, entering }));
       work.settle('done');
     });
 
   return work.run<Prepared, ProvisionResult>({
-    prepare: (retriedBy) => local.prepareProvisioning(retriedBy ? { serviceId, workflowId, retriedBy } : { serviceId, workflowId }),
+    prepare: (retriedBy, entering) => local.prepareProvisioning(retriedBy ? { serviceId, workflowId, retriedBy, entering } : { serviceId, workflowId, entering }),
     finished: () => ({ serviceId, outcome: 'already_finished', hostId: null }),
     attributes: (prepared) => [
       { key: SearchAttr.UserId, value: prepared.userId },

@@ -85,6 +85,14 @@ export type UpstreamDecision = { action: 'retry' | 'cancel'; decider: Actor; rea
  */
 export const STAGE_AFTER_DECISION = { retry: 'prepare', cancel: 'cancelling' } as const satisfies Record<UpstreamDecision['action'], string>;
 
+/**
+ * The stage a step activity records itself before its work, when the workflow folds the stage
+ * record into the step (`foldStages` of `upstreamWork`, ./upstream-work.ts): its row moves and its
+ * `started` history row is written only when the stage actually changes, so a retried attempt
+ * writes nothing twice (`enterWorkStageOnce`, domain/upstream-work/record.ts).
+ */
+export type EnteringStage = { stage: string; workflowId: string };
+
 /** Why upstream work stopped: where, a code, and the Chinese reason the admin reads. */
 export type UpstreamFailure<Stage extends string = string> = { stage: Stage; code: string; reason: string };
 

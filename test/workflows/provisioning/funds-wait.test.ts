@@ -113,7 +113,7 @@ describe('a provisioning waiting for upstream funds', () => {
     const steps = (await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token })).body.data.steps as Array<{ stage: string; status: string }>;
     const started = steps.filter((s) => s.status === 'started').map((s) => s.stage).reverse();
     expect(started).toEqual(['prepare', 'login', 'cart', 'checkout', FUNDS, 'upstream_pay', 'host_lookup', 'bind', 'activate']);
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'funds-waited-then-paid');
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'funds-waited-then-paid-stage-in-step');
   });
 
   it('waits the same way when the upstream refuses the payment for funds (the balance read raced another purchase)', async () => {
@@ -133,7 +133,7 @@ describe('a provisioning waiting for upstream funds', () => {
     expect(upstream.sandbox.control.ledger().pays[String(invoiceId)]).toBe(1);
     expect(upstream.sandbox.control.ledger().purchases[service?.downstream_token ?? '']).toBe(1);
     await handle.result();
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'payment-refused-for-funds-then-paid');
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'payment-refused-for-funds-then-paid-stage-in-step');
   });
 
   it('an admin cancel while it waits refunds the service once and pays nothing upstream', async () => {
@@ -151,7 +151,7 @@ describe('a provisioning waiting for upstream funds', () => {
     const invoiceId = await upstreamInvoiceOf(serviceId);
     expect(upstream.sandbox.control.ledger().pays[String(invoiceId)]).toBeUndefined();
     expectError(await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/cancel`, { token, body: { reason: '再次取消' } }), 40931, 409);
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'funds-wait-cancelled');
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'funds-wait-cancelled-stage-in-step');
     await expectBooksBalanced(platform);
   });
 });

@@ -66,7 +66,9 @@ describe('provisioning', () => {
     expect(attrs.get(SearchAttr.InvoiceNo)).toBe(invoice.invoice_no);
     expect(attrs.get(SearchAttr.SupplierCode)).toBe(`sup-${platform.id}`);
     expect(attrs.get(SearchAttr.ProviderKey)).toBe('upstream_finance_api');
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'active');
+    // Recorded under new names: the histories from before the patch `provision-stage-in-step`
+    // (`provisionServiceWorkflow--active.json`, …) stay as they were, the proof that those runs replay.
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'active-stage-in-step');
 
     const detail = await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token });
     expect(detail.body.data).toMatchObject({ status: 'active', stage: 'done', workflow_status: 'COMPLETED', downstream_reference_created: true, invoice_no: invoice.invoice_no });
@@ -172,7 +174,7 @@ describe('provisioning', () => {
     expect(upstream.sandbox.control.ledger().purchases[ref]).toBe(1);
     const handle = platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId));
     await handle.result();
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failed-then-retried');
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failed-then-retried-stage-in-step');
     expectError(await platform.api.post(`/api/v2/admin/provisioning/${serviceId}/retry`, { token, body: {} }), 40931, 409);
   });
 
@@ -191,7 +193,7 @@ describe('provisioning', () => {
     expect(await balanceOf(platform, client)).toBe((Number(before) + Number(service.price)).toFixed(2));
     const handle = platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId));
     expect((await handle.result()).outcome).toBe('cancelled');
-    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failed-then-cancelled');
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failed-then-cancelled-stage-in-step');
     expect(await platform.deps.db.models.Refund.count({ where: { trace_id: `provision-cancel:${serviceId}` } })).toBe(1);
     await expectBooksBalanced(platform);
   });
