@@ -23,8 +23,11 @@ export function startApi(env: ApiEnv, options: { signal: AbortSignal; log: (m: s
       LOG_LEVEL: 'warn',
     },
     readyPath: '/api/health',
-    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the API, written when it stops.
-    ...(process.env.BENCH_CPU_PROF ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] } : {}),
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the API, written when it stops; BENCH_API_NODE_ARGS: more node flags (space-separated).
+    nodeArgs: [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
     ...options,
   });
 }
