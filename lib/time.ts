@@ -51,7 +51,20 @@ export function unixSeconds(date: Date = new Date()): number {
   return Math.floor(date.getTime() / 1000);
 }
 
-/** `months` calendar months later in Asia/Shanghai wall time (Jan 31 + 1 month = Feb 28/29). */
+/** Asia/Shanghai's offset from UTC: +08:00 all year (no daylight saving since 1991). */
+const SHANGHAI_OFFSET_MS = 8 * 3_600_000;
+
+/**
+ * `months` calendar months later in Asia/Shanghai wall time (Jan 31 + 1 month = Feb 28/29), as
+ * dayjs `.tz(TIME_ZONE).add(months, 'month')` answers (test/lib/time.test.ts compares them), with
+ * plain UTC arithmetic on the fixed offset: dayjs builds a time-zone formatter per call, which
+ * was the largest single cost of activating a service (issue #30).
+ */
 export function addMonths(date: Date, months: number): Date {
-  return dayjs(date).tz(TIME_ZONE).add(months, 'month').toDate();
+  const wall = new Date(date.getTime() + SHANGHAI_OFFSET_MS);
+  const year = wall.getUTCFullYear();
+  const month = wall.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const moved = Date.UTC(year, month, Math.min(wall.getUTCDate(), lastDay), wall.getUTCHours(), wall.getUTCMinutes(), wall.getUTCSeconds(), wall.getUTCMilliseconds());
+  return new Date(moved - SHANGHAI_OFFSET_MS);
 }
