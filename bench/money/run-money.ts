@@ -91,6 +91,15 @@ export async function runMoneyBenches(ctx: {
   const deps = { config, db, logger: createLogger('warn', 'bench'), secretBox: createSecretBox(config.secretKey) };
   const count = async (sql: string) => Number((await db.read<{ n: string }>(sql))[0]?.n ?? 0);
   const relay = await startBenchRelay({ databaseUrl: ctx.databaseUrl, temporalAddress: ctx.temporalAddress, secretKey: ctx.secretKey, poolMax: ctx.poolMax }, ctx.signal);
+  // BENCH_MONEY_RELAY=after: the relay is held (SIGSTOP) while our payments or notifications run
+  // and let go right after, so the request path is measured alone and the workflow starts all
+  // happen after the burst (the drain shows them). By default it runs throughout, as in a worker
+  // process beside the API, sharing the machine's cores with it and with Temporal.
+  const holdRelay = process.env.BENCH_MONEY_RELAY === 'after';
+  const relayHeld = (held: boolean) => {
+    if (holdRelay) relay.process.kill(held ? 'SIGSTOP' : 'SIGCONT');
+  };
+  if (holdRelay) ctx.log('relay held during our bursts (BENCH_MONEY_RELAY=after)');
   try {
     const results: MoneyPairResult[] = [];
     const { seed, concurrency, signal } = ctx;
@@ -98,6 +107,7 @@ export async function runMoneyBenches(ctx: {
     ctx.log(`balance payments: ${seed.balanceOurs.length} through the API, ${seed.balanceBare.length} bare, ${concurrency} in flight…`);
     let rss = watchPeakRss(ctx.processes);
     const paidBefore = await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`);
+    relayHeld(true);
     const oursPay = await driveCounted(
       'api  POST /api/v2/client/invoices/{id}/pay/balance',
       seed.balanceOurs.map(({ invoiceId, token }) => ({
@@ -108,6 +118,7 @@ export async function runMoneyBenches(ctx: {
       concurrency,
       signal,
     );
+    relayHeld(false);
     // Provisioning starts follow each payment in the background; the baseline runs only once they are done.
     const payFulfilment = await measureFulfilment(db, seed.balanceOurs.map((b) => b.invoiceId), Date.now());
     ctx.log(`  ${formatFulfilmentTiming(payFulfilment)}`);
@@ -140,12 +151,14 @@ export async function runMoneyBenches(ctx: {
     const bareNotes = withDuplicates(seed.notifyBare);
     rss = watchPeakRss(ctx.processes);
     ctx.log(`notifications: ${oursNotes.length} through the API, ${bareNotes.length} bare (half duplicates), ${concurrency} in flight…`);
+    relayHeld(true);
     const oursNotify = await driveCounted(
       'api  POST /api/v2/client/payment/qrpay/notify',
       oursNotes.map((f) => form(`${ctx.api}/api/v2/client/payment/qrpay/notify`, f, plainSuccess)),
       concurrency,
       signal,
     );
+    relayHeld(false);
     const notifyAnswered = Date.now();
     const notifiedInvoices = await db.read<{ invoice_id: number }>('SELECT invoice_id FROM payments WHERE payment_no = ANY($1)', [seed.notifyOurs.map((f) => f.out_trade_no)]);
     const notifyFulfilment = await measureFulfilment(db, notifiedInvoices.map((r) => r.invoice_id), notifyAnswered);

@@ -1,16 +1,40 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
-import { sqlOne, sqlRows, type Tx } from '../../db/sql.js';
+import { sqlOne, sqlRows, statement, type Tx } from '../../db/sql.js';
 import type { CouponScene } from '../../db/models/marketing.js';
 import type { AppliedCoupon } from './discounts.js';
 
 /**
- * Reserves one use of the coupon for the invoice just written, in the invoice's transaction.
- * Two guarded statements, each deciding alone (never a count read earlier):
+ * The use taken from the coupon (`used < total_uses`, still active and in its window), the user's
+ * own count (an upsert that only increments below `per_user_limit`) and the reserved use, in one
+ * statement: each step only runs on the row the one before returned, and the coupon's row lock,
+ * which every buyer of the coupon waits on, is held from this statement to the COMMIT that
+ * follows it (three round trips before: buyers of one coupon queued behind each of them).
+ */
+const RESERVE_USE = statement(`
+  WITH taken AS (
+    UPDATE coupons SET used = used + 1, updated_at = now()
+     WHERE id = $1 AND status = 'active' AND (total_uses IS NULL OR used < total_uses)
+       AND (starts_at IS NULL OR starts_at <= now()) AND (ends_at IS NULL OR ends_at > now())
+     RETURNING id
+  ), mine AS (
+    INSERT INTO coupon_user_uses (coupon_id, user_id, used) SELECT id, $2, 1 FROM taken
+    ON CONFLICT (coupon_id, user_id) DO UPDATE SET used = coupon_user_uses.used + 1
+      WHERE $3::int IS NULL OR coupon_user_uses.used < $3::int
+    RETURNING used
+  ), recorded AS (
+    INSERT INTO coupon_uses (coupon_id, user_id, invoice_id, scene, discount_amount, status)
+    SELECT $1, $2, $4, $5, $6, 'reserved' FROM mine WHERE $3::int IS NULL OR mine.used <= $3::int
+    RETURNING id
+  )
+  SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT used FROM mine) AS used, (SELECT count(*) FROM recorded)::int AS recorded`);
+
+/**
+ * Reserves one use of the coupon for the invoice just written, in the invoice's transaction, as
+ * its last statement. Each guard decides alone (never a count read earlier):
  * - `UPDATE coupons SET used = used + 1 WHERE … AND used < total_uses` takes one of the uses
- *   left (still active and in its window), or nothing: of 50 buyers racing for the last use,
- *   exactly one gets a row back;
- * - the user's own count is an upsert that only increments below `per_user_limit`.
+ *   left, or nothing: of 50 buyers racing for the last use, exactly one gets a row back;
+ * - the user's own count only increments below `per_user_limit`.
  * Either refusal throws 40980 and the whole transaction, invoice included, rolls back.
  */
 export async function reserveCouponUse(
@@ -18,34 +42,16 @@ export async function reserveCouponUse(
   input: { coupon: AppliedCoupon; userId: number; invoiceId: number; scene: CouponScene },
   tx: Tx,
 ): Promise<void> {
-  const taken = await sqlOne<{ id: number }>(
+  const reserved = await sqlOne<{ taken: number; used: number | null; recorded: number }>(
     deps,
-    `UPDATE coupons SET used = used + 1, updated_at = now()
-      WHERE id = $1 AND status = 'active' AND (total_uses IS NULL OR used < total_uses)
-        AND (starts_at IS NULL OR starts_at <= now()) AND (ends_at IS NULL OR ends_at > now())
-      RETURNING id`,
-    [input.coupon.id],
+    RESERVE_USE,
+    [input.coupon.id, input.userId, input.coupon.perUserLimit, input.invoiceId, input.scene, input.coupon.discount],
     tx,
   );
-  if (!taken) throw new AppError(ErrorCode.COUPON_UNAVAILABLE, '优惠券已被领完或已失效', { coupon_code: input.coupon.code });
-  const mine = await sqlOne<{ used: number }>(
-    deps,
-    `INSERT INTO coupon_user_uses (coupon_id, user_id, used) VALUES ($1, $2, 1)
-     ON CONFLICT (coupon_id, user_id) DO UPDATE SET used = coupon_user_uses.used + 1
-       WHERE $3::int IS NULL OR coupon_user_uses.used < $3::int
-     RETURNING used`,
-    [input.coupon.id, input.userId, input.coupon.perUserLimit],
-    tx,
-  );
-  if (!mine || (input.coupon.perUserLimit !== null && mine.used > input.coupon.perUserLimit)) {
+  if (!reserved?.taken) throw new AppError(ErrorCode.COUPON_UNAVAILABLE, '优惠券已被领完或已失效', { coupon_code: input.coupon.code });
+  if (!reserved.recorded) {
     throw new AppError(ErrorCode.COUPON_UNAVAILABLE, '您已达到该优惠券的使用次数上限', { coupon_code: input.coupon.code });
   }
-  await sqlOne(
-    deps,
-    `INSERT INTO coupon_uses (coupon_id, user_id, invoice_id, scene, discount_amount, status) VALUES ($1, $2, $3, $4, $5, 'reserved') RETURNING id`,
-    [input.coupon.id, input.userId, input.invoiceId, input.scene, input.coupon.discount],
-    tx,
-  );
 }
 
 /**
