@@ -31,4 +31,4 @@ COPY --from=build /app/dist ./dist
 # Files stay root-owned and read-only for the process; nothing is written at run time.
 USER node
 EXPOSE 8080
-CMD ["node", "--import", "./dist/lib/tracing-preload.js", "dist/api/main.js"]
+CMD ["node", "--max-old-space-size=160", "--import", "./dist/lib/tracing-preload.js", "dist/api/main.js"]

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from '../../scripts/lib/node-flags.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -27,14 +28,15 @@ export function ensureBuilt(log: (m: string) => void): void {
 
 /**
  * How to start a source entry of ours (`…/api/main.ts`): under `node` from its compiled file in
- * `dist/` with the tracing preload, as `npm start` / `npm run worker` do; under tsx otherwise
+ * `dist/` with the tracing preload and the heap limits (scripts/lib/node-flags.ts), as `npm start` / `npm run worker` do; under tsx otherwise
  * (bench code, or BENCH_FROM_SOURCE=1).
  */
 export function entryArgs(entry: string): string[] {
   const path = relative(ROOT, entry);
   const compiled = `${ROOT}dist/${path.replace(/\.ts$/, '.js')}`;
   if (runsBuild() && !path.startsWith('bench') && existsSync(compiled)) {
-    return ['--import', `${ROOT}dist/lib/tracing-preload.js`, compiled];
+    const flags = path.startsWith('activities') ? WORKER_NODE_FLAGS : path.startsWith('api') ? API_NODE_FLAGS : [];
+    return [...flags, '--import', `${ROOT}dist/lib/tracing-preload.js`, compiled];
   }
   return ['--import', 'tsx', entry];
 }

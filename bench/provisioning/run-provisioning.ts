@@ -293,8 +293,11 @@ export async function runProvisioningBench(ctx: {
       workerEnv,
       // Its info lines would flood the bench output: only the start line is read.
       () => true,
-      // BENCH_WORKER_CPU_PROF=<dir>: a V8 CPU profile of the worker, written when it stops.
-      process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`] : [],
+      // BENCH_WORKER_CPU_PROF=<dir>: a V8 CPU profile of the worker, written when it stops; BENCH_WORKER_NODE_ARGS: more node flags.
+      [
+        ...(process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`] : []),
+        ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ],
     );
     await workerStarted(worker, ctx.signal);
     const rss = watchPeakRss({ api: ctx.apiPid, worker: worker.process.pid });

@@ -7,6 +7,7 @@ import { onPath } from './go-build.js';
 import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres, withDatabase } from './postgres.js';
 import { devSecretKey } from './secret-key.js';
 import { ensureTemporalServer, installTemporalSchemas, startTemporalServer, TEMPORAL_SERVER_VERSION, temporalServerEnv } from './temporal-cluster.js';
+import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from './node-flags.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(REPO_ROOT, 'dist');
@@ -279,7 +280,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const workers = Array.from({ length: options.workers }, (_, i) =>
       managedProcess({
         name: `worker-${i + 1}`,
-        args: ['--import', './dist/lib/tracing-preload.js', 'dist/activities/worker.js'],
+        args: [...WORKER_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/activities/worker.js'],
         env: processEnv({ LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
         url: null,
         echo,
@@ -290,7 +291,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const url = `http://127.0.0.1:${port}`;
       return managedProcess({
         name: `api-${i + 1}`,
-        args: ['--import', './dist/lib/tracing-preload.js', 'dist/api/main.js'],
+        args: [...API_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/api/main.js'],
         env: processEnv({ PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
         url,
         echo,
