@@ -25,9 +25,14 @@
 // BENCH_PROVISION_STAGES=1 (mean time per stage), BENCH_WORKER_CPU_PROF (directory for a CPU
 // profile of the worker). Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per
 // side, BENCH_WARMUP and BENCH_DURATION as above).
-// Dev start-up (last; BENCH_ONLY=dev runs only it, without the throwaway servers): `npm run dev`
-// (scripts/dev.ts) with a temporary DATA_DIR and free ports, started twice (first and warm
-// start), spawn → "platform is up" each time; the temporary folder is removed afterwards.
+// Dev start-up (after the throwaway servers are stopped; BENCH_ONLY=dev runs only it, without
+// them): `npm run dev` (scripts/dev.ts) with a temporary DATA_DIR and free ports, started twice
+// (first and warm start), spawn → "platform is up" each time; the temporary folder is removed afterwards.
+// Cluster beside dev (last; BENCH_ONLY=cluster runs only it): BENCH_PURCHASES (200 purchases,
+// invoice + balance payment) at BENCH_PURCHASE_CONNECTIONS (16 at once) through `npm run dev`'s
+// API, then through `npm run cluster`'s balancer (scripts/cluster.ts from dist/), each launcher
+// on a temporary data folder with free ports and stopped with SIGINT; purchases/s, provisioned/s
+// and cluster/dev printed, no target. A cluster that cannot start is skipped, not failed.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -54,6 +59,7 @@ import { seedMoney } from './money/seed-money.js';
 import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningBench } from './provisioning/run-provisioning.js';
 import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
 import { type DevStartResult, formatDevStartTable, runDevStartBench } from './dev-start/run-dev-start.js';
+import { type ClusterVsDevResult, formatClusterVsDevTable, runClusterVsDevBench } from './cluster/run-cluster-vs-dev.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const RESULTS_PATH = `${RESULTS_DIR}latest.json`;
@@ -262,14 +268,23 @@ async function main(signal: AbortSignal): Promise<number> {
   const settings = readBenchSettings();
   const startedAt = new Date();
   const only = process.env.BENCH_ONLY;
+  // `dev` and `cluster` name the launcher parts, which need none of the bench's own servers.
   const platform: PlatformBenches =
-    only === 'dev' ? { pairs: [], responseSizes: [], money: [], provisioning: null, console: null } : await runPlatformBenches(settings, only, signal);
+    only === 'dev' || only === 'cluster'
+      ? { pairs: [], responseSizes: [], money: [], provisioning: null, console: null }
+      : await runPlatformBenches(settings, only, signal);
   // Last, on a machine where the bench's own servers are stopped again.
   let devStart: DevStartResult | null = null;
   if (!only || only === 'dev') {
     signal.throwIfAborted();
     devStart = await runDevStartBench({ signal, log });
     printBlock(formatDevStartTable(devStart));
+  }
+  let clusterVsDev: ClusterVsDevResult | null = null;
+  if (!only || only === 'cluster') {
+    signal.throwIfAborted();
+    clusterVsDev = await runClusterVsDevBench({ total: settings.purchases, concurrency: settings.purchaseConnections, signal, log });
+    printBlock(formatClusterVsDevTable(clusterVsDev));
   }
 
   const { pairs: results, money, provisioning, console: consoleBench } = platform;
@@ -278,7 +293,8 @@ async function main(signal: AbortSignal): Promise<number> {
     ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) + (provisioning.single.ours.active ? 0 : 1)
     : 0;
   const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
-  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed;
+  const clusterVsDevFailed = clusterVsDev ? clusterVsDev.failed : 0;
+  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed + clusterVsDevFailed;
   writeResults(RESULTS_PATH, {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -292,6 +308,7 @@ async function main(signal: AbortSignal): Promise<number> {
     provisioning,
     console: consoleBench,
     devStart,
+    clusterVsDev,
   });
   const machine = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`;
   const record = appendRunRecord(RESULTS_DIR, { startedAt, finishedAt: new Date(), only, machine, settings, failed, blocks: printedBlocks });
@@ -302,6 +319,7 @@ async function main(signal: AbortSignal): Promise<number> {
       .flatMap((r) => [r.ours, r.bare])
       .filter((m) => m.non2xx + m.errors > 0)
       .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
+    if (clusterVsDevFailed > 0) lines.push(`  cluster beside dev: ${clusterVsDevFailed} failed purchases, services not active or failed launchers (its table above)`);
     console.error(
       ['', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', `!!! 压测出错 / BENCH HAD ${failed} FAILED REQUESTS — figures are NOT valid`, ...lines, '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', ''].join('\n'),
     );

@@ -13,7 +13,7 @@ const UP_LINE = /platform is up(?: \((\d+(?:\.\d+)?) s\))?/;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Every port scripts/dev.ts listens on, set through its environment. */
-const PORT_VARIABLES = [
+export const PORT_VARIABLES = [
   'PORT',
   'PG_PORT',
   'TEMPORAL_PORT',
@@ -26,7 +26,7 @@ const PORT_VARIABLES = [
   'SANDBOX_UPSTREAM_PORT',
 ] as const;
 /** What the bench's own environment may carry that would point the dev run at other servers or ports. */
-const NOT_INHERITED = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'METRICS_PORT', 'WORKER_METRICS_PORT', 'TEMPORAL_METRICS_BIND_ADDRESS'];
+export const NOT_INHERITED = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'METRICS_PORT', 'WORKER_METRICS_PORT', 'TEMPORAL_METRICS_BIND_ADDRESS'];
 
 export type DevStart = {
   /** Spawn → the "platform is up" line, measured by the bench. */
@@ -43,17 +43,33 @@ export type DevStartResult = {
   goal: { label: string; pass: boolean };
 };
 
-type DevRun = { child: ChildProcess; tail: string[]; exited: Promise<void> };
+/** A launcher (`scripts/dev.ts`, `scripts/cluster.ts`) running as the leader of its own process group. */
+export type LauncherRun = { name: string; child: ChildProcess; tail: string[]; exited: Promise<void> };
 
-async function distinctFreePorts(count: number): Promise<number[]> {
+export async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < count) ports.add(await freePort());
   return [...ports];
 }
 
-/** Starts `node --import tsx scripts/dev.ts` as the leader of its own process group (so that all it starts can be found again). */
-function spawnDev(env: NodeJS.ProcessEnv): DevRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A fresh temporary DATA_DIR and the environment of `npm run dev` on it: every port in
+ * PORT_VARIABLES free, nothing of NOT_INHERITED; `extra` over it.
+ */
+export async function freshDevEnvironment(extra: NodeJS.ProcessEnv = {}): Promise<{ dataDir: string; env: NodeJS.ProcessEnv }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-dev-start-'));
+  // As root, PostgreSQL runs as its own user, which must be able to enter the folder (else its
+  // data is placed under /var/lib/hosting-platform, which removeDataDir also handles).
+  chmodSync(dataDir, 0o755);
+  const ports = await distinctFreePorts(PORT_VARIABLES.length);
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...Object.fromEntries(PORT_VARIABLES.map((name, i) => [name, String(ports[i])])), ...extra };
+  for (const name of NOT_INHERITED) delete env[name];
+  return { dataDir, env };
+}
+
+/** Starts `node --import tsx <script>` (scripts/dev.ts by default) as the leader of its own process group (so that all it starts can be found again). */
+export function spawnLauncher(env: NodeJS.ProcessEnv, script = 'scripts/dev.ts', name = 'npm run dev'): LauncherRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   // Its output (demo accounts, the admin password, the children's logs) is kept only to explain a failure.
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -63,26 +79,29 @@ function spawnDev(env: NodeJS.ProcessEnv): DevRun {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  return { child, tail, exited };
+  return { name, child, tail, exited };
 }
 
-/** Resolves with the start's figures once the "platform is up" line appears. */
-function waitUntilUp(run: DevRun, spawnedAt: number, timeoutMs: number, signal: AbortSignal): Promise<DevStart> {
-  return new Promise<DevStart>((resolveUp, reject) => {
+/**
+ * Resolves once the launcher prints a line matching `line` (its "up" line), with the seconds since
+ * `spawnedAt` and the match; rejects with its last lines when it exits first, times out or is interrupted.
+ */
+export function waitForLine(run: LauncherRun, line: RegExp, spawnedAt: number, timeoutMs: number, signal: AbortSignal): Promise<{ seconds: number; match: RegExpExecArray }> {
+  return new Promise((resolveUp, reject) => {
     let seen = '';
     const fail = (why: string) => {
       cleanup();
-      reject(new Error(`npm run dev (bench): ${why}\n${run.tail.map((l) => `  | ${l}`).join('\n')}`));
+      reject(new Error(`${run.name} (bench): ${why}\n${run.tail.map((l) => `  | ${l}`).join('\n')}`));
     };
     const onData = (chunk: Buffer) => {
       const now = performance.now();
       seen = (seen + chunk.toString()).slice(-4_000);
-      const match = UP_LINE.exec(seen);
+      const match = line.exec(seen);
       if (!match) return;
       cleanup();
-      resolveUp({ seconds: (now - spawnedAt) / 1000, reportedSeconds: match[1] === undefined ? null : Number(match[1]) });
+      resolveUp({ seconds: (now - spawnedAt) / 1000, match });
     };
-    const onExit = () => fail(`exited (${run.child.exitCode ?? run.child.signalCode}) before the platform was up`);
+    const onExit = () => fail(`exited (${run.child.exitCode ?? run.child.signalCode}) before it was up`);
     const onAbort = () => fail('interrupted');
     const timer = setTimeout(() => fail(`not up within ${timeoutMs / 1000} s`), timeoutMs);
     const cleanup = () => {
@@ -96,6 +115,12 @@ function waitUntilUp(run: DevRun, spawnedAt: number, timeoutMs: number, signal: 
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
   });
+}
+
+/** Resolves with the start's figures once the "platform is up" line appears. */
+export async function waitUntilUp(run: LauncherRun, spawnedAt: number, timeoutMs: number, signal: AbortSignal): Promise<DevStart> {
+  const { seconds, match } = await waitForLine(run, UP_LINE, spawnedAt, timeoutMs, signal);
+  return { seconds, reportedSeconds: match[1] === undefined ? null : Number(match[1]) };
 }
 
 function groupAlive(pid: number): boolean {
@@ -116,11 +141,11 @@ function killGroup(pid: number): void {
 }
 
 /**
- * Ctrl-C as a developer would press it (SIGINT to scripts/dev.ts, which stops its children in
- * order, PostgreSQL last), then waits for the process group to be gone; what is left after the
- * grace time (only if the shutdown hung) is killed, by the group's id.
+ * Ctrl-C as a developer would press it (SIGINT to scripts/dev.ts or scripts/cluster.ts, which
+ * stop their children in order, PostgreSQL last), then waits for the process group to be gone;
+ * what is left after the grace time (only if the shutdown hung) is killed, by the group's id.
  */
-async function stopDev(run: DevRun, graceMs = 90_000): Promise<void> {
+export async function stopLauncher(run: LauncherRun, graceMs = 90_000): Promise<void> {
   const pid = run.child.pid;
   if (pid === undefined) return;
   if (run.child.exitCode === null && run.child.signalCode === null) {
@@ -140,7 +165,7 @@ async function stopDev(run: DevRun, graceMs = 90_000): Promise<void> {
  * /var/lib/hosting-platform/data with a symlink at <DATA_DIR>/postgres (scripts/lib/postgres-as-root.ts):
  * that folder goes too (only there: a symlink elsewhere is only unlinked).
  */
-function removeDataDir(dataDir: string): void {
+export function removeDataDir(dataDir: string): void {
   const link = join(dataDir, 'postgres');
   if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) {
     let target: string | null = null;
@@ -161,24 +186,18 @@ function removeDataDir(dataDir: string): void {
  * times. The temporary DATA_DIR (and, as root, the cluster it points to) is removed afterwards.
  */
 export async function runDevStartBench(ctx: { signal: AbortSignal; log: (m: string) => void }): Promise<DevStartResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-dev-start-'));
-  // As root, PostgreSQL runs as its own user, which must be able to enter the folder (else its
-  // data is placed under /var/lib/hosting-platform, which removeDataDir also handles).
-  chmodSync(dataDir, 0o755);
-  const ports = await distinctFreePorts(PORT_VARIABLES.length);
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...Object.fromEntries(PORT_VARIABLES.map((name, i) => [name, String(ports[i])])) };
-  for (const name of NOT_INHERITED) delete env[name];
+  const { dataDir, env } = await freshDevEnvironment();
   // The run under way, stopped by the finally block if a start fails or is interrupted.
-  const current: { run: DevRun | null } = { run: null };
+  const current: { run: LauncherRun | null } = { run: null };
   try {
     const start = async (label: string, timeoutMs: number): Promise<DevStart> => {
       ctx.log(`dev start: ${label} (DATA_DIR ${dataDir}, API on ${env.PORT})…`);
       const spawnedAt = performance.now();
-      const run = spawnDev(env);
+      const run = spawnLauncher(env);
       current.run = run;
       const figures = await waitUntilUp(run, spawnedAt, timeoutMs, ctx.signal);
       ctx.log(`  up after ${figures.seconds.toFixed(1)} s; stopping it with SIGINT…`);
-      await stopDev(run);
+      await stopLauncher(run);
       current.run = null;
       return figures;
     };
@@ -191,7 +210,7 @@ export async function runDevStartBench(ctx: { signal: AbortSignal; log: (m: stri
       goal: { label: `warm start < ${MAX_WARM_START_SECONDS} s`, pass: warmStart.seconds < MAX_WARM_START_SECONDS },
     };
   } finally {
-    if (current.run) await stopDev(current.run);
+    if (current.run) await stopLauncher(current.run);
     removeDataDir(dataDir);
   }
 }

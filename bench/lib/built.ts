@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markProductionBuilt } from '../../scripts/lib/cluster.js';
 import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from '../../scripts/lib/node-flags.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +24,8 @@ export function ensureBuilt(log: (m: string) => void): void {
   log('building dist/ (npm run build) so the API and the worker run as in production…');
   const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (res.status !== 0) throw new Error(`npm run build failed (exit ${res.status ?? res.signal})`);
+  // So that `npm run cluster` (scripts/lib/cluster.ts ensureProductionBuild) takes this build instead of building again.
+  markProductionBuilt();
   built = true;
 }
 

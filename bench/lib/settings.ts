@@ -22,6 +22,9 @@ export type BenchSettings = {
   upstreamLatencyMs: number;
   /** Concurrent console websocket sessions in the console bench (each side). */
   consoleSessions: number;
+  /** Purchases (invoice + balance payment) each launcher gets in the cluster-beside-dev bench, and how many at once. */
+  purchases: number;
+  purchaseConnections: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -48,5 +51,7 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     provisionings: positive(env, 'BENCH_PROVISIONINGS', 200, true),
     upstreamLatencyMs: positive(env, 'BENCH_UPSTREAM_LATENCY_MS', 50, true),
     consoleSessions: positive(env, 'BENCH_CONSOLE_SESSIONS', 16, true),
+    purchases: positive(env, 'BENCH_PURCHASES', 200, true),
+    purchaseConnections: positive(env, 'BENCH_PURCHASE_CONNECTIONS', 16, true),
   };
 }

