@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry of `npm run dev`, `npm run cluster`, `npm test` and `npm run bench`. Plain JavaScript on purpose: it runs
 // before dependencies exist, installs them when missing or stale, then hands over.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,18 +32,42 @@ if (dependenciesStale()) {
   writeFileSync(stampFile, `${lockHash()}\n`);
 }
 
+/**
+ * Runs a long-lived step (dev, cluster, bench, the tests) and answers with its exit status. The
+ * step runs in a process group of its own, and SIGINT, SIGTERM and SIGHUP reaching this process
+ * (Ctrl-C in the terminal, or a signal to this process alone) are passed on to it exactly once
+ * each; the step stops its children in order (a second Ctrl-C still forces it) and this process
+ * exits with it. Before, a signal to this process alone left the API, the worker and PostgreSQL
+ * running, and the next start failed on PostgreSQL's lock file.
+ */
+function runForwardingSignals(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: process.env, detached: true });
+    const forward = (signal) => () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+    const handlers = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((signal) => [signal, forward(signal)]);
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+      resolve(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1) : 1));
+    });
+  });
+}
+
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const tsx = ['--import', 'tsx'];
 
 switch (command) {
   case 'dev':
-    process.exit(run(process.execPath, [...tsx, 'scripts/dev.ts']));
+    process.exit(await runForwardingSignals(process.execPath, [...tsx, 'scripts/dev.ts']));
     break;
   case 'cluster':
-    process.exit(run(process.execPath, [...tsx, 'scripts/cluster.ts']));
+    process.exit(await runForwardingSignals(process.execPath, [...tsx, 'scripts/cluster.ts']));
     break;
   case 'bench':
-    process.exit(run(process.execPath, [...tsx, 'bench/run.ts', ...process.argv.slice(3)]));
+    process.exit(await runForwardingSignals(process.execPath, [...tsx, 'bench/run.ts', ...process.argv.slice(3)]));
     break;
   case 'test': {
     const steps = [
@@ -53,7 +77,7 @@ switch (command) {
     ];
     for (const [label, cmd, args] of steps) {
       console.log(`\n[test] ${label}`);
-      const status = run(cmd, args);
+      const status = await runForwardingSignals(cmd, args);
       if (status !== 0) process.exit(status);
     }
     break;
