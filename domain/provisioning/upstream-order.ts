@@ -55,6 +55,11 @@ export async function loginUpstream(deps: DomainDeps, p: UpstreamPurchase): Prom
   await callSupplier(deps, p.supplierId, 'upstream.login_check', {}, { traceId: p.traceId });
 }
 
+/** The service's sealed root password (opened only to fill the cart). */
+const SEALED_PASSWORD = statement('SELECT password_sealed FROM services WHERE id = $1');
+/** What the binding already knows of the upstream bill. */
+const BINDING_PAYMENT = statement('SELECT upstream_amount::text AS upstream_amount, upstream_paid_at FROM service_upstream_bindings WHERE service_id = $1');
+
 /**
  * The cart step: probe first (an order for our reference means a previous attempt already bought:
  * continue with it), otherwise fill the reference's cart with the product, period, options,
@@ -63,7 +68,7 @@ export async function loginUpstream(deps: DomainDeps, p: UpstreamPurchase): Prom
 export async function fillUpstreamCart(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder | null> {
   const existing = await probeUpstreamOrder(deps, p);
   if (existing) return existing;
-  const service = await deps.db.models.Service.findByPk(p.serviceId, { attributes: ['password_sealed'] });
+  const [service] = await sqlRows<{ password_sealed: string }>(deps, SEALED_PASSWORD, [p.serviceId]);
   const password = service?.password_sealed ? deps.secretBox.open(service.password_sealed) : undefined;
   const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_cart', {
     downstream: p.downstream,
@@ -149,7 +154,7 @@ export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, or
 
 /** The paid bill and its cost, recorded once; `check_order` is asked for the amount only when no answer and not the binding had it. */
 async function recordPaidOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder, answered: string | null, via: 'paid' | 'reconciled'): Promise<void> {
-  const binding = await deps.db.models.ServiceUpstreamBinding.findByPk(p.serviceId, { attributes: ['upstream_amount', 'upstream_paid_at'] });
+  const [binding] = await sqlRows<{ upstream_amount: string | null; upstream_paid_at: Date | null }>(deps, BINDING_PAYMENT, [p.serviceId]);
   if (!binding || binding.upstream_paid_at !== null) return;
   const amount = answered ?? firstAmount(binding.upstream_amount) ?? (await checkedBillAmount(deps, p.supplierId, order.invoiceId, p.traceId));
   await recordProvisionPaid(deps, { serviceId: p.serviceId, upstreamInvoiceId: order.invoiceId, amount, via });
