@@ -1,7 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { AppEnv } from './context.js';
-import { rawBodyBytes } from './middleware/input-guard.js';
 import { routeTemplate } from './middleware/operations.js';
 import { cachedComputation, cachedRead } from '../domain/catalogue/catalogue-cache.js';
 import type { DomainDeps } from '../domain/deps.js';
@@ -79,7 +78,7 @@ export function okCached<T>(c: Context<AppEnv>, data: CachedData<T>, message = '
   c.set('responseCode', ErrorCode.OK);
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
   if (rememberable && incoming) {
-    c.var.publicAnswers?.remember(incoming.method, incoming.url, rawBodyBytes(incoming), {
+    c.var.publicAnswers?.remember(incoming, {
       route: routeTemplate(c),
       space: data.space,
       key: data.key,

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CatalogueCache } from '../domain/catalogue/catalogue-cache.js';
 import { cacheLookups, httpRequestDuration, httpRequests } from '../lib/metrics.js';
-import { stashRawBody } from './middleware/input-guard.js';
+import { rawBodyBytes, stashRawBody } from './middleware/input-guard.js';
+import { sentRequestId } from './middleware/request-id.js';
 import { prepareAnswerDefaults } from './middleware/security-headers.js';
 
 /** Distinct requests remembered at most; past it the map starts over (query strings and bodies are the caller's). */
@@ -10,9 +11,6 @@ const MAX_REMEMBERED = 2_000;
 const MAX_URL_LENGTH = 1_024;
 /** Larger bodies (a quote's is ~100 bytes) are never remembered nor read here. */
 const MAX_BODY_BYTES = 2_048;
-/** A request id the caller may send (as `requestIdentity`). */
-const SENT_ID = /^[\w\-=]{1,255}$/;
-const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 export type RememberedAnswer = {
   /** The route template, for the metrics (`/api/v2/site/products/{productId}`). */
@@ -25,11 +23,12 @@ export type RememberedAnswer = {
   bytes: () => Uint8Array;
 };
 
-const requestKey = (url: string, body: string | undefined) => (body === undefined ? url : `${url}\n${body}`);
+/** A GET by its target; a POST by target, content type and exact body (the chain decided on all three). */
+const requestKey = (url: string, post?: { type: string; body: string }) => (post === undefined ? url : `${url}\n${post.type}\n${post.body}`);
 
 /**
  * The public catalogue's answers by request, answered before the router: a GET target (or an
- * anonymous JSON POST, the quote, by target and exact body) the whole chain has answered 200 from
+ * anonymous POST, the quote, by target, content type and exact body) the whole chain has answered 200 from
  * the catalogue cache (`okCached`) is answered again from the same cached bytes while that cache
  * entry is the same object, so it follows the catalogue cache exactly (a catalogue write, a LISTEN
  * reset or the TTL ends both). Such a request has nothing left to check: these routes read no
@@ -63,8 +62,7 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
     }
     const started = performance.now();
     cacheLookups.inc({ cache: 'public_answers', result: 'hit' });
-    const sent = incoming.headers['x-request-id'];
-    const id = typeof sent === 'string' && SENT_ID.test(sent) ? sent : options.generateId();
+    const id = sentRequestId(incoming.headers['x-request-id']) ?? options.generateId();
     // The defaults of every answer, as the chain's: security headers, and no-store but on site reads.
     prepareAnswerDefaults(incoming, outgoing);
     const bytes = entry.bytes();
@@ -77,7 +75,7 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
   };
 
   /** Reads a small POST body, then answers it when remembered; the body is stashed for the chain otherwise. */
-  const answerPost = (cache: CatalogueCache, url: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<boolean> =>
+  const answerPost = (cache: CatalogueCache, url: string, type: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<boolean> =>
     new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -90,7 +88,7 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
         const body = Buffer.concat(chunks, size);
         stashRawBody(incoming, body);
         try {
-          resolve(size <= MAX_BODY_BYTES && send(cache, requestKey(url, body.toString('latin1')), incoming, outgoing));
+          resolve(size <= MAX_BODY_BYTES && send(cache, requestKey(url, { type, body: body.toString('latin1') }), incoming, outgoing));
         } catch {
           resolve(outgoing.headersSent);
         }
@@ -98,16 +96,25 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
     });
 
   return {
-    /** After the chain answered from the catalogue cache: `body` is the raw body of a POST (latin1), undefined for a GET. */
-    remember(method: string | undefined, url: string | undefined, body: string | undefined, entry: RememberedAnswer): void {
+    /** After the chain answered this request from the catalogue cache (a POST's raw body as `limitBody` read it). */
+    remember(incoming: IncomingMessage, entry: RememberedAnswer): void {
+      const { method, url } = incoming;
       if (!cache || !url || url.length > MAX_URL_LENGTH) return;
-      if (method === 'POST' ? body === undefined || body.length > MAX_BODY_BYTES : method !== 'GET') return;
+      let post: { type: string; body: string } | undefined;
+      if (method === 'POST') {
+        const body = rawBodyBytes(incoming);
+        const type = incoming.headers['content-type'];
+        if (body === undefined || body.length > MAX_BODY_BYTES || type === undefined) return;
+        post = { type, body };
+      } else if (method !== 'GET') {
+        return;
+      }
       if (remembered.size >= MAX_REMEMBERED) {
         remembered.clear();
         postTargets.clear();
       }
-      if (method === 'POST') postTargets.add(url);
-      remembered.set(requestKey(url, body), entry);
+      if (post) postTargets.add(url);
+      remembered.set(requestKey(url, post), entry);
     },
     /**
      * Answers a remembered public request: true (answered), false (the chain answers), or a
@@ -121,8 +128,8 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
         if (incoming.method !== 'POST' || !postTargets.has(url) || incoming.headers.authorization !== undefined) return false;
         const length = Number(incoming.headers['content-length']);
         const type = incoming.headers['content-type'];
-        if (incoming.headers['transfer-encoding'] !== undefined || !(length > 0 && length <= MAX_BODY_BYTES) || !type || !JSON_TYPE.test(type)) return false;
-        return answerPost(cache, url, incoming, outgoing);
+        if (incoming.headers['transfer-encoding'] !== undefined || !(length > 0 && length <= MAX_BODY_BYTES) || type === undefined) return false;
+        return answerPost(cache, url, type, incoming, outgoing);
       } catch {
         // A header refused before anything was written: the chain answers (and fails in its own way if it must).
         return outgoing.headersSent;

@@ -321,6 +321,13 @@ describe('site quote', () => {
     expect((await platform.api.post(`/api/v2/site/products/${productId}/quote`, { body, token })).body.data).toEqual(first.body.data);
     expect((await quote({ ...body, quantity: 3 })).body.data.quantity).toBe(3);
     expect(await lane()).toBe(before + 1);
+    // Only the same content type: one the chain refuses (415) is refused with a remembered body too.
+    const spaced = await platform.api.post(`/api/v2/site/products/${productId}/quote`, {
+      rawBody: JSON.stringify(body),
+      headers: { 'content-type': 'application/json ; charset=utf-8' },
+    });
+    expectError(spaced, 41500, 415);
+    expect(await lane()).toBe(before + 1);
     // A refused body is never remembered: sent again, it is refused again by the chain.
     expectError(await quote({ ...body, quantity: 0 }), 42200, 422);
     expectError(await quote({ ...body, quantity: 0 }), 42200, 422);
