@@ -7,12 +7,11 @@ import { currentRequestContext, runWithRequestContext, type PendingAudit } from 
 import { insertAuditRecord, type AuditRequestRecord } from '../../domain/logs/admin-audit.js';
 import type { AppEnv } from '../context.js';
 import { requestMeta } from './request-meta.js';
+import { SITE_PREFIX } from './security-headers.js';
 
 /** Paths never written to the request log (probes and scrapes would drown it); still counted in metrics. */
 const UNLOGGED = new Set(['/api/health', '/metrics']);
 
-/** The public catalogue (menus, lists, details, quotes, content): `/api/v2/site/…`. */
-const SITE_PREFIX = '/api/v2/site/';
 
 /**
  * Whether a request becomes a row of the request log (`api-logs`). Not the probes and scrapes,

@@ -20,9 +20,12 @@ export function securityHeaders(csp: ContentSecurityPolicy = JSON_CSP): Middlewa
   return secureHeaders({ contentSecurityPolicy: csp, xFrameOptions: 'DENY', strictTransportSecurity: false, overwrite: false });
 }
 
+/** The public catalogue's routes (menus, lists, details, quotes, content). */
+export const SITE_PREFIX = '/api/v2/site/';
+
 /** Public catalogue reads: cacheable by whatever the route sets itself (nothing today). */
 function isSiteRead(method: string | undefined, path: string): boolean {
-  return (method === 'GET' || method === 'HEAD') && path.startsWith('/api/v2/site/');
+  return (method === 'GET' || method === 'HEAD') && path.startsWith(SITE_PREFIX);
 }
 
 /**

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { markProductionBuilt } from '../../scripts/lib/cluster.js';
+import { ensureProductionBuild } from '../../scripts/lib/cluster.js';
 import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from '../../scripts/lib/node-flags.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,17 +15,12 @@ export function runsBuild(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.BENCH_FROM_SOURCE !== '1';
 }
 
-let built = false;
-
-/** `npm run build` once per bench run (the compiled API and worker, and the workflow bundle). */
+/**
+ * `npm run build` when dist/ is missing or older than the sources: the same check and stamp as
+ * `npm run cluster` (scripts/lib/cluster.ts `ensureProductionBuild`), so neither builds twice.
+ */
 export function ensureBuilt(log: (m: string) => void): void {
-  if (built || !runsBuild()) return;
-  log('building dist/ (npm run build) so the API and the worker run as in production…');
-  const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  if (res.status !== 0) throw new Error(`npm run build failed (exit ${res.status ?? res.signal})`);
-  // So that `npm run cluster` (scripts/lib/cluster.ts ensureProductionBuild) takes this build instead of building again.
-  markProductionBuilt();
-  built = true;
+  if (runsBuild()) ensureProductionBuild(log);
 }
 
 /**

@@ -29,11 +29,6 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-/** Records that dist/ was just built from the sources as they are (what ensureProductionBuild compares with). */
-export function markProductionBuilt(): void {
-  writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
-}
-
 /** Runs `npm run build` when dist/ is missing or older than the sources. */
 export function ensureProductionBuild(log: (m: string) => void): void {
   const built = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
@@ -42,7 +37,7 @@ export function ensureProductionBuild(log: (m: string) => void): void {
   log('构建生产版本 / building dist/ (npm run build)…');
   const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (res.status !== 0) throw new Error('npm run build failed');
-  markProductionBuilt();
+  writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
 }
 
 /** HAProxy from the OS packages: installed with apt-get when running as root and missing. */
