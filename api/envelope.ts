@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { cutText, ErrorCode } from '../lib/errors.js';
+import { LIST_WINDOW } from '../lib/paging.js';
 import { unixSeconds } from '../lib/time.js';
 
 export type Envelope<T> = { code: number; message: string; data: T; timestamp: number };
@@ -27,8 +28,9 @@ export function fail(c: Context, code: number, message: string, data: unknown, s
 
 export type Page<T> = { list: T[]; total: number; page: number; page_size: number };
 
+/** `total` is at most LIST_WINDOW, whoever counted it (lib/paging.ts). */
 export function page<T>(list: T[], total: number, paging: { page: number; page_size: number }): Page<T> {
-  return { list, total, page: paging.page, page_size: paging.page_size };
+  return { list, total: Math.min(total, LIST_WINDOW), page: paging.page, page_size: paging.page_size };
 }
 
 /** The page of a list held whole in memory (a fixed vocabulary, an upstream's answer): cut here. */

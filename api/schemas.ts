@@ -1,13 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { MONEY_PATTERN } from '../lib/money.js';
+import { LIST_WINDOW, lastPageWithin } from '../lib/paging.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
 
 export const LEGACY_PAGING_KEYS = ['per_page', 'pageSize', 'limit', 'offset'] as const;
 
-/** Pages past this are refused rather than sent to the database as an absurd OFFSET. */
-export const PAGE_MAX = 100_000;
+/** No page lies past the paging window (lib/paging.ts), whatever its size. */
+export const PAGE_MAX = LIST_WINDOW;
 
 /**
  * A whole number written the plain way in a query or path (`12`): no sign, no leading zero,
@@ -24,7 +25,13 @@ function plainInteger(message: string, min: number, max: number, rangeMessage = 
 const pagingShape = {
   page: plainInteger('页码必须是正整数', 1, PAGE_MAX, `页码必须在 1 到 ${PAGE_MAX} 之间`)
     .default(1)
-    .openapi({ type: 'integer', minimum: 1, maximum: PAGE_MAX, default: 1, description: '页码，从 1 开始' }),
+    .openapi({
+      type: 'integer',
+      minimum: 1,
+      maximum: PAGE_MAX,
+      default: 1,
+      description: `页码，从 1 开始；page × page_size 至多 ${LIST_WINDOW}（列表只能翻阅按其排序的前 ${LIST_WINDOW} 条，total 至多计到 ${LIST_WINDOW}）`,
+    }),
   page_size: plainInteger('每页条数必须是整数', 1, PAGE_SIZE_MAX, `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间`)
     .default(PAGE_SIZE_DEFAULT)
     .openapi({ type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: '每页条数' }),
@@ -43,6 +50,11 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
         if (key in value) {
           ctx.addIssue({ code: 'custom', path: [key], message: `不支持 ${key} 分页参数，请使用 page 和 page_size` });
         }
+      }
+      const { page, page_size: pageSize } = value as { page?: unknown; page_size?: unknown };
+      if (typeof page === 'number' && typeof pageSize === 'number' && page * pageSize > LIST_WINDOW) {
+        const last = lastPageWithin(pageSize);
+        ctx.addIssue({ code: 'custom', path: ['page'], message: `只能翻阅前 ${LIST_WINDOW} 条记录（每页 ${pageSize} 条时至多第 ${last} 页），请缩小筛选范围` });
       }
     })
     .transform((value) => {

@@ -10596,7 +10596,7 @@ export interface operations {
     adminAuthPermissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -10669,7 +10669,7 @@ export interface operations {
     adminAuthRolesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -10966,7 +10966,7 @@ export interface operations {
     adminAuthAdminsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -11973,7 +11973,7 @@ export interface operations {
     adminUsersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -12610,7 +12610,7 @@ export interface operations {
     adminUsersNotesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -12801,7 +12801,7 @@ export interface operations {
     adminUsersLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13114,7 +13114,7 @@ export interface operations {
     adminSchedulesTaskRunsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13530,7 +13530,7 @@ export interface operations {
     adminLogsApiLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13616,7 +13616,7 @@ export interface operations {
     adminLogsSmsLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13696,7 +13696,7 @@ export interface operations {
     adminLogsMailLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13776,7 +13776,7 @@ export interface operations {
     adminLogsTaskLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13854,7 +13854,7 @@ export interface operations {
     adminLogsSystemLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14117,7 +14117,7 @@ export interface operations {
     adminLogsLoginLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14194,7 +14194,7 @@ export interface operations {
     adminAuditLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14628,7 +14628,7 @@ export interface operations {
     adminEconomicsMarginsServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14851,7 +14851,7 @@ export interface operations {
     adminEconomicsMarginsReportGet: {
         parameters: {
             query: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14932,7 +14932,7 @@ export interface operations {
     adminLogsNotificationLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15011,7 +15011,7 @@ export interface operations {
     adminIntegrationPluginsBindingsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15280,7 +15280,7 @@ export interface operations {
     adminIntegrationPluginsRuntimeLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15431,7 +15431,7 @@ export interface operations {
     adminIntegrationPluginsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17338,7 +17338,7 @@ export interface operations {
     adminProductTypeOptionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17411,7 +17411,7 @@ export interface operations {
     adminProductTypesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17484,7 +17484,7 @@ export interface operations {
     adminSuppliersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -18122,7 +18122,7 @@ export interface operations {
     adminSuppliersUpstreamProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -18609,7 +18609,7 @@ export interface operations {
     adminProvisioningList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19005,7 +19005,7 @@ export interface operations {
     siteProductTypesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19222,7 +19222,7 @@ export interface operations {
     adminProductMenusList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19778,7 +19778,7 @@ export interface operations {
     adminProductGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -20332,7 +20332,7 @@ export interface operations {
     adminProductCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -20890,7 +20890,7 @@ export interface operations {
     adminProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21470,7 +21470,7 @@ export interface operations {
     adminCatalogueAuditLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21621,7 +21621,7 @@ export interface operations {
     siteProductMenusList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21676,7 +21676,7 @@ export interface operations {
     siteProductGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21732,7 +21732,7 @@ export interface operations {
     siteProductCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21879,7 +21879,7 @@ export interface operations {
     siteProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -22112,7 +22112,7 @@ export interface operations {
     clientInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23116,7 +23116,7 @@ export interface operations {
     clientBalanceLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23264,7 +23264,7 @@ export interface operations {
     adminInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23419,7 +23419,7 @@ export interface operations {
     adminUsersInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23510,7 +23510,7 @@ export interface operations {
     adminPaymentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23665,7 +23665,7 @@ export interface operations {
     adminAccountTransactionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23819,7 +23819,7 @@ export interface operations {
     adminRechargeRecordsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24141,7 +24141,7 @@ export interface operations {
     adminRefundsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24295,7 +24295,7 @@ export interface operations {
     adminEconomicsPriceDriftGet: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24614,7 +24614,7 @@ export interface operations {
     adminEconomicsAlertsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -25151,7 +25151,7 @@ export interface operations {
     clientServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -26119,7 +26119,7 @@ export interface operations {
     clientServicesNatRulesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -26577,7 +26577,7 @@ export interface operations {
     clientServicesSecurityGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -27163,7 +27163,7 @@ export interface operations {
     clientSecurityGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -27974,7 +27974,7 @@ export interface operations {
     clientServicesTrafficPackagesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -29518,7 +29518,7 @@ export interface operations {
     adminVerificationsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30285,7 +30285,7 @@ export interface operations {
     adminServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30440,7 +30440,7 @@ export interface operations {
     adminUsersServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30531,7 +30531,7 @@ export interface operations {
     adminServiceOrdersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31001,7 +31001,7 @@ export interface operations {
     adminEconomicsReconciliationFindingsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31310,7 +31310,7 @@ export interface operations {
     adminEconomicsReconciliationRunsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31385,7 +31385,7 @@ export interface operations {
     adminEconomicsFundsAlertsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31460,7 +31460,7 @@ export interface operations {
     adminEconomicsFundsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31533,7 +31533,7 @@ export interface operations {
     adminTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31614,7 +31614,7 @@ export interface operations {
     adminUsersTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32112,7 +32112,7 @@ export interface operations {
     adminTicketDepartmentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32581,7 +32581,7 @@ export interface operations {
     adminMediaFilesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32743,7 +32743,7 @@ export interface operations {
     adminContentArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33199,7 +33199,7 @@ export interface operations {
     adminContentCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33731,7 +33731,7 @@ export interface operations {
     clientTicketDepartmentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33913,7 +33913,7 @@ export interface operations {
     clientTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34398,7 +34398,7 @@ export interface operations {
     clientNoticesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34625,7 +34625,7 @@ export interface operations {
     clientHelpArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34837,7 +34837,7 @@ export interface operations {
     siteNoticesCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34892,7 +34892,7 @@ export interface operations {
     siteNoticesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35005,7 +35005,7 @@ export interface operations {
     siteHelpArticlesCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35060,7 +35060,7 @@ export interface operations {
     siteHelpArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35356,7 +35356,7 @@ export interface operations {
     adminCouponsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35777,7 +35777,7 @@ export interface operations {
     adminCouponsUsesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35940,7 +35940,7 @@ export interface operations {
     adminCouponCampaignsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -36228,7 +36228,7 @@ export interface operations {
     adminCouponCampaignsUsesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -36391,7 +36391,7 @@ export interface operations {
     adminMemberLevelsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37049,7 +37049,7 @@ export interface operations {
     adminReferralAccountsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37123,7 +37123,7 @@ export interface operations {
     adminReferralCommissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37270,7 +37270,7 @@ export interface operations {
     adminReferralProductRatesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37525,7 +37525,7 @@ export interface operations {
     adminReferralWithdrawalsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38024,7 +38024,7 @@ export interface operations {
     clientCouponsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38097,7 +38097,7 @@ export interface operations {
     clientCouponsPublicGet: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38344,7 +38344,7 @@ export interface operations {
     clientReferralInviteesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38417,7 +38417,7 @@ export interface operations {
     clientReferralCommissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38558,7 +38558,7 @@ export interface operations {
     clientReferralWithdrawalsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38822,7 +38822,7 @@ export interface operations {
     clientAccessTokensList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -39068,7 +39068,7 @@ export interface operations {
     adminAccessTokensList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始 */
+                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;

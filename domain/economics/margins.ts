@@ -5,6 +5,7 @@ import { watchEconomics } from '../../lib/metrics.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { checkRange } from '../dashboard/figures.js';
 import type { DomainDeps } from '../deps.js';
+import { windowCountSql } from '../../db/window-count.js';
 
 /**
  * Margins (docs/economics.md): what the services sold, gave back and cost upstream.
@@ -35,20 +36,28 @@ const TYPES = {
 /** `amount` shared among `n` rows, the first (`k` = 1) taking the cents left over: the shares add up to it. */
 const share = (amount: string, n: string, k: string) => `(trunc(${amount} / ${n}, 2) + CASE WHEN ${k} = 1 THEN ${amount} - trunc(${amount} / ${n}, 2) * ${n} ELSE 0 END)`;
 
+/** Instants `[lo, hi)` as SQL expressions: the lines dated inside them. */
+type LineRange = { lo: string; hi: string };
+
 /**
  * The money lines of the services `scope` selects (a condition on `s`, the services table):
- * `service_id, at, revenue, refunds, cost, unknown`. `p` numbers the bound values.
+ * `service_id, at, revenue, refunds, cost, unknown`. `p` numbers the bound values. With a
+ * `range`, only the lines dated inside it, each kind read by its own date's index (issue #35:
+ * the dashboard's day and month read those days, not every line of the years before).
  */
-function linesCte(p: (value: unknown) => string, scope: string): string {
+function linesCte(p: (value: unknown) => string, scope: string, range?: LineRange): string {
   const purchase = p(TYPES.purchase);
   const order = p(TYPES.order);
+  const within = (column: string) => (range ? `AND ${column} >= ${range.lo} AND ${column} < ${range.hi}` : '');
+  // Every service is in scope: no list of their ids to build and probe.
+  const inScope = (column: string, scoped: string) => (scope === 'true' ? 'true' : `${column} IN (${scoped})`);
   return `
   purchase_shares AS (
     SELECT s.id AS service_id, i.id AS invoice_id, i.amount, i.paid_at,
            count(*) OVER (PARTITION BY i.id) AS n, row_number() OVER (PARTITION BY i.id ORDER BY s.seq, s.id) AS k
       FROM invoices i JOIN services s ON s.invoice_id = i.id
-     WHERE i.type = ANY(${purchase}::text[]) AND i.status IN ${PAID}
-       AND i.id IN (SELECT s.invoice_id FROM services s WHERE ${scope})),
+     WHERE i.type = ANY(${purchase}::text[]) AND i.status IN ${PAID} ${within('i.paid_at')}
+       AND ${inScope('i.id', `SELECT s.invoice_id FROM services s WHERE ${scope}`)}),
   sales AS (
     SELECT ps.service_id, ps.invoice_id, ps.paid_at AS at, ${share('ps.amount', 'ps.n', 'ps.k')} AS revenue,
            (b.pay_attempted_at IS NOT NULL OR b.upstream_paid_at IS NOT NULL)
@@ -59,16 +68,16 @@ function linesCte(p: (value: unknown) => string, scope: string): string {
            EXISTS (SELECT 1 FROM service_orders so WHERE so.invoice_id = i.id AND so.upstream_paid_at IS NOT NULL)
              AND NOT EXISTS (SELECT 1 FROM upstream_costs c WHERE c.service_id = i.service_id AND c.invoice_id = i.id AND c.amount IS NOT NULL)
       FROM invoices i JOIN services s ON s.id = i.service_id
-     WHERE i.type = ANY(${order}::text[]) AND i.status IN ${PAID} AND ${scope}),
+     WHERE i.type = ANY(${order}::text[]) AND i.status IN ${PAID} ${within('i.paid_at')} AND ${scope}),
   refund_base AS (
     SELECT r.id, r.invoice_id, r.amount, r.refunded_at,
            CASE WHEN i.type = ANY(${order}::text[]) THEN i.service_id
                 ELSE (SELECT s2.id FROM services s2 WHERE s2.invoice_id = r.invoice_id
                          AND s2.id::text = (regexp_match(r.trace_id, '^provision-cancel:(\\d{1,9})$'))[1]) END AS one_service
       FROM refunds r JOIN invoices i ON i.id = r.invoice_id
-     WHERE r.status = 'succeeded' AND (i.type = ANY(${purchase}::text[]) OR i.type = ANY(${order}::text[]))
-       AND r.invoice_id IN (SELECT s.invoice_id FROM services s WHERE ${scope}
-                            UNION ALL SELECT i2.id FROM invoices i2 JOIN services s ON s.id = i2.service_id WHERE ${scope})),
+     WHERE r.status = 'succeeded' AND (i.type = ANY(${purchase}::text[]) OR i.type = ANY(${order}::text[])) ${within('r.refunded_at')}
+       AND ${inScope('r.invoice_id', `SELECT s.invoice_id FROM services s WHERE ${scope}
+                            UNION ALL SELECT i2.id FROM invoices i2 JOIN services s ON s.id = i2.service_id WHERE ${scope}`)}),
   backs AS (
     SELECT rb.one_service AS service_id, rb.refunded_at AS at, rb.amount AS refunds FROM refund_base rb WHERE rb.one_service IS NOT NULL
     UNION ALL
@@ -82,8 +91,8 @@ function linesCte(p: (value: unknown) => string, scope: string): string {
     SELECT backs.service_id, backs.at, 0, backs.refunds, 0, false FROM backs
     UNION ALL
     SELECT c.service_id, c.recorded_at, 0, 0, COALESCE(c.amount, 0), c.amount IS NULL
-      FROM upstream_costs c JOIN services s ON s.id = c.service_id WHERE ${scope}),
-  lines AS (SELECT * FROM all_lines WHERE all_lines.service_id IN (SELECT s.id FROM services s WHERE ${scope}))`;
+      FROM upstream_costs c JOIN services s ON s.id = c.service_id WHERE ${scope} ${within('c.recorded_at')}),
+  lines AS (SELECT * FROM all_lines WHERE ${inScope('all_lines.service_id', `SELECT s.id FROM services s WHERE ${scope}`)})`;
 }
 
 /** The summed figures of a set of lines, as text (margin and margin % by the rule above). */
@@ -166,22 +175,23 @@ export async function listServiceMargins(
   const scope = serviceScope(param, query);
   const limit = param(query.page_size);
   const offset = param((query.page - 1) * query.page_size);
-  const services = await sqlRows<Omit<ServiceRowRaw, keyof RawFigures> & { total: number }>(
-    deps,
-    `SELECT s.id AS service_id, s.user_id, s.product_id, s.product_name, s.supplier_id, s.status, s.created_at, count(*) OVER ()::int AS total
-       FROM services s WHERE ${scope} ORDER BY s.id DESC LIMIT ${limit} OFFSET ${offset}`,
-    values,
-  );
+  const [services, total] = await Promise.all([
+    sqlRows<Omit<ServiceRowRaw, keyof RawFigures>>(
+      deps,
+      `SELECT s.id AS service_id, s.user_id, s.product_id, s.product_name, s.supplier_id, s.status, s.created_at
+         FROM services s WHERE ${scope} ORDER BY s.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      values,
+    ),
+    countServices(deps, query),
+  ]);
   const figures = services.length > 0 ? await marginsOf(deps, services.map((s) => s.service_id)) : new Map<number, RawFigures>();
-  return {
-    total: services[0]?.total ?? (await countServices(deps, query)),
-    rows: services.map(({ total: _total, ...s }) => ({ ...s, ...figuresOf(figures.get(s.service_id) ?? ZERO) })),
-  };
+  return { total, rows: services.map((s) => ({ ...s, ...figuresOf(figures.get(s.service_id) ?? ZERO) })) };
 }
 
+/** The services the filters select, counted within the paging window (lib/paging.ts). */
 async function countServices(deps: DomainDeps, filters: ServiceFilters): Promise<number> {
   const { values, param } = sqlParams();
-  return (await sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n FROM services s WHERE ${serviceScope(param, filters)}`, values))?.n ?? 0;
+  return (await sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM services s WHERE ${serviceScope(param, filters)}`), values))?.n ?? 0;
 }
 
 /** The totals of the services the filters select (the list's `/summary`). */
@@ -250,13 +260,17 @@ function reportBase(query: ReportQuery) {
   const scope = serviceScope(param, { product_id: query.product_id, supplier_id: query.supplier_id });
   const from = param(query.from);
   const to = param(query.to);
-  const inRange = `l.at >= (CAST(${from} AS date)::timestamp AT TIME ZONE 'Asia/Shanghai') AND l.at < ((CAST(${to} AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai')`;
-  return { values, param, scope, inRange };
+  const range: LineRange = {
+    lo: `(CAST(${from} AS date)::timestamp AT TIME ZONE 'Asia/Shanghai')`,
+    hi: `((CAST(${to} AS date) + 1)::timestamp AT TIME ZONE 'Asia/Shanghai')`,
+  };
+  const inRange = `l.at >= ${range.lo} AND l.at < ${range.hi}`;
+  return { values, param, scope, range, inRange };
 }
 
 /** Revenue, refunds, cost and margin per product or supplier and per day or month of the range: one page of rows. */
 export async function marginReport(deps: DomainDeps, query: ReportQuery & { page: number; page_size: number }): Promise<{ rows: ReportRow[]; total: number }> {
-  const { values, param, scope, inRange } = reportBase(query);
+  const { values, param, scope, range, inRange } = reportBase(query);
   const unit = query.period === 'day' ? 'day' : 'month';
   const format = query.period === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
   const group = query.group_by === 'product' ? 's.product_id' : 's.supplier_id';
@@ -265,7 +279,7 @@ export async function marginReport(deps: DomainDeps, query: ReportQuery & { page
   const offset = param((query.page - 1) * query.page_size);
   const rows = await sqlRows<RawFigures & { period: string; group_id: number | null; group_name: string | null; total: number }>(
     deps,
-    `WITH ${linesCte(param, scope)},
+    `WITH ${linesCte(param, scope, range)},
      g AS (
        SELECT to_char(date_trunc('${unit}', l.at AT TIME ZONE 'Asia/Shanghai'), '${format}') AS period, ${group} AS group_id, ${FIGURES}
          FROM lines l JOIN services s ON s.id = l.service_id WHERE ${inRange} GROUP BY 1, 2)
@@ -292,8 +306,8 @@ async function reportSize(deps: DomainDeps, query: ReportQuery): Promise<number>
 
 /** The report's totals over the range (its `/summary`): they equal the sums of its rows. */
 export async function marginReportSummary(deps: DomainDeps, query: ReportQuery): Promise<MarginFigures & { from: string; to: string }> {
-  const { values, param, scope, inRange } = reportBase(query);
-  const row = await sqlOne<RawFigures>(deps, `WITH ${linesCte(param, scope)} SELECT ${FIGURES} FROM lines l WHERE ${inRange}`, values);
+  const { values, param, scope, range, inRange } = reportBase(query);
+  const row = await sqlOne<RawFigures>(deps, `WITH ${linesCte(param, scope, range)} SELECT ${FIGURES} FROM lines l WHERE ${inRange}`, values);
   return { from: query.from, to: query.to, ...figuresOf(row ?? ZERO) };
 }
 

@@ -3,6 +3,7 @@ import type { ProductType } from '../../db/models/catalogue.js';
 import { sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { readServiceViews, type ServiceView } from './service-view.js';
+import { windowCountSql } from '../../db/window-count.js';
 
 export const SERVICE_SORT_KEYS = ['id', 'created_at', 'next_due_at', 'price'] as const;
 export type ServiceSortKey = (typeof SERVICE_SORT_KEYS)[number];
@@ -40,11 +41,11 @@ export async function listServices(deps: DomainDeps, query: ServiceListQuery): P
   const countParams = [...params];
   const [rows, counted] = await Promise.all([
     readServiceViews(deps, filter, params, `ORDER BY ${order} LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`),
-    sqlRows<{ total: string }>(
+    sqlRows<{ n: number }>(
       deps,
-      `SELECT count(*) AS total FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter}`,
+      windowCountSql(`SELECT 1 FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter}`),
       countParams,
     ),
   ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return { rows, total: counted[0]?.n ?? 0 };
 }

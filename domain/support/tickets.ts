@@ -5,6 +5,7 @@ import type { DomainDeps } from '../deps.js';
 import { lockMediaForReference } from '../media/media.js';
 import { recordIntent } from '../outbox/intents.js';
 import { ticketPolicy } from './policy.js';
+import { windowCountSql } from '../../db/window-count.js';
 
 /**
  * Tickets (docs/support.md). Status flow: `open` (new, waiting on staff) →
@@ -268,11 +269,13 @@ export async function listTickets(deps: DomainDeps, query: TicketListQuery): Pro
   const keyword = query.keyword?.trim() ? query.keyword.trim().replace(/[\\%_]/g, (ch) => `\\${ch}`) : null;
   const where = `($1::varchar IS NULL OR t.status = $1) AND ($2::int IS NULL OR t.department_id = $2) AND ($3::varchar IS NULL OR t.priority = $3)
     AND ($4::int IS NULL OR t.assignee_admin_id = $4) AND ($5::int IS NULL OR t.user_id = $5)
-    AND ($6::text IS NULL OR t.subject ILIKE '%' || $6 || '%' ESCAPE '\\' OR t.id::text = $6)`;
-  const params = [query.status ?? null, query.department_id ?? null, query.priority ?? null, query.assignee_id ?? null, query.user_id ?? null, keyword];
-  const [count] = await sqlRows<{ n: number }>(deps, `SELECT count(*)::int AS n FROM tickets t WHERE ${where}`, params);
+    AND ($6::text IS NULL OR t.subject ILIKE '%' || $6 || '%' ESCAPE '\\' OR t.id = $7::int)`;
+  // A keyword of digits also finds the ticket of that number: by its key, so the subject's trigram index serves the rest.
+  const ticketNo = keyword !== null && /^[1-9][0-9]{0,8}$/.test(keyword) ? Number(keyword) : null;
+  const params = [query.status ?? null, query.department_id ?? null, query.priority ?? null, query.assignee_id ?? null, query.user_id ?? null, keyword, ticketNo];
+  const [count] = await sqlRows<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM tickets t WHERE ${where}`), params);
   const order = query.sort ? `${SORT_SQL[query.sort.key]} ${query.sort.direction}, t.id DESC` : 't.last_reply_at DESC, t.id DESC';
-  const rows = await sqlRows<TicketRow>(deps, `${TICKET_SELECT} WHERE ${where} ORDER BY ${order} LIMIT $7 OFFSET $8`, [
+  const rows = await sqlRows<TicketRow>(deps, `${TICKET_SELECT} WHERE ${where} ORDER BY ${order} LIMIT $8 OFFSET $9`, [
     ...params,
     query.page_size,
     (query.page - 1) * query.page_size,

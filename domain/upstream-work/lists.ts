@@ -1,6 +1,7 @@
 import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import type { WorkHome } from './kinds.js';
+import { windowCountSql } from '../../db/window-count.js';
 
 /** Filters every admin list of upstream work takes (columns of the home's row, alias `w`). */
 export type WorkListFilters = {
@@ -35,7 +36,7 @@ export async function listWork<Row extends object>(
   const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const [rows, counted] = await Promise.all([
     sqlRows<Row>(deps, `${select} ${filter} ORDER BY ${changed} DESC, w.id DESC LIMIT ${filters.page_size} OFFSET ${(filters.page - 1) * filters.page_size}`, values),
-    sqlOne<{ total: string }>(deps, `SELECT count(*) AS total FROM ${home.table} w ${filter}`, values),
+    sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM ${home.table} w ${filter}`), values),
   ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return { rows, total: counted?.n ?? 0 };
 }

@@ -3,6 +3,7 @@ import type { UserRow } from '../../db/models/user.js';
 import { sqlRows } from '../../db/sql.js';
 import { revokeAllSessions } from '../auth/sessions.js';
 import type { DomainDeps } from '../deps.js';
+import { windowCountSql } from '../../db/window-count.js';
 
 export const USER_SORT_KEYS = ['id', 'created_at', 'last_login_at'] as const;
 export type UserSortKey = (typeof USER_SORT_KEYS)[number];
@@ -58,9 +59,9 @@ export async function listUsers(deps: DomainDeps, query: UserListQuery): Promise
       `SELECT ${LIST_COLUMNS} FROM users${where} ORDER BY ${column} ${direction} ${nulls}, id DESC LIMIT ${limit} OFFSET ${offset}`,
       params,
     ),
-    sqlRows<{ total: string }>(deps, `SELECT count(*) AS total FROM users${where}`, params),
+    sqlRows<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM users${where}`), params),
   ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return { rows, total: counted[0]?.n ?? 0 };
 }
 
 export async function getUser(deps: DomainDeps, id: number) {

@@ -1,4 +1,5 @@
 import type { Model, ModelStatic, WhereOptions } from 'sequelize';
+import { countWithinWindow } from '../../../db/window-count.js';
 import { notFound } from '../../../lib/errors.js';
 
 export type Sort<K extends string> = { key: K; direction: 'ASC' | 'DESC' };
@@ -12,7 +13,8 @@ export type DocumentListQuery<K extends string> = {
 
 /**
  * A page of money documents: equality filters on the whitelisted columns that the query
- * carries, the sort key from the route's whitelist (default newest first), id as tiebreaker.
+ * carries, the sort key from the route's whitelist (default newest first), id as tiebreaker;
+ * the total counted within the paging window (lib/paging.ts).
  */
 export async function listDocuments<M extends Model, K extends string>(
   model: ModelStatic<M>,
@@ -25,13 +27,16 @@ export async function listDocuments<M extends Model, K extends string>(
     if (value !== undefined && value !== null && value !== '') where[column] = value;
   }
   const sort = query.sort ?? { key: 'id', direction: 'DESC' as const };
-  const { rows, count } = await model.findAndCountAll({
-    where: where as WhereOptions,
-    order: sort.key === 'id' ? [['id', sort.direction]] : [[sort.key, sort.direction], ['id', 'DESC']],
-    limit: query.page_size,
-    offset: (query.page - 1) * query.page_size,
-  });
-  return { rows, total: count };
+  const [rows, total] = await Promise.all([
+    model.findAll({
+      where: where as WhereOptions,
+      order: sort.key === 'id' ? [['id', sort.direction]] : [[sort.key, sort.direction], ['id', 'DESC']],
+      limit: query.page_size,
+      offset: (query.page - 1) * query.page_size,
+    }),
+    countWithinWindow(model, where as WhereOptions),
+  ]);
+  return { rows, total };
 }
 
 /** One document by id (and owner, when given); 40400 otherwise. */

@@ -1,0 +1,135 @@
+import pg from 'pg';
+
+/**
+ * The read routes a person waits on, as requests to time and to explain (issue #35): every GET
+ * of the admin surface in the OpenAPI document (first page, a deep page, each documented filter
+ * alone) and the lists and details of a client's own records, with sample values taken from each
+ * parameter's schema. Shared by the scale bench (bench/scale/run-scale.ts) and the test that
+ * fails on a sequential scan of a large table (test/bench/scale-plans.test.ts).
+ */
+export type ReadRequest = { surface: 'admin' | 'client'; route: string; variant: string; url: string };
+
+type Parameter = { name: string; in: string; schema?: { type?: string | string[]; enum?: string[]; format?: string; pattern?: string } };
+type Operation = { 'x-access'?: { surface?: string }; parameters?: Parameter[] };
+export type OpenApiDocument = { paths: Record<string, Record<string, Operation>> };
+
+/** Routes that call a third party on every read (an upstream balance, its catalogue, a live host): not database reads. */
+const THIRD_PARTY_READS = [
+  /\/suppliers\/\{supplier\}\/(balance|upstream-products)$/,
+  /\/services\/\{id\}\/(runtime|monitoring|console|nat-rules|nat-rules\/limits|renew|traffic-packages|upgrade|security-groups)$/,
+  /\/pay\/qrpay\/status$/,
+  /\/economics\/funds$/,
+  /\/auth\/2fa$/,
+];
+
+/** The deep page: the last page inside the paging window (docs/api.md "Paging"). */
+export const DEEP_PAGE = 499;
+
+export type SampleIds = { userId: number; fallbackId: number };
+
+function day(offsetDays: number): string {
+  return new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A value the parameter accepts: its enum's first member, an id of the data, a date, a keyword. */
+export function sampleValue(parameter: Parameter, ids: SampleIds): string {
+  const { name } = parameter;
+  const schema = parameter.schema ?? {};
+  if (schema.enum && schema.enum.length > 0) return String(schema.enum[0]);
+  if (name === 'date_from' || name === 'from') return day(-30);
+  if (name === 'date_to' || name === 'to') return day(0);
+  if (name === 'user_id' || name === 'invitee_id') return String(ids.userId);
+  if (name === 'stuck_minutes') return '30';
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'integer' || type === 'number') return String(ids.fallbackId);
+  if (name === 'keyword' || name === 'account') return '1234';
+  return `scale-${name}`;
+}
+
+function fillPath(path: string, ids: SampleIds): string {
+  return path.replace(/\{([^}]+)\}/g, (_, param: string) => String(param === 'user' ? ids.userId : ids.fallbackId));
+}
+
+export function readRequests(doc: OpenApiDocument, ids: SampleIds): ReadRequest[] {
+  const out: ReadRequest[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    const op = methods.get;
+    const surface = op?.['x-access']?.surface;
+    if (!op || (surface !== 'admin' && surface !== 'client')) continue;
+    if (THIRD_PARTY_READS.some((re) => re.test(path))) continue;
+    const base = fillPath(path, ids);
+    const query = (op.parameters ?? []).filter((p) => p.in === 'query');
+    const paged = query.some((p) => p.name === 'page');
+    out.push({ surface, route: path, variant: 'first page', url: base });
+    if (paged) out.push({ surface, route: path, variant: `page ${DEEP_PAGE}`, url: `${base}?page=${DEEP_PAGE}` });
+    for (const parameter of query) {
+      if (parameter.name === 'page' || parameter.name === 'page_size') continue;
+      const value = sampleValue(parameter, ids);
+      out.push({ surface, route: path, variant: `${parameter.name}=${value}`, url: `${base}?${parameter.name}=${encodeURIComponent(value)}` });
+    }
+  }
+  return out;
+}
+
+export type CapturedQuery = { text: string; values: unknown[] };
+
+/**
+ * Records the statements sent through `pg` in this process while `during` runs (the API must run
+ * in the same process): reads only (SELECT and WITH), not the request log's or audit's inserts.
+ */
+export async function captureQueries<T>(during: () => Promise<T>): Promise<{ result: T; queries: CapturedQuery[] }> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const queries: CapturedQuery[] = [];
+  proto.query = function capture(this: unknown, ...args: unknown[]) {
+    const [first, second] = args;
+    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+    const values = Array.isArray(second) ? second : ((first as { values?: unknown[] } | null)?.values ?? []);
+    if (typeof text === 'string' && /^\s*(SELECT|WITH)\b/i.test(text)) queries.push({ text, values });
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await during(), queries };
+  } finally {
+    proto.query = original;
+  }
+}
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Filter?: string; 'Plan Rows'?: number; Plans?: PlanNode[] };
+
+/**
+ * The sequential scans in the plans of `queries` over tables holding more than `minRows` rows
+ * (by the planner's own row count), as "table (rows)" strings; empty when every read of a large
+ * table goes through an index. A scan under a LIMIT whose filter keeps at least half the table
+ * (none at all: the count within the paging window of an unfiltered list; or a filter nearly
+ * every row passes) reads at most about twice the limit's rows, as an index would, and is not
+ * one of them.
+ */
+export async function sequentialScans(client: pg.ClientBase, queries: CapturedQuery[], minRows: number): Promise<string[]> {
+  const sizes = new Map(
+    (await client.query<{ name: string; rows: string }>(`SELECT relname AS name, reltuples::bigint::text AS rows FROM pg_class WHERE relkind IN ('r', 'p')`)).rows.map(
+      (r) => [r.name, Number(r.rows)],
+    ),
+  );
+  const found = new Set<string>();
+  for (const q of queries) {
+    let plan: PlanNode;
+    try {
+      const res = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);
+      plan = res.rows[0]!['QUERY PLAN'][0]!.Plan;
+    } catch {
+      continue; // a statement EXPLAIN cannot take (a cursor, a utility statement): not a list read
+    }
+    const walk = (node: PlanNode, limited: boolean) => {
+      if (node['Node Type'] === 'Seq Scan' && node['Relation Name']) {
+        const rows = sizes.get(node['Relation Name']) ?? 0;
+        const bounded = limited && (node.Filter === undefined || (node['Plan Rows'] ?? 0) >= rows / 2);
+        if (rows > minRows && !bounded) found.add(`${node['Relation Name']} (${rows} rows): ${q.text.replace(/\s+/g, ' ').slice(0, 160)}`);
+      }
+      const passesLimit = limited || node['Node Type'] === 'Limit';
+      for (const child of node.Plans ?? []) walk(child, passesLimit && ['Limit', 'Seq Scan', 'Subquery Scan', 'Result'].includes(node['Node Type']));
+    };
+    walk(plan, false);
+  }
+  return [...found];
+}
