@@ -60,6 +60,7 @@ import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningB
 import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
 import { type DevStartResult, formatDevStartTable, runDevStartBench } from './dev-start/run-dev-start.js';
 import { type ClusterVsDevResult, formatClusterVsDevTable, runClusterVsDevBench } from './cluster/run-cluster-vs-dev.js';
+import { formatScaleTables, runScaleBench, type ScaleResult } from './scale/run-scale.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const RESULTS_PATH = `${RESULTS_DIR}latest.json`;
@@ -270,7 +271,7 @@ async function main(signal: AbortSignal): Promise<number> {
   const only = process.env.BENCH_ONLY;
   // `dev` and `cluster` name the launcher parts, which need none of the bench's own servers.
   const platform: PlatformBenches =
-    only === 'dev' || only === 'cluster'
+    only === 'dev' || only === 'cluster' || only === 'scale'
       ? { pairs: [], responseSizes: [], money: [], provisioning: null, console: null }
       : await runPlatformBenches(settings, only, signal);
   // Last, on a machine where the bench's own servers are stopped again.
@@ -287,6 +288,13 @@ async function main(signal: AbortSignal): Promise<number> {
     printBlock(formatClusterVsDevTable(clusterVsDev));
   }
 
+  let scale: ScaleResult | null = null;
+  if (!only || only === 'scale') {
+    signal.throwIfAborted();
+    scale = await runScaleBench({ signal, log });
+    printBlock(formatScaleTables(scale));
+  }
+
   const { pairs: results, money, provisioning, console: consoleBench } = platform;
   const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
   const provisioningFailed = provisioning
@@ -294,7 +302,8 @@ async function main(signal: AbortSignal): Promise<number> {
     : 0;
   const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
   const clusterVsDevFailed = clusterVsDev ? clusterVsDev.failed : 0;
-  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed + clusterVsDevFailed;
+  const scaleFailed = scale ? scale.scans.length + scale.rows.filter((r) => r.small.status >= 500 || r.large.status >= 500).length : 0;
+  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed + clusterVsDevFailed + scaleFailed;
   writeResults(RESULTS_PATH, {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -309,6 +318,7 @@ async function main(signal: AbortSignal): Promise<number> {
     console: consoleBench,
     devStart,
     clusterVsDev,
+    scale,
   });
   const machine = `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`;
   const record = appendRunRecord(RESULTS_DIR, { startedAt, finishedAt: new Date(), only, machine, settings, failed, blocks: printedBlocks });
@@ -319,6 +329,7 @@ async function main(signal: AbortSignal): Promise<number> {
       .flatMap((r) => [r.ours, r.bare])
       .filter((m) => m.non2xx + m.errors > 0)
       .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
+    if (scaleFailed > 0) lines.push(`  years of business: ${scaleFailed} sequential scans of large tables or 5xx answers (its table above)`);
     if (clusterVsDevFailed > 0) lines.push(`  cluster beside dev: ${clusterVsDevFailed} failed purchases, services not active or failed launchers (its table above)`);
     console.error(
       ['', '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', `!!! 压测出错 / BENCH HAD ${failed} FAILED REQUESTS — figures are NOT valid`, ...lines, '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!', ''].join('\n'),

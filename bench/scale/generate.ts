@@ -7,7 +7,8 @@ import type pg from 'pg';
  * QR payments, ledger rows (a consistent chain per client), recharge records, refunds; upstream
  * costs; tickets with replies; service events; request-log, admin-audit and task-run rows.
  *
- * Sizes scale from one number, `clients` (1× = 10,000 clients: 30,000 services, 300,000
+ * Rows are written in the order of their time, as a platform writes them (ids and dates rise
+ * together, so a range of days is a range of pages, as in production). Sizes scale from one number, `clients` (1× = 10,000 clients: 30,000 services, 300,000
  * invoices; 10× = 100,000 clients). It adds to what the database holds (the demo catalogue must
  * be seeded first: the services are of its products; a supplier is made when none exists), so rows get ids
  * above the current ones. The ledger is written with triggers off and every account's balance
@@ -137,7 +138,7 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
       SELECT g AS k, $1::int + 1 + (g % $2::int) AS user_id, p.id AS product_id, p.product_type, p.name AS product_name,
              (ARRAY['active','active','active','active','active','active','suspended','terminated','terminated','cancelled',
                     'pending','provisioning','failed','active','active','terminated','active','active','suspended','active'])[1 + g % 20] AS status,
-             now() - (interval '${span}') * random() AS created_at,
+             now() - (interval '${span}') * (1 - g::float8 / $3::int) + interval '1 hour' * random() AS created_at,
              (ARRAY['monthly','quarterly','annually'])[1 + g % 3] AS billing_period,
              round((30 + (g % 17) * 12.5)::numeric, 2) AS price
       FROM generate_series(1, $3::int) g JOIN scale_products p ON p.k = g % ${P}`, [base.user, C, S]);
@@ -237,7 +238,7 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
              (ARRAY['paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid','paid',
                     'unpaid','cancelled','cancelled','partially_refunded'])[1 + (j / 12) % 20] AS status,
              round((5 + (j % 23) * 9.5)::numeric, 2) AS amount,
-             now() - (interval '${span}') * random() AS created_at,
+             now() - (interval '${span}') * (1 - j::float8 / $4::int) + interval '10 minutes' * random() AS created_at,
              $5::int + 1 + ((j * 7) % $6::int) AS service_id
       FROM generate_series(1, $4::int) j`, [base.user, heavyInvoices, C, others, base.service, S]);
     await client.query(`UPDATE scale_invoices SET service_id = NULL WHERE type NOT IN ('renew','traffic_package','upgrade')`);
@@ -294,14 +295,14 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
               CASE WHEN type = 'recharge' THEN 'balance_credit' ELSE 'invoice' END, 'notify',
               created_at + interval '15 minutes', paid_at,
               CASE WHEN status = 'partially_refunded' THEN refunded_amount ELSE 0 END, created_at, paid_at
-       FROM invoices WHERE id > $1::int AND third_party_amount > 0`,
+       FROM invoices WHERE id > $1::int AND third_party_amount > 0 ORDER BY paid_at`,
       [base.invoice],
     );
     await timed(
       'recharge records',
       `INSERT INTO recharge_records (record_no, user_id, invoice_id, payment_id, scene, direction, entry_type, amount, operator_type, created_at, updated_at)
        SELECT 'RC-SC-' || p.id, p.user_id, p.invoice_id, p.id, 'user_recharge', 'in', 'third_party', p.amount, 'user', p.paid_at, p.paid_at
-       FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE i.id > $1::int AND i.type = 'recharge'`,
+       FROM payments p JOIN invoices i ON i.id = p.invoice_id WHERE i.id > $1::int AND i.type = 'recharge' ORDER BY p.paid_at`,
       [base.invoice],
     );
     await timed(
@@ -329,7 +330,8 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
                           CASE WHEN s % 2 = 1 THEN 'recharge' ELSE 'payment' END AS type,
                           CASE WHEN s % 2 = 1 THEN 100.00 ELSE -(10 + (s * 7 + g) % 90)::numeric END AS amount
                    FROM generate_series(1, $2::int) g CROSS JOIN generate_series(1, $3::int) s) x
-             JOIN users u ON u.id = x.user_id) y`,
+             JOIN users u ON u.id = x.user_id) y
+       ORDER BY at`,
       [base.user, C, perClient],
     );
     await timed(
@@ -344,20 +346,17 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
     await timed(
       'upstream costs',
       `INSERT INTO upstream_costs (service_id, invoice_id, supplier_id, product_id, kind, upstream_invoice_id, amount, via, recorded_at)
-       SELECT s.id, s.invoice_id, $2::int, s.product_id, 'provision', 1000000 + (s.id - $1::int), round(s.price * 0.7, 2), 'paid', s.activated_at
-       FROM services s WHERE s.id > $1::int AND s.activated_at IS NOT NULL`,
-      [base.service, supplierId],
+       SELECT * FROM (
+         SELECT s.id, s.invoice_id, $3::int, s.product_id, 'provision', 1000000 + (s.id - $4::int), round(s.price * 0.7, 2), 'paid', s.activated_at
+           FROM services s WHERE s.id > $4::int AND s.activated_at IS NOT NULL
+         UNION ALL
+         SELECT i.service_id, i.id, $3::int, s.product_id, CASE i.type WHEN 'renew' THEN 'renew' ELSE i.type END,
+                5000000 + i.id, round(i.amount * 0.65, 2), 'paid', i.paid_at
+           FROM invoices i JOIN services s ON s.id = i.service_id
+          WHERE i.id > $1::int + $2::int AND i.paid_at IS NOT NULL AND i.type IN ('renew','traffic_package','upgrade')) c
+       ORDER BY 9`,
+      [base.invoice, S, supplierId, base.service],
     );
-    await timed(
-      'renewal costs',
-      `INSERT INTO upstream_costs (service_id, invoice_id, supplier_id, product_id, kind, upstream_invoice_id, amount, via, recorded_at)
-       SELECT i.service_id, i.id, $3::int, s.product_id, CASE i.type WHEN 'renew' THEN 'renew' ELSE i.type END,
-              5000000 + i.id, round(i.amount * 0.65, 2), 'paid', i.paid_at
-       FROM invoices i JOIN services s ON s.id = i.service_id
-       WHERE i.id > $1::int + $2::int AND i.paid_at IS NOT NULL AND i.type IN ('renew','traffic_package','upgrade')`,
-      [base.invoice, S, supplierId],
-    );
-
     await timed(
       'tickets',
       `INSERT INTO tickets (id, user_id, department_id, service_id, subject, priority, status, last_reply_at, last_reply_by,

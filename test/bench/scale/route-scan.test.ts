@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateBusiness, type ScaleSizes } from '../../../bench/scale/generate.js';
-import { captureQueries, readRequests, sequentialScans, type OpenApiDocument, type ReadRequest } from '../../../bench/scale/route-scan.js';
+import { captureQueries, knownScan, readRequests, sequentialScans, type OpenApiDocument, type ReadRequest } from '../../../bench/scale/route-scan.js';
 import { hashPassword } from '../../../domain/auth/passwords.js';
 import { LIST_WINDOW } from '../../../lib/paging.js';
 import { seedDemoCatalogue } from '../../../scripts/seeders/catalogue.js';
@@ -22,17 +22,6 @@ const CLIENTS = Number(process.env.SCALE_TEST_CLIENTS ?? 4000);
  * at this size anyway, and the planner rightly scans it; at 10× the bench checks every table.
  */
 const LARGE = 2 * LIST_WINDOW;
-
-/**
- * Reads that scan on purpose or are known misses, each with its reason (docs/benchmarks.md
- * "Years of business"); an entry goes once its route reads by index.
- */
-const KNOWN: Array<{ route: RegExp; why: string }> = [
-  { route: /^\/api\/v2\/admin\/finance\/integrity$/, why: 'the ledger integrity check reads every row by design' },
-  { route: /^\/api\/v2\/admin\/economics\/margins\/services\/summary$/, why: 'margins are summed from every money line (miss: needs running totals)' },
-  { route: /^\/api\/v2\/admin\/dashboard$/, why: 'the dashboard margin figure sums the margin lines of its range (miss, as above)' },
-  { route: /^\/api\/v2\/admin\/(logs\/api-logs|audit-logs|catalogue-audit-logs|logs\/task-logs|schedules\/task-runs)$/, why: 'log tables: partitioned by time in their own change' },
-];
 
 describe('reads at the size of a reseller’s third year', () => {
   let platform: TestPlatform;
@@ -87,7 +76,7 @@ describe('reads at the size of a reseller’s third year', () => {
       const token = request.surface === 'admin' ? adminToken : clientToken;
       const { result, queries } = await captureQueries(() => platform.api.get(request.url, { token }));
       if (result.status >= 500) failures.push(`${request.url}: HTTP ${result.status}`);
-      if (KNOWN.some((k) => k.route.test(request.route))) continue;
+      if (knownScan(request.route)) continue;
       for (const scan of await sequentialScans(db, queries, LARGE)) scans.push(`${request.url} → ${scan}`);
     }
     expect(failures).toEqual([]);
