@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MONEY_PATTERN } from '../lib/money.js';
+import { LOG_LIST_WINDOW } from '../domain/logs/log-list.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
@@ -33,8 +34,9 @@ const pagingShape = {
 /**
  * Query schema of every list: `page` and `page_size` plus the list's own filters. The legacy
  * paging names are refused by name (spec: Conventions, Versioning 2) rather than ignored.
+ * `window`: the rows the list reaches (the log lists: `logListQuery`); a page past it is refused.
  */
-export function listQuery<S extends z.ZodRawShape>(shape: S) {
+export function listQuery<S extends z.ZodRawShape>(shape: S, options: { window?: number } = {}) {
   const full = { ...pagingShape, ...shape };
   return z
     .looseObject(full)
@@ -43,6 +45,10 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
         if (key in value) {
           ctx.addIssue({ code: 'custom', path: [key], message: `不支持 ${key} 分页参数，请使用 page 和 page_size` });
         }
+      }
+      const { window } = options;
+      if (window !== undefined && typeof value.page === 'number' && typeof value.page_size === 'number' && value.page * value.page_size > window) {
+        ctx.addIssue({ code: 'custom', path: ['page'], message: `最多查看前 ${window} 条记录（page × page_size 不能超过 ${window}），请用筛选条件缩小范围` });
       }
     })
     .transform((value) => {
@@ -54,6 +60,18 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
 }
 
 export type Paging = { page: number; page_size: number };
+
+/**
+ * Query schema of a log list (request, audit, plugin runtime, task run and notification logs):
+ * `listQuery` whose pages stop at LOG_LIST_WINDOW rows (`page × page_size`, 42200 past it; its
+ * `total` is counted up to the same bound: domain/logs/log-list.ts).
+ */
+export function logListQuery<S extends z.ZodRawShape>(shape: S) {
+  return listQuery(shape, { window: LOG_LIST_WINDOW });
+}
+
+/** What every log list's description says of `total` and deep pages (one text, docs/operations.md). */
+export const LOG_LIST_NOTE = `total 为符合条件的记录数，最多计到 ${LOG_LIST_WINDOW}（达到 ${LOG_LIST_WINDOW} 表示至少这么多条）；只能翻到前 ${LOG_LIST_WINDOW} 条（page × page_size ≤ ${LOG_LIST_WINDOW}，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。`;
 
 const TRUE_VALUES = ['1', 'true', 'on', 'yes'];
 const BOOL_VALUES = [...TRUE_VALUES, '0', 'false', 'off', 'no'] as const;
