@@ -35,8 +35,9 @@ export type LogListSpec = {
  */
 export async function listLogRows<T extends object>(deps: Pick<DomainDeps, 'db'>, spec: LogListSpec): Promise<{ rows: T[]; total: number }> {
   const where = spec.conditions.length ? `WHERE ${spec.conditions.join(' AND ')}` : '';
-  const size = Math.min(spec.paging.page_size, LOG_LIST_WINDOW);
+  // The route refuses a page past the window (logListQuery); a caller that does not gets the window's end, never a row past it.
   const offset = Math.min((spec.paging.page - 1) * spec.paging.page_size, LOG_LIST_WINDOW);
+  const size = Math.min(spec.paging.page_size, LOG_LIST_WINDOW - offset);
   const n = spec.values.length;
   const [rows, counted] = await Promise.all([
     sqlRows<T>(deps, `SELECT ${spec.select} FROM ${spec.from} ${where} ORDER BY ${spec.order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...spec.values, size, offset]),

@@ -233,6 +233,7 @@ describe('total and deep pages of a log list', () => {
     expectError(past, 42200, 422);
     expect(past.body.data.errors.page).toEqual([`最多查看前 ${LOG_LIST_WINDOW} 条记录（page × page_size 不能超过 ${LOG_LIST_WINDOW}），请用筛选条件缩小范围`]);
     expectError(await platform.api.get('/api/v2/admin/audit-logs', { token, query: { page: LOG_LIST_WINDOW + 1, page_size: 1 } }), 42200, 422);
+    expectError(await platform.api.get('/api/v2/admin/users/1/logs', { token, query: { type: 'api', page: LOG_LIST_WINDOW / 100 + 1, page_size: 100 } }), 42200, 422);
 
     const keyword = await platform.api.get(path, { token, query: { keyword: 'INVOICES', status: 500 } });
     const [matching] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM api_request_logs WHERE status = 500 AND route ILIKE '%invoices%'`);
