@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { MONEY_PATTERN } from '../lib/money.js';
-import { LIST_WINDOW, lastPageWithin } from '../lib/paging.js';
+import { LIST_WINDOW, LOG_LIST_WINDOW, lastPageWithin } from '../lib/paging.js';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
@@ -30,7 +30,7 @@ const pagingShape = {
       minimum: 1,
       maximum: PAGE_MAX,
       default: 1,
-      description: `页码，从 1 开始；page × page_size 至多 ${LIST_WINDOW}（列表只能翻阅按其排序的前 ${LIST_WINDOW} 条，total 至多计到 ${LIST_WINDOW}）`,
+      description: `页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 ${LIST_WINDOW} 条，日志列表前 ${LOG_LIST_WINDOW} 条；total 至多计到窗口大小，等于它表示至少这么多条）`,
     }),
   page_size: plainInteger('每页条数必须是整数', 1, PAGE_SIZE_MAX, `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间`)
     .default(PAGE_SIZE_DEFAULT)
@@ -40,8 +40,9 @@ const pagingShape = {
 /**
  * Query schema of every list: `page` and `page_size` plus the list's own filters. The legacy
  * paging names are refused by name (spec: Conventions, Versioning 2) rather than ignored.
+ * `window`: the rows the list reaches (the log lists: `logListQuery`); a page past it is refused.
  */
-export function listQuery<S extends z.ZodRawShape>(shape: S) {
+export function listQuery<S extends z.ZodRawShape>(shape: S, options: { window?: number } = {}) {
   const full = { ...pagingShape, ...shape };
   return z
     .looseObject(full)
@@ -51,10 +52,11 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
           ctx.addIssue({ code: 'custom', path: [key], message: `不支持 ${key} 分页参数，请使用 page 和 page_size` });
         }
       }
+      const window = options.window ?? LIST_WINDOW;
       const { page, page_size: pageSize } = value as { page?: unknown; page_size?: unknown };
-      if (typeof page === 'number' && typeof pageSize === 'number' && page * pageSize > LIST_WINDOW) {
-        const last = lastPageWithin(pageSize);
-        ctx.addIssue({ code: 'custom', path: ['page'], message: `只能翻阅前 ${LIST_WINDOW} 条记录（每页 ${pageSize} 条时至多第 ${last} 页），请缩小筛选范围` });
+      if (typeof page === 'number' && typeof pageSize === 'number' && page * pageSize > window) {
+        const last = lastPageWithin(pageSize, window);
+        ctx.addIssue({ code: 'custom', path: ['page'], message: `只能翻阅前 ${window} 条记录（每页 ${pageSize} 条时至多第 ${last} 页），请缩小筛选范围` });
       }
     })
     .transform((value) => {
@@ -66,6 +68,18 @@ export function listQuery<S extends z.ZodRawShape>(shape: S) {
 }
 
 export type Paging = { page: number; page_size: number };
+
+/**
+ * Query schema of a log list (request, audit, plugin runtime, task run and notification logs):
+ * `listQuery` whose pages stop at LOG_LIST_WINDOW rows (`page × page_size`, 42200 past it; its
+ * `total` is counted up to the same bound: domain/logs/log-list.ts).
+ */
+export function logListQuery<S extends z.ZodRawShape>(shape: S) {
+  return listQuery(shape, { window: LOG_LIST_WINDOW });
+}
+
+/** What every log list's description says of `total` and deep pages (one text, docs/operations.md). */
+export const LOG_LIST_NOTE = `total 为符合条件的记录数，最多计到 ${LOG_LIST_WINDOW}（达到 ${LOG_LIST_WINDOW} 表示至少这么多条）；只能翻到前 ${LOG_LIST_WINDOW} 条（page × page_size ≤ ${LOG_LIST_WINDOW}，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。`;
 
 const TRUE_VALUES = ['1', 'true', 'on', 'yes'];
 const BOOL_VALUES = [...TRUE_VALUES, '0', 'false', 'off', 'no'] as const;

@@ -2,12 +2,12 @@ import { QueryTypes, type Model, type ModelStatic, type WhereOptions } from 'seq
 import { LIST_WINDOW } from '../lib/paging.js';
 
 /**
- * The count of a list within the paging window (lib/paging.ts): `select` is the list's query
- * without order or paging (`SELECT 1 FROM … WHERE …`); at most LIST_WINDOW + 1 of its rows are
- * read, and the answer is at most LIST_WINDOW.
+ * The count of a list within its paging window (lib/paging.ts): `select` is the list's query
+ * without paging (`SELECT 1 FROM … WHERE …`, with the list's ORDER BY where its index should
+ * be walked); at most `window` of its rows are read, and the answer is at most `window`.
  */
-export function windowCountSql(select: string): string {
-  return `SELECT least(count(*), ${LIST_WINDOW})::int AS n FROM (${select} LIMIT ${LIST_WINDOW + 1}) AS windowed`;
+export function windowCountSql(select: string, window: number = LIST_WINDOW): string {
+  return `SELECT count(*)::int AS n FROM (${select} LIMIT ${window}) AS windowed`;
 }
 
 type SelectQueryGenerator = {

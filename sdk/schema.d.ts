@@ -535,7 +535,7 @@ export interface paths {
         };
         /**
          * 用户日志（登录记录或接口请求记录）
-         * @description type=login（默认）：该用户的登录记录；type=api：该用户发出的接口请求（路由模板与结果，不含请求内容）。
+         * @description type=login（默认）：该用户的登录记录；type=api：该用户发出的接口请求（路由模板与结果，不含请求内容）。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -607,7 +607,9 @@ export interface paths {
         };
         /**
          * 任务运行记录
-         * @description 需要管理员登录，权限 schedule.view
+         * @description 按开始时间倒序。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
+         *
+         *     需要管理员登录，权限 schedule.view
          */
         get: operations["adminSchedulesTaskRunsList"];
         put?: never;
@@ -713,7 +715,7 @@ export interface paths {
         };
         /**
          * 接口请求日志
-         * @description 每个接口请求一行，批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。不记录：健康检查、指标抓取，以及站点公开目录（/api/v2/site/…）成功的请求（只计入指标 http_requests_total）；站点请求失败（4xx、5xx）照常记录。
+         * @description 每个接口请求一行，批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。不记录：健康检查、指标抓取，以及站点公开目录（/api/v2/site/…）成功的请求（只计入指标 http_requests_total）；站点请求失败（4xx、5xx）照常记录。按时间倒序；按月分区，给出日期范围时只读所涉月份。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -735,7 +737,7 @@ export interface paths {
         };
         /**
          * 短信日志
-         * @description 通知任务经短信插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。
+         * @description 通知任务经短信插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -757,7 +759,7 @@ export interface paths {
         };
         /**
          * 邮件日志
-         * @description 通知任务经邮件插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。
+         * @description 通知任务经邮件插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -779,7 +781,7 @@ export interface paths {
         };
         /**
          * 任务日志（计划任务的运行记录）
-         * @description 与 schedules/task-runs 相同的数据；详情见 schedules/task-runs/{id}。
+         * @description 与 schedules/task-runs 相同的数据；详情见 schedules/task-runs/{id}。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -883,7 +885,7 @@ export interface paths {
         };
         /**
          * 管理员操作审计
-         * @description 每一次后台写操作（非 GET 的管理端接口，含被拒绝的尝试）一行：谁、何时、从哪个地址、调用了哪个路由、作用对象、结果，以及商品目录的字段变更。记录只增不改：数据库拒绝修改与删除，任何管理员都不能清理。按编号倒序。
+         * @description 每一次后台写操作（非 GET 的管理端接口，含被拒绝的尝试）一行：谁、何时、从哪个地址、调用了哪个路由、作用对象、结果，以及商品目录的字段变更。记录只增不改：数据库拒绝修改与删除，任何管理员都不能清理。按编号倒序。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 audit.view
          */
@@ -905,7 +907,7 @@ export interface paths {
         };
         /**
          * 校验审计哈希链
-         * @description 每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对，报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。
+         * @description 全量校验：每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对（耗时随记录数增长，按需调用），报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。每日校验任务只核对上次检查点之后的记录（检查点之前被修改的记录只有本接口能发现）。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。
          *
          *     需要管理员登录，权限 audit.view
          */
@@ -1103,7 +1105,7 @@ export interface paths {
         };
         /**
          * 通知记录（邮件与短信提醒）
-         * @description 生命周期任务发送的到期、逾期、暂停、终止与账单未支付提醒，每条提醒每个渠道一行；不含正文。
+         * @description 生命周期任务发送的到期、逾期、暂停、终止与账单未支付提醒，每条提醒每个渠道一行；不含正文。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 log.view
          */
@@ -1171,7 +1173,7 @@ export interface paths {
         };
         /**
          * 插件运行日志
-         * @description 每次插件动作一条：领域、插件、绑定、操作者、耗时、状态与脱敏摘要（列表只给摘录）。
+         * @description 每次插件动作一条：领域、插件、绑定、操作者、耗时、状态与脱敏摘要（列表只给摘录）。按时间倒序，按月分区。total 为符合条件的记录数，最多计到 2000（达到 2000 表示至少这么多条）；只能翻到前 2000 条（page × page_size ≤ 2000，超过返回 42200），更早的记录请用日期或其他筛选条件缩小范围。
          *
          *     需要管理员登录，权限 plugin.view
          */
@@ -10596,7 +10598,7 @@ export interface operations {
     adminAuthPermissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -10669,7 +10671,7 @@ export interface operations {
     adminAuthRolesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -10966,7 +10968,7 @@ export interface operations {
     adminAuthAdminsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -11973,7 +11975,7 @@ export interface operations {
     adminUsersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -12610,7 +12612,7 @@ export interface operations {
     adminUsersNotesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -12801,7 +12803,7 @@ export interface operations {
     adminUsersLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13114,7 +13116,7 @@ export interface operations {
     adminSchedulesTaskRunsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13530,7 +13532,7 @@ export interface operations {
     adminLogsApiLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13542,6 +13544,8 @@ export interface operations {
                 admin_id?: number;
                 request_id?: string;
                 ip?: string;
+                /** @description 路由模板包含的文字（不区分大小写；走三元组索引，至少 3 个字符时最快） */
+                keyword?: string;
                 min_duration_ms?: number;
                 /** @description 日期，YYYY-MM-DD（Asia/Shanghai） */
                 date_from?: string;
@@ -13616,7 +13620,7 @@ export interface operations {
     adminLogsSmsLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13696,7 +13700,7 @@ export interface operations {
     adminLogsMailLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13776,7 +13780,7 @@ export interface operations {
     adminLogsTaskLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -13854,7 +13858,7 @@ export interface operations {
     adminLogsSystemLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14117,7 +14121,7 @@ export interface operations {
     adminLogsLoginLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14194,7 +14198,7 @@ export interface operations {
     adminAuditLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14628,7 +14632,7 @@ export interface operations {
     adminEconomicsMarginsServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14851,7 +14855,7 @@ export interface operations {
     adminEconomicsMarginsReportGet: {
         parameters: {
             query: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -14932,7 +14936,7 @@ export interface operations {
     adminLogsNotificationLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15011,7 +15015,7 @@ export interface operations {
     adminIntegrationPluginsBindingsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15280,7 +15284,7 @@ export interface operations {
     adminIntegrationPluginsRuntimeLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -15431,7 +15435,7 @@ export interface operations {
     adminIntegrationPluginsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17338,7 +17342,7 @@ export interface operations {
     adminProductTypeOptionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17411,7 +17415,7 @@ export interface operations {
     adminProductTypesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -17484,7 +17488,7 @@ export interface operations {
     adminSuppliersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -18122,7 +18126,7 @@ export interface operations {
     adminSuppliersUpstreamProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -18609,7 +18613,7 @@ export interface operations {
     adminProvisioningList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19005,7 +19009,7 @@ export interface operations {
     siteProductTypesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19222,7 +19226,7 @@ export interface operations {
     adminProductMenusList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -19778,7 +19782,7 @@ export interface operations {
     adminProductGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -20332,7 +20336,7 @@ export interface operations {
     adminProductCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -20890,7 +20894,7 @@ export interface operations {
     adminProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21470,7 +21474,7 @@ export interface operations {
     adminCatalogueAuditLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21621,7 +21625,7 @@ export interface operations {
     siteProductMenusList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21676,7 +21680,7 @@ export interface operations {
     siteProductGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21732,7 +21736,7 @@ export interface operations {
     siteProductCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -21879,7 +21883,7 @@ export interface operations {
     siteProductsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -22112,7 +22116,7 @@ export interface operations {
     clientInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23116,7 +23120,7 @@ export interface operations {
     clientBalanceLogsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23264,7 +23268,7 @@ export interface operations {
     adminInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23419,7 +23423,7 @@ export interface operations {
     adminUsersInvoicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23510,7 +23514,7 @@ export interface operations {
     adminPaymentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23665,7 +23669,7 @@ export interface operations {
     adminAccountTransactionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -23819,7 +23823,7 @@ export interface operations {
     adminRechargeRecordsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24141,7 +24145,7 @@ export interface operations {
     adminRefundsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24295,7 +24299,7 @@ export interface operations {
     adminEconomicsPriceDriftGet: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -24614,7 +24618,7 @@ export interface operations {
     adminEconomicsAlertsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -25151,7 +25155,7 @@ export interface operations {
     clientServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -26119,7 +26123,7 @@ export interface operations {
     clientServicesNatRulesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -26577,7 +26581,7 @@ export interface operations {
     clientServicesSecurityGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -27163,7 +27167,7 @@ export interface operations {
     clientSecurityGroupsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -27974,7 +27978,7 @@ export interface operations {
     clientServicesTrafficPackagesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -29518,7 +29522,7 @@ export interface operations {
     adminVerificationsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30285,7 +30289,7 @@ export interface operations {
     adminServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30440,7 +30444,7 @@ export interface operations {
     adminUsersServicesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -30531,7 +30535,7 @@ export interface operations {
     adminServiceOrdersList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31001,7 +31005,7 @@ export interface operations {
     adminEconomicsReconciliationFindingsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31310,7 +31314,7 @@ export interface operations {
     adminEconomicsReconciliationRunsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31385,7 +31389,7 @@ export interface operations {
     adminEconomicsFundsAlertsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31460,7 +31464,7 @@ export interface operations {
     adminEconomicsFundsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31533,7 +31537,7 @@ export interface operations {
     adminTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -31614,7 +31618,7 @@ export interface operations {
     adminUsersTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32112,7 +32116,7 @@ export interface operations {
     adminTicketDepartmentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32581,7 +32585,7 @@ export interface operations {
     adminMediaFilesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -32743,7 +32747,7 @@ export interface operations {
     adminContentArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33199,7 +33203,7 @@ export interface operations {
     adminContentCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33731,7 +33735,7 @@ export interface operations {
     clientTicketDepartmentsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -33913,7 +33917,7 @@ export interface operations {
     clientTicketsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34398,7 +34402,7 @@ export interface operations {
     clientNoticesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34625,7 +34629,7 @@ export interface operations {
     clientHelpArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34837,7 +34841,7 @@ export interface operations {
     siteNoticesCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -34892,7 +34896,7 @@ export interface operations {
     siteNoticesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35005,7 +35009,7 @@ export interface operations {
     siteHelpArticlesCategoriesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35060,7 +35064,7 @@ export interface operations {
     siteHelpArticlesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35356,7 +35360,7 @@ export interface operations {
     adminCouponsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35777,7 +35781,7 @@ export interface operations {
     adminCouponsUsesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -35940,7 +35944,7 @@ export interface operations {
     adminCouponCampaignsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -36228,7 +36232,7 @@ export interface operations {
     adminCouponCampaignsUsesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -36391,7 +36395,7 @@ export interface operations {
     adminMemberLevelsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37049,7 +37053,7 @@ export interface operations {
     adminReferralAccountsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37123,7 +37127,7 @@ export interface operations {
     adminReferralCommissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37270,7 +37274,7 @@ export interface operations {
     adminReferralProductRatesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -37525,7 +37529,7 @@ export interface operations {
     adminReferralWithdrawalsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38024,7 +38028,7 @@ export interface operations {
     clientCouponsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38097,7 +38101,7 @@ export interface operations {
     clientCouponsPublicGet: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38344,7 +38348,7 @@ export interface operations {
     clientReferralInviteesList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38417,7 +38421,7 @@ export interface operations {
     clientReferralCommissionsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38558,7 +38562,7 @@ export interface operations {
     clientReferralWithdrawalsList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -38822,7 +38826,7 @@ export interface operations {
     clientAccessTokensList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
@@ -39068,7 +39072,7 @@ export interface operations {
     adminAccessTokensList: {
         parameters: {
             query?: {
-                /** @description 页码，从 1 开始；page × page_size 至多 10000（列表只能翻阅按其排序的前 10000 条，total 至多计到 10000） */
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;

@@ -15,7 +15,7 @@ import type { Migration } from './types.js';
 const INDEXES: Array<[name: string, definition: string]> = [
   ['invoices_type_idx', 'invoices (type, id DESC)'],
   ['invoices_channel_idx', 'invoices (payment_channel, id DESC) WHERE payment_channel IS NOT NULL'],
-  ['invoices_paid_idx', 'invoices (paid_at) INCLUDE (type, status, amount) WHERE paid_at IS NOT NULL'],
+  ['invoices_paid_idx', 'invoices (paid_at) INCLUDE (type, status, amount, id, service_id) WHERE paid_at IS NOT NULL'],
   ['services_status_id_idx', 'services (status, id DESC)'],
   ['services_type_idx', 'services (product_type, id DESC)'],
   ['services_product_idx', 'services (product_id, id DESC)'],

@@ -3,6 +3,7 @@ import { logRowsDropped } from '../../lib/metrics.js';
 import { pgSafe, pgSafeText } from '../../lib/pg-safe.js';
 import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
+import { listLogRows } from './log-list.js';
 
 /**
  * The admin audit (`admin_audit_logs`, append-only and hash-chained by triggers: migrations
@@ -183,16 +184,17 @@ export async function listAuditLogs(deps: DomainDeps, query: AuditListQuery): Pr
   }
   if (query.failed !== undefined) conditions.push(query.failed ? `(status >= 400)` : `(status IS NULL OR status < 400)`);
   conditions.push(...dayRangeConditions('created_at', query, param));
-  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const filters = [...values];
-  const page = pageParams(query, param);
   const mergedFilter = query.failed !== undefined || query.target_type !== undefined || query.target_id !== undefined;
-  const [rows, counted] = await Promise.all([
-    sqlRows<AuditSummaryRow>(deps, `SELECT ${SUMMARY} FROM ${AUDIT_VIEW} ${where} ORDER BY id DESC ${page}`, values),
+  return listLogRows<AuditSummaryRow>(deps, {
+    select: SUMMARY,
+    from: AUDIT_VIEW,
     // The count reads the merged outcome only when a filter needs it (the join costs a lookup a row).
-    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM ${mergedFilter ? AUDIT_VIEW : PLAIN_VIEW} ${where}`, filters),
-  ]);
-  return { rows, total: counted[0]?.total ?? 0 };
+    countFrom: mergedFilter ? AUDIT_VIEW : PLAIN_VIEW,
+    conditions,
+    values,
+    order: 'audit.id DESC',
+    paging: query,
+  });
 }
 
 export async function getAuditLog(deps: DomainDeps, id: number): Promise<AuditDetailRow> {

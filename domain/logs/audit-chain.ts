@@ -53,8 +53,45 @@ function chainBreak(kind: AuditChainBreakKind, id: number | null, seq: number): 
   return { kind, id, chain_seq: seq, message: BREAK_MESSAGES[kind] };
 }
 
-/** Verifies the whole chain up to the head as it is now (rows committed later are left for the next run). */
-export async function verifyAuditChain(deps: Pick<DomainDeps, 'db'>): Promise<AuditChainReport> {
+/** A verified place in the chain: a row's `chain_seq` and `row_hash` (0 and 64 zeros before the first row). */
+export type ChainPoint = { chain_seq: number; row_hash: string };
+
+const START: ChainPoint = { chain_seq: 0, row_hash: GENESIS };
+
+/** The last checkpoint the daily verification recorded (`admin_audit_chain_checkpoints`), or null. */
+export async function lastAuditCheckpoint(deps: Pick<DomainDeps, 'db'>): Promise<ChainPoint | null> {
+  const row = await sqlOne<{ chain_seq: string; row_hash: string }>(
+    deps,
+    `SELECT chain_seq::text AS chain_seq, row_hash FROM admin_audit_chain_checkpoints ORDER BY id DESC LIMIT 1`,
+    [],
+  );
+  return row ? { chain_seq: Number(row.chain_seq), row_hash: row.row_hash } : null;
+}
+
+/**
+ * Whether the checkpoint's own row is still what was verified: there, unedited, with the
+ * recorded hash. A break answered here is reported at the checkpoint's row.
+ */
+async function checkpointBreak(deps: Pick<DomainDeps, 'db'>, from: ChainPoint): Promise<AuditChainBreak | null> {
+  if (from.chain_seq === 0) return null;
+  const row = await sqlOne<{ id: string; row_hash: string; computed: string }>(
+    deps,
+    `SELECT a.id::text AS id, a.row_hash, admin_audit_row_hash(a) AS computed FROM admin_audit_logs a WHERE a.chain_seq = $1`,
+    [from.chain_seq],
+  );
+  if (!row) return chainBreak('missing_before', null, from.chain_seq);
+  if (row.computed !== row.row_hash) return chainBreak('edited', Number(row.id), from.chain_seq);
+  if (row.row_hash !== from.row_hash) return chainBreak('relinked', Number(row.id), from.chain_seq);
+  return null;
+}
+
+/**
+ * Verifies the chain up to the head as it is now (rows committed later are left for the next
+ * run): the whole chain (`from` omitted: the full check, `GET audit-logs/verify`), or only the
+ * rows after a verified point (the daily check, from its last checkpoint), after checking that
+ * the point's row still carries the hash it had. `checked` counts the rows walked.
+ */
+export async function verifyAuditChain(deps: Pick<DomainDeps, 'db'>, from: ChainPoint = START): Promise<AuditChainReport> {
   const head = await sqlOne<{ seq: string; hash: string }>(deps, `SELECT seq::text AS seq, hash FROM admin_audit_chain_head WHERE id = 1`, []);
   const headSeq = Number(head?.seq ?? 0);
   const headHash = head?.hash ?? GENESIS;
@@ -64,8 +101,11 @@ export async function verifyAuditChain(deps: Pick<DomainDeps, 'db'>): Promise<Au
     head: { chain_seq: headSeq, row_hash: headHash },
     first_break: firstBreak,
   });
-  let lastSeq = 0;
-  let lastHash = GENESIS;
+  const atCheckpoint = await checkpointBreak(deps, from);
+  if (atCheckpoint) return report(0, atCheckpoint);
+  if (headSeq < from.chain_seq) return report(0, chainBreak('missing_after', null, headSeq + 1));
+  let lastSeq = from.chain_seq;
+  let lastHash = from.row_hash;
   let checked = 0;
   for (;;) {
     const rows = await sqlRows<ChainRow>(
@@ -91,16 +131,29 @@ export async function verifyAuditChain(deps: Pick<DomainDeps, 'db'>): Promise<Au
 }
 
 /**
- * The daily verification: the result goes to the system log (category `audit`, with the head's
- * sequence and hash, the record later rewrites are checked against) and to the gauges
- * `admin_audit_chain_intact` / `admin_audit_chain_rows`; a broken chain fails the run.
+ * The daily verification: from the last checkpoint to the head (each day reads only the rows
+ * written since the day before, however long the chain), then a new checkpoint at the head when
+ * intact. The result goes to the system log (category `audit`, with the head's sequence and
+ * hash, the record later rewrites are checked against) and to the gauges
+ * `admin_audit_chain_intact` / `admin_audit_chain_rows`; a broken chain fails the run. Rows
+ * before the checkpoint are the full check's (`GET audit-logs/verify`).
  */
 export async function verifyAuditChainDaily(deps: DomainDeps): Promise<Record<string, unknown>> {
-  const result = await verifyAuditChain(deps);
+  const from = (await lastAuditCheckpoint(deps)) ?? START;
+  const result = await verifyAuditChain(deps, from);
+  if (result.intact && result.head.chain_seq > from.chain_seq) {
+    await sqlRows(
+      deps,
+      `INSERT INTO admin_audit_chain_checkpoints (chain_seq, row_hash, row_id, checked, full_check)
+         SELECT $1, $2, (SELECT id FROM admin_audit_logs WHERE chain_seq = $1), $3, $4`,
+      [result.head.chain_seq, result.head.row_hash, result.checked, from.chain_seq === 0],
+    );
+  }
   auditChainIntact.set(result.intact ? 1 : 0);
-  auditChainRows.set(result.checked);
+  auditChainRows.set(from.chain_seq + result.checked);
   const summary = {
     intact: result.intact,
+    from_seq: from.chain_seq,
     checked: result.checked,
     head_seq: result.head.chain_seq,
     head_hash: result.head.row_hash,
@@ -113,7 +166,7 @@ export async function verifyAuditChainDaily(deps: DomainDeps): Promise<Record<st
     level: result.intact ? 'info' : 'error',
     event: result.intact ? 'audit.chain.intact' : 'audit.chain.broken',
     message: result.intact
-      ? `管理员审计链完整：已校验 ${result.checked} 条，链头序号 ${result.head.chain_seq}`
+      ? `管理员审计链完整：已校验第 ${from.chain_seq + 1} 号起的 ${result.checked} 条，链头序号 ${result.head.chain_seq}`
       : `管理员审计链断裂：第 ${result.first_break?.chain_seq} 号${result.first_break?.id ? `（记录 ${result.first_break.id}）` : ''}，${result.first_break?.message}`,
     detail: summary,
   });

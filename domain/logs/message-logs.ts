@@ -1,8 +1,9 @@
 import type { NotificationChannel, NotificationKind, NotificationStatus } from '../../db/models/notification-log.js';
 import { maskIdNumbers } from '../../lib/redact.js';
-import { sqlParams, sqlRows } from '../../db/sql.js';
+import { sqlParams } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { dayRangeConditions, pageParams } from './admin-audit.js';
+import { dayRangeConditions } from './admin-audit.js';
+import { listLogRows } from './log-list.js';
 
 /**
  * The SMS log and the mail log: the notification log (`notification_log`, one row per notice
@@ -45,19 +46,15 @@ export async function listMessageLogs(deps: DomainDeps, channel: NotificationCha
     conditions.push(`n.${key} = ${param(query[key])}`);
   }
   conditions.push(...dayRangeConditions('n.created_at', query, param));
-  const where = `WHERE ${conditions.join(' AND ')}`;
-  const filters = [...values];
-  const page = pageParams(query, param);
-  const [rows, counted] = await Promise.all([
-    sqlRows<MessageLogRow>(
-      deps,
-      `SELECT n.id::int AS id, n.channel, n.kind AS scene, n.user_id, n.recipient, n.subject, n.status, n.attempts, n.plugin_id,
-              p.slug AS plugin_slug, n.error, n.created_at, n.sent_at
-         FROM notification_log n LEFT JOIN plugins p ON p.id = n.plugin_id
-         ${where} ORDER BY n.id DESC ${page}`,
-      values,
-    ),
-    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM notification_log n ${where}`, filters),
-  ]);
-  return { rows: rows.map((r) => ({ ...r, error: r.error === null ? null : maskIdNumbers(r.error).slice(0, 200) })), total: counted[0]?.total ?? 0 };
+  const { rows, total } = await listLogRows<MessageLogRow>(deps, {
+    select: `n.id::int AS id, n.channel, n.kind AS scene, n.user_id, n.recipient, n.subject, n.status, n.attempts, n.plugin_id,
+              p.slug AS plugin_slug, n.error, n.created_at, n.sent_at`,
+    from: 'notification_log n LEFT JOIN plugins p ON p.id = n.plugin_id',
+    countFrom: 'notification_log n',
+    conditions,
+    values,
+    order: 'n.id DESC',
+    paging: query,
+  });
+  return { rows: rows.map((r) => ({ ...r, error: r.error === null ? null : maskIdNumbers(r.error).slice(0, 200) })), total };
 }

@@ -3,7 +3,9 @@ import { logRowsDropped } from '../../lib/metrics.js';
 import { pgSafeText } from '../../lib/pg-safe.js';
 import { sqlParams, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { dayRangeConditions, pageParams } from './admin-audit.js';
+import { likePattern } from '../catalogue/sorting.js';
+import { dayRangeConditions } from './admin-audit.js';
+import { listLogRows } from './log-list.js';
 
 /**
  * The API request log (`api_request_logs`): method, route template (never the concrete path: a
@@ -69,6 +71,7 @@ export type RequestLogQuery = {
   admin_id?: number | undefined;
   request_id?: string | undefined;
   ip?: string | undefined;
+  keyword?: string | undefined;
   min_duration_ms?: number | undefined;
   date_from?: string | undefined;
   date_to?: string | undefined;
@@ -88,6 +91,11 @@ export type RequestLogRow = {
   created_at: Date;
 };
 
+/**
+ * Newest first (`created_at`, then `id`: the order of the partitions and of every index of the
+ * table), each filter on an index of its own, the keyword on the route's trigram index; a date
+ * range reads only the months it covers. Bounded as every log list (`listLogRows`).
+ */
 export async function listRequestLogs(deps: DomainDeps, query: RequestLogQuery): Promise<{ rows: RequestLogRow[]; total: number }> {
   const { values, param } = sqlParams();
   const conditions: string[] = [];
@@ -95,19 +103,15 @@ export async function listRequestLogs(deps: DomainDeps, query: RequestLogQuery):
     if (query[key] === undefined) continue;
     conditions.push(`${key} = ${param(query[key])}`);
   }
+  if (query.keyword !== undefined) conditions.push(`route ILIKE ${param(likePattern(query.keyword))}`);
   if (query.min_duration_ms !== undefined) conditions.push(`duration_ms >= ${param(query.min_duration_ms)}`);
   conditions.push(...dayRangeConditions('created_at', query, param));
-  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const filters = [...values];
-  const page = pageParams(query, param);
-  const [rows, counted] = await Promise.all([
-    sqlRows<RequestLogRow>(
-      deps,
-      `SELECT id::int AS id, method, route, status, code, duration_ms, user_id, admin_id, ip, request_id, created_at
-         FROM api_request_logs ${where} ORDER BY id DESC ${page}`,
-      values,
-    ),
-    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM api_request_logs ${where}`, filters),
-  ]);
-  return { rows, total: counted[0]?.total ?? 0 };
+  return listLogRows<RequestLogRow>(deps, {
+    select: 'l.id::int AS id, l.method, l.route, l.status, l.code, l.duration_ms, l.user_id, l.admin_id, l.ip, l.request_id, l.created_at',
+    from: 'api_request_logs l',
+    conditions,
+    values,
+    order: 'l.created_at DESC, l.id DESC',
+    paging: query,
+  });
 }

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../../lib/config.js';
 import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
+import { dropLogPartitionsBefore, isPartitionedLogTable } from './partitions.js';
 
 /**
  * A log table the retention task trims. Other log tables join by adding a line here; names are
@@ -36,18 +37,33 @@ const OUTBOX_DONE_RETENTION_DAYS = 7;
 const BATCH = 5000;
 
 /**
- * Deletes the rows of `target` older than `cutoff`, in batches of BATCH rows (each its own
- * statement, so no long lock), except those `keep` protects. Table, column and condition are
- * constants of the callers, never input.
+ * Deletes the rows of `target` older than `cutoff`. A table partitioned by month
+ * (`PARTITIONED_LOG_TABLES`) first loses the months wholly older than the cutoff (detached and
+ * dropped: no DELETE); with `wholePartitionsOnly` that is all (the retention task: a month goes
+ * once all of it is past the retention, so rows are kept up to a month longer than the days).
+ * The rest is deleted in batches of BATCH rows (each its own statement, so no long lock), except
+ * those `keep` protects. Table, column and condition are constants of the callers, never input.
  */
-export async function trimTable(deps: DomainDeps, target: Pick<RetentionTarget, 'table' | 'column' | 'keep'>, cutoff: Date): Promise<number> {
-  const keep = target.keep ? ` AND NOT (${target.keep})` : '';
-  const sql = `WITH doomed AS (
-      SELECT id FROM ${target.table} WHERE ${target.column} < $1${keep} ORDER BY id LIMIT ${BATCH}
-    ), deleted AS (
-      DELETE FROM ${target.table} WHERE id IN (SELECT id FROM doomed) RETURNING 1
-    ) SELECT count(*)::int AS n FROM deleted`;
+export async function trimTable(
+  deps: DomainDeps,
+  target: Pick<RetentionTarget, 'table' | 'column' | 'keep'>,
+  cutoff: Date,
+  options: { wholePartitionsOnly?: boolean } = {},
+): Promise<number> {
   let total = 0;
+  if (isPartitionedLogTable(target.table)) {
+    total += (await dropLogPartitionsBefore(deps, target.table, cutoff)).rows;
+    if (options.wholePartitionsOnly) return total;
+  }
+  const keep = target.keep ? ` AND NOT (${target.keep})` : '';
+  // A partitioned table: the partition key beside the id, so each batch finds its rows in their own month, in its index's order.
+  const key = isPartitionedLogTable(target.table) ? `id, ${target.column}` : 'id';
+  const order = isPartitionedLogTable(target.table) ? target.column : 'id';
+  const sql = `WITH doomed AS (
+      SELECT ${key} FROM ${target.table} WHERE ${target.column} < $1${keep} ORDER BY ${order} LIMIT ${BATCH}
+    ), deleted AS (
+      DELETE FROM ${target.table} WHERE (${key}) IN (SELECT ${key} FROM doomed) RETURNING 1
+    ) SELECT count(*)::int AS n FROM deleted`;
   for (;;) {
     const row = await sqlOne<{ n: number }>(deps, sql, [cutoff]);
     const n = row?.n ?? 0;
@@ -56,12 +72,15 @@ export async function trimTable(deps: DomainDeps, target: Pick<RetentionTarget, 
   }
 }
 
-/** Deletes log rows older than each table's retention (days from the environment). */
+/**
+ * Trims every log table by its retention (days from the environment): the partitioned ones by
+ * whole months, the others in batches.
+ */
 export async function cleanUpLogs(deps: DomainDeps, now = new Date()): Promise<Record<string, number>> {
   const summary: Record<string, number> = {};
   for (const target of RETENTION_TARGETS) {
     const days = target.days(deps.config);
-    summary[target.summaryKey] = await trimTable(deps, target, new Date(now.getTime() - days * 86_400_000));
+    summary[target.summaryKey] = await trimTable(deps, target, new Date(now.getTime() - days * 86_400_000), { wholePartitionsOnly: true });
     summary[`${target.table}_retention_days`] = days;
   }
   return summary;

@@ -1,4 +1,5 @@
-import type { WhereOptions } from 'sequelize';
+import { sqlParams } from '../../db/sql.js';
+import { listLogRows } from '../logs/log-list.js';
 import type { NotificationChannel, NotificationKind, NotificationLogRow, NotificationStatus } from '../../db/models/notification-log.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -13,19 +14,22 @@ export type NotificationLogQuery = {
   entity_id?: number | undefined;
 };
 
-/** The notification log, newest first (what was sent to whom, masked; never the message body). */
+/** The notification log, newest first (what was sent to whom, masked; never the message body); bounded as every log list. */
 export async function listNotificationLogs(deps: DomainDeps, query: NotificationLogQuery) {
-  const where: WhereOptions<NotificationLogRow> = {};
+  const { values, param } = sqlParams();
+  const conditions: string[] = [];
   for (const key of ['kind', 'channel', 'status', 'user_id', 'entity_type', 'entity_id'] as const) {
-    if (query[key] !== undefined) Object.assign(where, { [key]: query[key] });
+    if (query[key] !== undefined) conditions.push(`${key} = ${param(query[key])}`);
   }
-  const { rows, count } = await deps.db.models.NotificationLog.findAndCountAll({
-    where,
-    order: [['id', 'DESC']],
-    limit: query.page_size,
-    offset: (query.page - 1) * query.page_size,
+  const { rows, total } = await listLogRows<NotificationLogRow['_creationAttributes']>(deps, {
+    select: '*',
+    from: 'notification_log n',
+    conditions,
+    values,
+    order: 'n.id DESC',
+    paging: query,
   });
-  return { rows, total: count };
+  return { rows: deps.db.models.NotificationLog.bulkBuild(rows, { isNewRecord: false, raw: true }), total };
 }
 
 /** The Chinese name of each notification kind (the admin's notification, SMS and mail logs). */

@@ -1,4 +1,5 @@
-import { type WhereOptions } from 'sequelize';
+import { sqlParams } from '../../db/sql.js';
+import { listLogRows } from '../logs/log-list.js';
 import { notFound } from '../../lib/errors.js';
 import type { PluginRunStatus, PluginRuntimeLogRow } from '../../db/models/plugin-runtime-log.js';
 import type { PluginDomain } from '../../plugins/runtime/contract.js';
@@ -16,18 +17,22 @@ export type RuntimeLogListQuery = {
   action?: string | undefined;
 };
 
+/** Newest first (the partitions' order), each filter on an index; bounded as every log list. */
 export async function listPluginRuntimeLogs(deps: DomainDeps, query: RuntimeLogListQuery) {
-  const where: WhereOptions<PluginRuntimeLogRow> = {};
+  const { values, param } = sqlParams();
+  const conditions: string[] = [];
   for (const key of ['domain', 'plugin_id', 'status', 'action'] as const) {
-    if (query[key] !== undefined) Object.assign(where, { [key]: query[key] });
+    if (query[key] !== undefined) conditions.push(`${key} = ${param(query[key])}`);
   }
-  const { rows, count } = await deps.db.models.PluginRuntimeLog.findAndCountAll({
-    where,
-    order: [['id', 'DESC']],
-    limit: query.page_size,
-    offset: (query.page - 1) * query.page_size,
+  const { rows, total } = await listLogRows<PluginRuntimeLogRow['_creationAttributes']>(deps, {
+    select: '*',
+    from: 'plugin_runtime_logs r',
+    conditions,
+    values,
+    order: 'r.created_at DESC, r.id DESC',
+    paging: query,
   });
-  return { rows, total: count };
+  return { rows: deps.db.models.PluginRuntimeLog.bulkBuild(rows, { isNewRecord: false, raw: true }), total };
 }
 
 export async function getPluginRuntimeLog(deps: DomainDeps, id: number): Promise<PluginRuntimeLogRow> {

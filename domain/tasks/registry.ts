@@ -10,7 +10,7 @@ import {
   unsuspendRenewedTask,
 } from './builtin/lifecycle.js';
 import { priceDriftTask } from './builtin/economics.js';
-import { auditChainTask, logRetentionTask } from './builtin/logs.js';
+import { auditChainTask, logPartitionTask, logRetentionTask } from './builtin/logs.js';
 import { memberLevelsTask, releaseCommissionsTask } from './builtin/marketing.js';
 import { accountNoticesTask, dueRemindersTask } from './builtin/notifications.js';
 import { reconcileSuppliersTask } from './builtin/reconciliation.js';
@@ -24,6 +24,7 @@ import type { BuiltinTask } from './types.js';
  */
 export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   logRetentionTask,
+  logPartitionTask,
   redispatchFulfilmentTask,
   closeExpiredPaymentsTask,
   renewalInvoicesTask,

@@ -1,7 +1,8 @@
-import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError } from 'sequelize';
 import { notFound } from '../../lib/errors.js';
 import type { TaskRunRow, TaskRunStatus, TaskRunTriggerValue } from '../../db/models/task-run.js';
-import { sqlRows } from '../../db/sql.js';
+import { sqlParams, sqlRows } from '../../db/sql.js';
+import { listLogRows } from '../logs/log-list.js';
 import type { DomainDeps } from '../deps.js';
 import { label, scheduleRuns } from '../../lib/metrics.js';
 
@@ -150,18 +151,23 @@ export type TaskRunListQuery = {
   plugin_slug?: string | undefined;
 };
 
+/** Newest first, on the table's indexes; bounded as every log list (`listLogRows`). */
 export async function listTaskRuns(deps: DomainDeps, query: TaskRunListQuery) {
-  const where: WhereOptions<TaskRunRow> = {};
+  const { values, param } = sqlParams();
+  const conditions: string[] = [];
   for (const key of ['task_key', 'status', 'trigger', 'plugin_slug'] as const) {
-    if (query[key] !== undefined) Object.assign(where, { [key]: query[key] });
+    if (query[key] !== undefined) conditions.push(`${key} = ${param(query[key])}`);
   }
-  const { rows, count } = await deps.db.models.TaskRun.findAndCountAll({
-    where,
-    order: [['started_at', 'DESC'], ['id', 'DESC']],
-    limit: query.page_size,
-    offset: (query.page - 1) * query.page_size,
+  const { rows, total } = await listLogRows<TaskRunRow['_creationAttributes']>(deps, {
+    select: '*',
+    from: 'task_runs t',
+    conditions,
+    values,
+    order: 't.started_at DESC, t.id DESC',
+    paging: query,
   });
-  return { rows, total: count };
+  // Model instances, as the other reads of task runs answer.
+  return { rows: deps.db.models.TaskRun.bulkBuild(rows, { isNewRecord: false, raw: true }), total };
 }
 
 export async function getTaskRun(deps: DomainDeps, id: number): Promise<TaskRunRow> {

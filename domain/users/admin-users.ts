@@ -5,6 +5,7 @@ import { offerAuditBefore } from '../../lib/request-context.js';
 import { hashPassword } from '../auth/passwords.js';
 import { revokeAllSessions } from '../auth/sessions.js';
 import type { DomainDeps } from '../deps.js';
+import { listLogRows } from '../logs/log-list.js';
 import { getUser } from './users.js';
 
 /**
@@ -131,21 +132,25 @@ export type UserLogRow = { id: number; type: 'login' | 'api'; summary: string; s
 export async function listUserLogs(deps: DomainDeps, userId: number, query: { page: number; page_size: number; type: 'login' | 'api' }) {
   const user = await getUser(deps, userId);
   if (!user) throw notFound('用户不存在');
-  const [select, count] =
-    query.type === 'login'
-      ? [
-          `SELECT id::int AS id, 'login' AS type, CASE WHEN success THEN '登录成功' ELSE '登录失败：' || reason END AS summary, success, ip, created_at
-             FROM login_logs WHERE surface = 'client' AND subject_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
-          `SELECT count(*)::int AS total FROM login_logs WHERE surface = 'client' AND subject_id = $1`,
-        ]
-      : [
-          `SELECT id::int AS id, 'api' AS type, method || ' ' || route || ' → ' || status AS summary, status < 400 AS success, ip, created_at
-             FROM api_request_logs WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
-          `SELECT count(*)::int AS total FROM api_request_logs WHERE user_id = $1`,
-        ];
+  if (query.type === 'api') {
+    // The request log is a log list like the others: newest first on its user index, counted up to the window.
+    return listLogRows<UserLogRow>(deps, {
+      select: `l.id::int AS id, 'api' AS type, l.method || ' ' || l.route || ' → ' || l.status AS summary, l.status < 400 AS success, l.ip, l.created_at`,
+      from: 'api_request_logs l',
+      conditions: ['l.user_id = $1'],
+      values: [userId],
+      order: 'l.created_at DESC, l.id DESC',
+      paging: query,
+    });
+  }
   const [rows, counted] = await Promise.all([
-    sqlRows<UserLogRow>(deps, select, [userId, query.page_size, (query.page - 1) * query.page_size]),
-    sqlRows<{ total: number }>(deps, count, [userId]),
+    sqlRows<UserLogRow>(
+      deps,
+      `SELECT id::int AS id, 'login' AS type, CASE WHEN success THEN '登录成功' ELSE '登录失败：' || reason END AS summary, success, ip, created_at
+         FROM login_logs WHERE surface = 'client' AND subject_id = $1 ORDER BY login_logs.id DESC LIMIT $2 OFFSET $3`,
+      [userId, query.page_size, (query.page - 1) * query.page_size],
+    ),
+    sqlRows<{ total: number }>(deps, `SELECT count(*)::int AS total FROM login_logs WHERE surface = 'client' AND subject_id = $1`, [userId]),
   ]);
   return { rows, total: counted[0]?.total ?? 0 };
 }

@@ -4,7 +4,7 @@ import { AUDIT_CHAIN_BREAKS, verifyAuditChain } from '../../../domain/logs/audit
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, listQuery } from '../../schemas.js';
+import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, LOG_LIST_NOTE, logListQuery } from '../../schemas.js';
 
 const tags = ['管理端：审计'];
 const access = { surface: 'admin', permission: 'audit.view' } as const;
@@ -69,10 +69,10 @@ const list = defineRoute({
   tags,
   summary: '管理员操作审计',
   description:
-    '每一次后台写操作（非 GET 的管理端接口，含被拒绝的尝试）一行：谁、何时、从哪个地址、调用了哪个路由、作用对象、结果，以及商品目录的字段变更。记录只增不改：数据库拒绝修改与删除，任何管理员都不能清理。按编号倒序。',
+    '每一次后台写操作（非 GET 的管理端接口，含被拒绝的尝试）一行：谁、何时、从哪个地址、调用了哪个路由、作用对象、结果，以及商品目录的字段变更。记录只增不改：数据库拒绝修改与删除，任何管理员都不能清理。按编号倒序。' + LOG_LIST_NOTE,
   access,
   request: {
-    query: listQuery({
+    query: logListQuery({
       source: z.enum(AUDIT_SOURCES).optional(),
       admin_id: idQuery().optional(),
       method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']).optional(),
@@ -116,7 +116,7 @@ const verify = defineRoute({
   tags,
   summary: '校验审计哈希链',
   description:
-    '每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对，报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。',
+    '全量校验：每条审计记录带有与前一条相连的哈希（数据库在写入时计算，按提交顺序成链）。本接口从第一条到当前链头逐页重新计算并核对（耗时随记录数增长，按需调用），报告第一处断裂：在数据库中被手工修改或删除的记录会被发现。每日校验任务只核对上次检查点之后的记录（检查点之前被修改的记录只有本接口能发现）。局限：能关闭触发器并重写从断裂处到链头全部记录的人可以掩盖修改；每日校验任务（audit.verify-chain）把链头哈希记入系统日志，之后的重写可与这些记录对照发现。',
   access,
   data: chainReportSchema,
 });

@@ -11,7 +11,7 @@ import { listTaskRuns } from '../../../domain/tasks/task-runs.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';
-import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, jsonBody, listQuery } from '../../schemas.js';
+import { boolQuery, dateQuery, dateTimeString, idParam, idQuery, jsonBody, listQuery, LOG_LIST_NOTE, logListQuery } from '../../schemas.js';
 
 const tags = ['管理端：日志'];
 const view = { surface: 'admin', permission: 'log.view' } as const;
@@ -72,10 +72,10 @@ const requestLogs = defineRoute({
   path: '/api/v2/admin/logs/api-logs',
   tags,
   summary: '接口请求日志',
-  description: '每个接口请求一行，批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。不记录：健康检查、指标抓取，以及站点公开目录（/api/v2/site/…）成功的请求（只计入指标 http_requests_total）；站点请求失败（4xx、5xx）照常记录。',
+  description: `每个接口请求一行，批量异步写入，可能比请求晚约 1 秒出现；从不记录请求体、查询串或请求头。不记录：健康检查、指标抓取，以及站点公开目录（/api/v2/site/…）成功的请求（只计入指标 http_requests_total）；站点请求失败（4xx、5xx）照常记录。按时间倒序；按月分区，给出日期范围时只读所涉月份。${LOG_LIST_NOTE}`,
   access: view,
   request: {
-    query: listQuery({
+    query: logListQuery({
       method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).optional(),
       route: z.string().max(255).optional(),
       status: idQuery('状态码必须是正整数').optional(),
@@ -84,6 +84,7 @@ const requestLogs = defineRoute({
       admin_id: idQuery().optional(),
       request_id: z.string().max(64).optional(),
       ip: z.string().max(64).optional(),
+      keyword: z.string().min(1, { error: '关键词不能为空' }).max(64).optional().openapi({ description: '路由模板包含的文字（不区分大小写；走三元组索引，至少 3 个字符时最快）' }),
       min_duration_ms: idQuery('耗时必须是正整数').optional(),
       ...dayRange,
     }),
@@ -115,10 +116,10 @@ const messageRoute = (channel: NotificationChannel) =>
     path: `/api/v2/admin/logs/${channel}-logs`,
     tags,
     summary: channel === 'sms' ? '短信日志' : '邮件日志',
-    description: `通知任务经${channel === 'sms' ? '短信' : '邮件'}插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。`,
+    description: `通知任务经${channel === 'sms' ? '短信' : '邮件'}插件发送的每条通知：场景、收件人（脱敏）、插件、状态与失败摘要；从不保存正文。与通知记录（logs/notification-logs）是同一份数据按渠道的视图。${LOG_LIST_NOTE}`,
     access: view,
     request: {
-      query: listQuery({
+      query: logListQuery({
         scene: z.enum(NOTIFICATION_KINDS).optional(),
         status: z.enum(NOTIFICATION_STATUSES).optional(),
         user_id: idQuery().optional(),
@@ -154,10 +155,10 @@ const taskLogs = defineRoute({
   path: '/api/v2/admin/logs/task-logs',
   tags,
   summary: '任务日志（计划任务的运行记录）',
-  description: '与 schedules/task-runs 相同的数据；详情见 schedules/task-runs/{id}。',
+  description: `与 schedules/task-runs 相同的数据；详情见 schedules/task-runs/{id}。${LOG_LIST_NOTE}`,
   access: view,
   request: {
-    query: listQuery({
+    query: logListQuery({
       task_key: z.string().max(128).optional(),
       status: taskRunStatus.optional(),
       trigger: taskRunTrigger.optional(),

@@ -4,7 +4,7 @@ import { listNotificationLogs, NOTIFICATION_KIND_LABELS } from '../../../domain/
 import { formatDateTime } from '../../../lib/time.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
-import { dateTimeString, idQuery, listQuery } from '../../schemas.js';
+import { dateTimeString, idQuery, LOG_LIST_NOTE, logListQuery } from '../../schemas.js';
 
 
 const STATUS_LABELS: Record<NotificationLogRow['status'], string> = {
@@ -42,10 +42,10 @@ const notificationLogs = defineRoute({
   path: '/api/v2/admin/logs/notification-logs',
   tags: ['管理端：日志'],
   summary: '通知记录（邮件与短信提醒）',
-  description: '生命周期任务发送的到期、逾期、暂停、终止与账单未支付提醒，每条提醒每个渠道一行；不含正文。',
+  description: `生命周期任务发送的到期、逾期、暂停、终止与账单未支付提醒，每条提醒每个渠道一行；不含正文。${LOG_LIST_NOTE}`,
   access: { surface: 'admin', permission: 'log.view' },
   request: {
-    query: listQuery({
+    query: logListQuery({
       kind: z.enum(NOTIFICATION_KINDS).optional(),
       channel: z.enum(NOTIFICATION_CHANNELS).optional(),
       status: z.enum(NOTIFICATION_STATUSES).optional(),

@@ -5,7 +5,7 @@ import { PLUGIN_DOMAINS } from '../../../plugins/runtime/contract.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { runtimeLogDetailResource, runtimeLogDetailSchema, runtimeLogResource, runtimeLogSchema } from '../../resources/plugins.js';
-import { idParam, idQuery, listQuery } from '../../schemas.js';
+import { idParam, idQuery, LOG_LIST_NOTE, logListQuery } from '../../schemas.js';
 
 const tags = ['管理端：集成插件'];
 const base = '/api/v2/admin/integration-plugins/runtime-logs';
@@ -15,10 +15,10 @@ const list = defineRoute({
   path: base,
   tags,
   summary: '插件运行日志',
-  description: '每次插件动作一条：领域、插件、绑定、操作者、耗时、状态与脱敏摘要（列表只给摘录）。',
+  description: `每次插件动作一条：领域、插件、绑定、操作者、耗时、状态与脱敏摘要（列表只给摘录）。按时间倒序，按月分区。${LOG_LIST_NOTE}`,
   access: { surface: 'admin', permission: 'plugin.view' },
   request: {
-    query: listQuery({
+    query: logListQuery({
       domain: z.enum(PLUGIN_DOMAINS).optional(),
       plugin_id: idQuery().optional(),
       status: z.enum(PLUGIN_RUN_STATUSES).optional(),

@@ -11,7 +11,7 @@ import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { overviewItem, overviewItemSchema } from '../../resources/schedule-overview.js';
 import { taskRunDetail, taskRunDetailSchema, taskRunItem, taskRunItemSchema, taskRunStatus, taskRunTrigger } from '../../resources/task-run.js';
-import { idParam, listQuery } from '../../schemas.js';
+import { idParam, LOG_LIST_NOTE, logListQuery } from '../../schemas.js';
 import { recordSystemLog } from '../../../domain/logs/system-logs.js';
 
 const tags = ['管理端：计划任务'];
@@ -41,9 +41,10 @@ const runs = defineRoute({
   path: '/api/v2/admin/schedules/task-runs',
   tags,
   summary: '任务运行记录',
+  description: `按开始时间倒序。${LOG_LIST_NOTE}`,
   access: { surface: 'admin', permission: 'schedule.view' },
   request: {
-    query: listQuery({
+    query: logListQuery({
       task_key: z.string().max(128).optional(),
       status: taskRunStatus.optional(),
       trigger: taskRunTrigger.optional(),

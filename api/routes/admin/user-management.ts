@@ -5,7 +5,7 @@ import { addUserNote, createUserByAdmin, listUserLogs, listUserNotes, resetUserP
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { userResource, userSchema } from '../../resources/accounts.js';
-import { dateTimeString, idParam, jsonBody, listQuery, newPassword } from '../../schemas.js';
+import { dateTimeString, idParam, jsonBody, listQuery, LOG_LIST_NOTE, logListQuery, newPassword } from '../../schemas.js';
 
 const tags = ['管理端：用户'];
 const manage = { surface: 'admin', permission: 'user.manage' } as const;
@@ -101,9 +101,9 @@ const logs = defineRoute({
   path: '/api/v2/admin/users/{user}/logs',
   tags,
   summary: '用户日志（登录记录或接口请求记录）',
-  description: 'type=login（默认）：该用户的登录记录；type=api：该用户发出的接口请求（路由模板与结果，不含请求内容）。',
+  description: `type=login（默认）：该用户的登录记录；type=api：该用户发出的接口请求（路由模板与结果，不含请求内容）。${LOG_LIST_NOTE}`,
   access: { surface: 'admin', permission: 'log.view' },
-  request: { params: idParam('user'), query: listQuery({ type: z.enum(['login', 'api']).default('login') }) },
+  request: { params: idParam('user'), query: logListQuery({ type: z.enum(['login', 'api']).default('login') }) },
   data: pageSchema(userLogSchema),
 });
 

@@ -37,7 +37,17 @@ describe('the daily audit chain task (audit.verify-chain)', () => {
     expect(Number((run.summary as { head_seq: number }).head_seq)).toBeLessThanOrEqual(Number(head?.seq));
     expect(run.summary).toMatchObject({ intact: true, break_kind: null });
 
-    const [row] = await platform.deps.db.sequelize.query<{ id: string }>(`SELECT id::text AS id FROM admin_audit_logs ORDER BY id LIMIT 1`, { type: QueryTypes.SELECT });
+    // A row written after the run's checkpoint: the next daily run reads it (rows before the checkpoint are the full check's).
+    expect((await platform.api.post('/api/v2/admin/users', { token, body: { email: 'chain2@example.com', password: 'chain-Secret-pw-2026' } })).body.code).toBe(0);
+    await platform.deps.operations?.audit.flush();
+    const [checkpoint] = await platform.deps.db.sequelize.query<{ chain_seq: string }>('SELECT chain_seq::text AS chain_seq FROM admin_audit_chain_checkpoints ORDER BY id DESC LIMIT 1', {
+      type: QueryTypes.SELECT,
+    });
+    expect(Number(checkpoint?.chain_seq)).toBe(Number((run.summary as { head_seq: number }).head_seq));
+    const [row] = await platform.deps.db.sequelize.query<{ id: string }>(`SELECT id::text AS id FROM admin_audit_logs WHERE chain_seq > $1 ORDER BY id DESC LIMIT 1`, {
+      bind: [checkpoint?.chain_seq],
+      type: QueryTypes.SELECT,
+    });
     await platform.deps.db.sequelize.transaction(async (transaction) => {
       await platform.deps.db.sequelize.query('ALTER TABLE admin_audit_logs DISABLE TRIGGER USER', { transaction });
       await platform.deps.db.sequelize.query(`UPDATE admin_audit_logs SET ip = '10.0.0.1' WHERE id = $1`, { bind: [row?.id], transaction });

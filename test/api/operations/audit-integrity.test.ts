@@ -216,10 +216,26 @@ describe('the hash chain', () => {
     const [target] = await sql<{ id: string; admin_name: string }>(`SELECT id::text AS id, admin_name FROM admin_audit_logs WHERE source = 'request' ORDER BY chain_seq LIMIT 1 OFFSET 2`);
     const id = Number(target?.id);
     await byHand('UPDATE admin_audit_logs SET admin_name = $1 WHERE id = $2', ['someone-else', id]);
+    // Before the daily check's checkpoint (the test above ran it): the full check finds it, the daily one reads only what came after.
     expect((await verify()).first_break).toMatchObject({ kind: 'edited', id });
+    expect(await verifyAuditChainDaily(platform.deps)).toMatchObject({ intact: true });
+
+    // After the checkpoint: the daily check finds it.
+    await platform.api.post('/api/v2/admin/product-menus', { token, body: { name: '链菜单二', product_type: 'cloud_server' } });
+    await platform.deps.operations?.audit.flush();
+    const [late] = await sql<{ id: string; ip: string }>(
+      `SELECT id::text AS id, ip FROM admin_audit_logs WHERE chain_seq > (SELECT max(chain_seq) FROM admin_audit_chain_checkpoints) ORDER BY chain_seq LIMIT 1`,
+    );
+    expect(late).toBeDefined();
+    await byHand('UPDATE admin_audit_logs SET ip = $1 WHERE id = $2', ['10.9.9.9', Number(late?.id)]);
     await expect(verifyAuditChainDaily(platform.deps)).rejects.toThrow(/审计链断裂/);
-    const [broken] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM system_logs WHERE category = 'audit' AND event = 'audit.chain.broken'`);
+    const [broken] = await sql<{ n: number; detail: { break_id: number } }>(
+      `SELECT count(*) OVER ()::int AS n, detail FROM system_logs WHERE category = 'audit' AND event = 'audit.chain.broken'`,
+    );
     expect(broken?.n).toBe(1);
+    expect(broken?.detail.break_id).toBe(Number(late?.id));
+    await byHand('UPDATE admin_audit_logs SET ip = $1 WHERE id = $2', [late?.ip, Number(late?.id)]);
+    expect(await verifyAuditChainDaily(platform.deps)).toMatchObject({ intact: true });
 
     await byHand('UPDATE admin_audit_logs SET admin_name = $1 WHERE id = $2', [target?.admin_name, id]);
     expect((await verify()).intact).toBe(true);

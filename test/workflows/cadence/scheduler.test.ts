@@ -190,9 +190,10 @@ describe('the hourly and daily runs', () => {
     const { handle, result } = await runCadence(DAILY_WORKFLOW_TYPE, '2026-01-05T19:00:00.000Z');
     // 03:00 on 6 January in Asia/Shanghai: the slot is that day's midnight there.
     expect(result.slotAt).toBe('2026-01-05T16:00:00.000Z');
-    // Log retention, the renewal invoices, the stale invoice cancellation, the member levels by spend,
-    // the admin audit chain check, the upstream runway forecast and the reconciliation with the suppliers.
-    expect(result.summary).toMatchObject({ tasks_started: 7, hook_failures: 0 });
+    // Log retention, the log partitions' months ahead, the renewal invoices, the stale invoice cancellation,
+    // the member levels by spend, the admin audit chain check, the upstream runway forecast and the
+    // reconciliation with the suppliers.
+    expect(result.summary).toMatchObject({ tasks_started: 8, hook_failures: 0 });
     expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'daily')).toEqual([
       'before_daily_cron:callable',
       'tick.daily:class',

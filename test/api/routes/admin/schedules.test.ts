@@ -159,6 +159,7 @@ describe('task runs', () => {
 describe('log retention', () => {
   it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention, expired idempotency keys and outbox rows done over a week ago', async () => {
     const { sequelize } = platform.deps.db;
+    // The request and plugin runtime logs lose whole months (partitions): their old rows are 70 days old, a month wholly past the 30 days.
     const user = await platform.deps.db.models.User.create({ email: 'retention@example.com', phone: null, nickname: '', password_hash: 'x', status: 'active' });
     await sequelize.query(`
       INSERT INTO notification_log (kind, channel, entity_type, entity_id, occasion, user_id, status, sent_at, created_at) VALUES
@@ -170,7 +171,7 @@ describe('log retention', () => {
         ('old.running', 'manual', 'wf-old', 'r2', 'running', now() - interval '31 days', NULL),
         ('new.done', 'manual', 'wf-new', 'r3', 'succeeded', now() - interval '29 days', now() - interval '29 days');
       INSERT INTO plugin_runtime_logs (domain, plugin_slug, actor_type, action, status, duration_ms, created_at) VALUES
-        ('addons', 'gone', 'system', 'old', 'success', 1, now() - interval '31 days'),
+        ('addons', 'gone', 'system', 'old', 'success', 1, now() - interval '70 days'),
         ('addons', 'gone', 'system', 'new', 'success', 1, now() - interval '29 days');
       INSERT INTO login_logs (surface, account, success, created_at) VALUES
         ('admin', 'old-login', false, now() - interval '91 days'),
@@ -183,7 +184,7 @@ describe('log retention', () => {
         ('start_refund', 'retention:new-done', now() - interval '6 days', now() - interval '8 days'),
         ('start_refund', 'retention:old-pending', NULL, now() - interval '30 days');
       INSERT INTO api_request_logs (method, route, status, duration_ms, created_at) VALUES
-        ('GET', '/old', 200, 1, now() - interval '31 days'),
+        ('GET', '/old', 200, 1, now() - interval '70 days'),
         ('GET', '/new', 200, 1, now() - interval '29 days');
       INSERT INTO system_logs (level, category, event, created_at) VALUES
         ('info', 'startup', 'old', now() - interval '91 days'),
@@ -217,6 +218,19 @@ describe('log retention', () => {
     expect((await platform.deps.db.models.IdempotencyKey.findAll({ where: { scope: 'client:1' } })).map((r) => r.key)).toEqual(['live-key']);
     const outbox = await platform.deps.db.read<{ key: string }>("SELECT key FROM outbox WHERE key LIKE 'retention:%' ORDER BY key");
     expect(outbox.map((r) => r.key)).toEqual(['retention:new-done', 'retention:old-pending']);
+  });
+
+  it('makes the missing months ahead of the partitioned log tables (logs.partition_maintenance)', async () => {
+    const now = new Date();
+    const furthest = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 1)).toISOString().slice(0, 7).replace('-', '');
+    await platform.deps.db.sequelize.query(`ALTER TABLE api_request_logs DETACH PARTITION api_request_logs_p${furthest}; DROP TABLE api_request_logs_p${furthest}`);
+    const res = await platform.api.post(`${BASE}/logs.partition_maintenance/trigger`, { token });
+    expect(res.body.code, res.body.message).toBe(0);
+    const run = await runOf(res.body.data.workflow_id);
+    expect(run.status).toBe('succeeded');
+    expect(run.summary).toEqual({ api_request_logs_partitions_created: 1, plugin_runtime_logs_partitions_created: 0 });
+    const made = await platform.deps.db.read<{ name: string }>(`SELECT name FROM log_partitions('api_request_logs') WHERE name = $1`, [`api_request_logs_p${furthest}`]);
+    expect(made).toHaveLength(1);
   });
 });
 
