@@ -1,6 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { readRequestBody, formString, type FormValue } from './body.js';
-import type { FaultMode, SandboxBillInput, SandboxHostPatch, SandboxHostStatus, UpstreamFinanceSandboxControl } from './types.js';
+import {
+  LIST_TOTAL_SHAPES,
+  type FaultMode,
+  type ListTotalShape,
+  type SandboxBillInput,
+  type SandboxHostPatch,
+  type SandboxHostStatus,
+  type UpstreamFinanceSandboxControl,
+} from './types.js';
 
 const HOST_STATUSES: SandboxHostStatus[] = ['Pending', 'Active', 'Suspended', 'Terminated', 'Cancelled'];
 const BILL_TYPES = ['product', 'renew', 'flow_packet', 'upgrade'] as const;
@@ -153,6 +161,12 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     const count = intField(formString(await readRequestBody(c.req.raw), 'count') ?? '1');
     if (count === null) return refuse(c, 'count must be a non-negative integer');
     control.partialPayments(count);
+    return c.json({ ok: true });
+  });
+  routes.post('/list-total', async (c) => {
+    const shape = formString(await readRequestBody(c.req.raw), 'shape') ?? '';
+    if (!(LIST_TOTAL_SHAPES as readonly string[]).includes(shape)) return refuse(c, `shape must be one of ${LIST_TOTAL_SHAPES.join(', ')}`);
+    control.answerListTotalAs(shape as ListTotalShape);
     return c.json({ ok: true });
   });
   routes.post('/remove-host', async (c) => {

@@ -7,7 +7,17 @@ import { refreshHost } from './provisioning.js';
 import { nowSeconds } from './cycles.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxInvoice, type SandboxState } from './state.js';
-import type { FaultMode, FaultOptions, ProvisioningDelay, SandboxHostPatch, SandboxHostView, SandboxInvoiceView, UpstreamFinanceSandboxControl } from './types.js';
+import {
+  LIST_TOTAL_SHAPES,
+  type FaultMode,
+  type FaultOptions,
+  type ListTotalShape,
+  type ProvisioningDelay,
+  type SandboxHostPatch,
+  type SandboxHostView,
+  type SandboxInvoiceView,
+  type UpstreamFinanceSandboxControl,
+} from './types.js';
 
 const DAY = 86_400;
 
@@ -100,6 +110,10 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     },
     omitSettleTotal(on: boolean) {
       state.omitSettleTotal = on;
+    },
+    answerListTotalAs(shape: ListTotalShape) {
+      if (!LIST_TOTAL_SHAPES.includes(shape)) throw new Error(`unknown list total shape: ${String(shape)}`);
+      state.listTotal = shape;
     },
     host(hostId: number) {
       const host = findHostAnywhere(state, hostId);
