@@ -234,5 +234,6 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     const invoice = control.invoice(Number(c.req.param('id')));
     return invoice ? c.json(invoice) : refuse(c, 'no such invoice', 404);
   });
+  routes.post('/invoices/:id/void', (c) => (control.voidBill(Number(c.req.param('id'))) ? c.json({ ok: true }) : refuse(c, 'no such unpaid invoice', 404)));
   return routes;
 }

@@ -186,6 +186,12 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       if (!invoice) return null;
       return invoiceView(invoice);
     },
+    voidBill(invoiceId: number) {
+      const invoice = state.invoices.get(invoiceId);
+      if (!invoice || invoice.status === 'Paid') return false;
+      invoice.status = 'Cancelled';
+      return true;
+    },
     failConsole(count: number, mode: ConsoleFaultMode) {
       const remaining = nonNegativeInt(count, 0);
       state.console.fault = remaining > 0 ? { remaining, mode } : null;

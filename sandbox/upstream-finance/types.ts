@@ -186,6 +186,8 @@ export type UpstreamFinanceSandboxControl = {
    */
   deferStateActions(count: number): void;
   invoice(invoiceId: number): SandboxInvoiceView | null;
+  /** The upstream voids an unpaid bill (status `Cancelled`: paying it is refused); false when unknown or paid. */
+  voidBill(invoiceId: number): boolean;
   /**
    * The next `count` console websocket connections with a valid ticket fail: `unavailable`
    * answers 503 to the upgrade, `auth_failed` expects another password (the VNC Authentication
