@@ -16,6 +16,18 @@ export function pgErrorOf(err: unknown): PgErrorFields | null {
   return null;
 }
 
+/** SQLSTATEs of a transaction the database aborted for the order it ran in: run whole again, it may pass. */
+const CONFLICT_CODES = ['40P01', '40001'];
+
+/** A deadlock (40P01) or serialization failure (40001): the whole transaction may be run again. */
+export function isTransactionConflict(err: unknown): boolean {
+  const pg = pgErrorOf(err);
+  return pg !== null && CONFLICT_CODES.includes(pg.code);
+}
+
+/** How often an admin write's transaction is run again after a deadlock or serialization failure. */
+export const TRANSACTION_CONFLICT_ATTEMPTS = 5;
+
 /**
  * Errors the database gives for the data itself (SQLSTATE class 22, data exception, and 23,
  * integrity constraint violation): the same statement on the same rows fails the same way

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
-import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, inAdminWrite, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
 import { queryConfig, WRITE_TEXT, type Statement } from './sql.js';
 import { defineModels, type Models } from './models/index.js';
+import { isTransactionConflict, TRANSACTION_CONFLICT_ATTEMPTS } from './pg-errors.js';
 
 export type Database = {
   sequelize: Sequelize;
@@ -62,25 +63,39 @@ function auditManagedTransactions(sequelize: Sequelize): void {
     const work = (typeof first === 'function' ? first : second) as ((t: Transaction) => Promise<unknown>) | undefined;
     const options = (typeof first === 'function' ? undefined : first) as TransactionOptions | undefined;
     if (typeof work !== 'function' || options?.transaction) return original(first, second);
-    let settle: ((committed: boolean) => void) | null = null;
-    const audited = async (t: Transaction) => {
-      const result = await work(t);
-      settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
-      return result;
-    };
-    const leave = enterTransaction();
-    return (options ? original(options, audited) : original(audited)).then(
-      (result) => {
-        leave?.();
-        settle?.(true);
+    const once = (): Promise<unknown> => {
+      let settle: ((committed: boolean) => void) | null = null;
+      const audited = async (t: Transaction) => {
+        const result = await work(t);
+        settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
         return result;
-      },
-      (err: unknown) => {
-        leave?.();
-        settle?.(false);
-        throw err;
-      },
-    );
+      };
+      const leave = enterTransaction();
+      return (options ? original(options, audited) : original(audited)).then(
+        (result) => {
+          leave?.();
+          settle?.(true);
+          return result;
+        },
+        (err: unknown) => {
+          leave?.();
+          settle?.(false);
+          throw err;
+        },
+      );
+    };
+    // An admin write never answers 500 for a deadlock (e.g. on the audit chain's head): run it again whole.
+    const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
+    const run = async (): Promise<unknown> => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await once();
+        } catch (err) {
+          if (attempt >= attempts || !isTransactionConflict(err)) throw err;
+        }
+      }
+    };
+    return run();
   };
   sequelize.transaction = wrapped as typeof sequelize.transaction;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, inAdminWrite, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { isTransactionConflict, TRANSACTION_CONFLICT_ATTEMPTS } from './pg-errors.js';
 import type { Database } from './sequelize.js';
 
 /**
@@ -118,6 +119,18 @@ export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Stat
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  // An admin write never answers 500 for a deadlock (e.g. on the audit chain's head): run it again whole.
+  const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await transactionOnce(deps, work);
+    } catch (err) {
+      if (attempt >= attempts || !isTransactionConflict(err)) throw err;
+    }
+  }
+}
+
+async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;

@@ -26,6 +26,9 @@ export type RequestContext = {
   pendingAudit?: PendingAudit;
 };
 
+/** How long a transaction committing beside another of its request waits for the audit chain's head. */
+const BESIDE_LOCK_TIMEOUT = '2s';
+
 /** Runs one statement on the committing transaction's connection. */
 export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
 
@@ -44,9 +47,9 @@ export type PendingAudit = {
 
 /**
  * Counts a transaction of the current request as open, until the answered function is called.
- * The row is written only by a transaction that is the request's only open one: a transaction
- * opened while another is open (a second connection) must not wait for the chain head that the
- * first may hold (a catalogue row inserted early), which would wait for it in turn.
+ * A transaction that commits while another of the request is open (a second connection) writes
+ * the row too, but waits at most `BESIDE_LOCK_TIMEOUT` for the chain head, which the other may
+ * hold (a catalogue row inserted early) while it waits for this one (see `writePendingAudit`).
  */
 export function enterTransaction(): (() => void) | null {
   const audit = storage.getStore()?.pendingAudit;
@@ -92,6 +95,15 @@ export function offerAuditTarget(type: string, id: string | number): void {
   if (context) context.auditTarget = { type, id: String(id) };
 }
 
+/**
+ * Whether the current request is an admin write: its transactions (each holding the audit chain's
+ * head from its audit row to COMMIT) are run again whole when the database aborts one for a
+ * deadlock or a serialization failure, instead of answering 500 (db/sql.ts, db/sequelize.ts).
+ */
+export function inAdminWrite(): boolean {
+  return storage.getStore()?.pendingAudit !== undefined;
+}
+
 /** Whether the current request is an admin write whose audit row is not written and that has no transaction open. */
 export function pendingAuditOpen(): boolean {
   const audit = storage.getStore()?.pendingAudit;
@@ -109,13 +121,32 @@ export function pendingAuditOpen(): boolean {
  */
 export async function writePendingAudit(query: AuditQuery): Promise<((committed: boolean) => void) | null> {
   const audit = storage.getStore()?.pendingAudit;
-  if (!audit || audit.state !== 'open' || audit.open > 1) return null;
+  if (!audit || audit.state !== 'open') return null;
   audit.state = 'claimed';
-  try {
-    await audit.write(query);
-  } catch (err) {
-    audit.state = 'open';
-    throw err;
+  if (audit.open > 1) {
+    // Another transaction of the request is open: this one writes the row too (its change must
+    // not commit without it), but never waits long for the chain head, which that other
+    // transaction may hold (a catalogue row inserted early) while it waits for this one. Given
+    // up (a savepoint keeps the change), the row is left to the next transaction that commits.
+    try {
+      await query('SAVEPOINT pending_audit', []);
+      await query(`SET LOCAL lock_timeout = '${BESIDE_LOCK_TIMEOUT}'`, []);
+      await audit.write(query);
+      await query('RELEASE SAVEPOINT pending_audit', []);
+      await query('SET LOCAL lock_timeout = DEFAULT', []);
+    } catch {
+      await query('ROLLBACK TO SAVEPOINT pending_audit', []);
+      await query('SET LOCAL lock_timeout = DEFAULT', []);
+      audit.state = 'open';
+      return null;
+    }
+  } else {
+    try {
+      await audit.write(query);
+    } catch (err) {
+      audit.state = 'open';
+      throw err;
+    }
   }
   return (committed) => {
     if (audit.state === 'claimed') audit.state = committed ? 'written' : 'open';

@@ -125,18 +125,23 @@ function qrUrl(deps: DomainDeps, credentialId: number, now = Date.now()): string
  * Starts (or starts again) an enrolment: a new secret, sealed, replacing an unconfirmed one.
  * Answers the `otpauth://` URI (the secret is in it: shown this once) and the QR image's link.
  * 40900 if a confirmed second factor exists (disable it, or have an admin reset it, first).
+ *
+ * One statement, an upsert guarded on `confirmed_at IS NULL`: of enrolments started at once the
+ * last one written wins (no unique-key error). A replaced enrolment takes a new id, so the QR
+ * links of the ones it replaced stop working.
  */
 export async function startEnrolment(deps: DomainDeps, subject: TwoFactorSubject) {
   const secret = new Secret({ size: 20 });
-  const credential = await deps.db.sequelize.transaction(async (transaction) => {
-    const existing = await credentialOf(deps, subject.surface, subject.subjectId, transaction);
-    if (existing?.confirmed_at) throw conflict('已开启两步验证；如需更换，请先关闭（管理员可请有权限的管理员重置）');
-    if (existing) await existing.destroy({ transaction });
-    return deps.db.models.TwoFactorCredential.create(
-      { surface: subject.surface, subject_id: subject.subjectId, secret_sealed: deps.secretBox.seal(secret.base32) },
-      { transaction },
-    );
-  });
+  const credential = await sqlOne<{ id: number }>(
+    deps,
+    `INSERT INTO two_factor_credentials (surface, subject_id, secret_sealed) VALUES ($1, $2, $3)
+     ON CONFLICT (surface, subject_id) DO UPDATE
+        SET id = DEFAULT, secret_sealed = EXCLUDED.secret_sealed, last_used_step = 0, created_at = now(), updated_at = now()
+      WHERE two_factor_credentials.confirmed_at IS NULL
+     RETURNING id`,
+    [subject.surface, subject.subjectId, deps.secretBox.seal(secret.base32)],
+  );
+  if (!credential) throw conflict('已开启两步验证；如需更换，请先关闭（管理员可请有权限的管理员重置）');
   return {
     otpauthUri: totpOf(secret.base32, subject.account).toString(),
     qrUrl: qrUrl(deps, credential.id),

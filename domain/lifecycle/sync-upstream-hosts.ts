@@ -89,8 +89,8 @@ async function recordEvents(deps: DomainDeps, events: Array<{ serviceId: number;
 }
 
 /**
- * One supplier: its whole host list (`upstream.host_list`, pages of limit=100 counted from the
- * total), then for every active or suspended service bound to one of its hosts: upstream status,
+ * One supplier: its whole host list (`upstream.host_list`, pages of limit=100, counted from the
+ * upstream's total or read until a short page), then for every active or suspended service bound to one of its hosts: upstream status,
  * IP, assigned IPs, the upstream's due date and the poll time. A service whose host the complete
  * list no longer carries gets upstream status `missing` and one event; a status change gets an
  * event too (not the first poll). An incomplete list (hosts changed while paging) marks nothing missing.

@@ -1,5 +1,5 @@
 import { addMonths, parseDateTime } from '../../lib/time.js';
-import { sqlOne, statement } from '../../db/sql.js';
+import { inTransaction, sqlOne, statement } from '../../db/sql.js';
 import { BILLING_PERIODS, billingPeriodMonths } from '../catalogue/billing-periods.js';
 import type { DomainDeps } from '../deps.js';
 import { hostTakenError } from './host-taken.js';
@@ -81,10 +81,9 @@ function dueDatesFrom(now: Date): Record<string, string | null> {
 
 /**
  * The activation, once, in one statement: the service active with its host's data (`$4`: a host
- * is given) unless it is active already (the guard in the WHERE clause); its order completed
- * (when still `paid`) once no other service of the order is pending, provisioning or failed; the
- * step's history row. The due date comes from `$3`, the due date of each billing period (none
- * for a period not listed). The answer tells a missing service apart from one already active.
+ * is given) unless it is active already (the guard in the WHERE clause), and the step's history
+ * row. The due date comes from `$3`, the due date of each billing period (none for a period not
+ * listed). The answer tells a missing service apart from one already active, and names the order.
  */
 const ACTIVATE = statement(
   `WITH activated AS (
@@ -101,39 +100,63 @@ const ACTIVATE = statement(
             updated_at = $2
       WHERE w.id = $1 AND w.status <> 'active'
       RETURNING w.id, w.order_id
-   ), completed AS (
-     UPDATE orders o SET status = 'completed', completed_at = $2, updated_at = $2
-       FROM activated a
-      WHERE o.id = a.order_id AND o.status = 'paid'
-        AND NOT EXISTS (SELECT 1 FROM services s WHERE s.order_id = a.order_id AND s.id <> a.id AND s.status IN ('pending', 'provisioning', 'failed'))
-      RETURNING o.id
    ), event AS (
      INSERT INTO service_events (service_id, kind, stage, status, message, workflow_id)
      SELECT id, 'provision', 'activate', 'succeeded', '服务已开通', $12 FROM activated RETURNING id
    )
-   SELECT EXISTS (SELECT 1 FROM services WHERE id = $1) AS found, EXISTS (SELECT 1 FROM activated) AS activated`,
+   SELECT EXISTS (SELECT 1 FROM services WHERE id = $1) AS found, EXISTS (SELECT 1 FROM activated) AS activated,
+          (SELECT order_id FROM activated) AS order_id`,
+);
+
+/** The order's row lock: completions of one order are decided one after the other. */
+const LOCK_ORDER = statement(`SELECT id FROM orders WHERE id = $1 FOR UPDATE`);
+
+/**
+ * The order completed (when still `paid`) once none of its services is pending, provisioning or
+ * failed. Run after `LOCK_ORDER`, as a statement of its own: its snapshot is taken under the lock,
+ * so it sees every activation of the order that committed before it (two services activating at
+ * once: the second to take the lock completes the order).
+ */
+const COMPLETE_ORDER = statement(
+  `UPDATE orders o SET status = 'completed', completed_at = $2, updated_at = $2
+    WHERE o.id = $1 AND o.status = 'paid'
+      AND NOT EXISTS (SELECT 1 FROM services s WHERE s.order_id = o.id AND s.status IN ('pending', 'provisioning', 'failed'))
+    RETURNING o.id`,
 );
 
 /**
  * The service becomes active with its host's data; its first period starts now. Its order is
- * completed once every service of the order is active. Idempotent.
+ * completed once every service of the order is active, decided under the order's row lock in the
+ * activation's transaction. Idempotent.
  */
 export async function activateService(deps: DomainDeps, serviceId: number, host: HostSnapshot | null, workflowId: string): Promise<void> {
   const now = new Date();
-  const row = await sqlOne<{ found: boolean; activated: boolean }>(deps, ACTIVATE, [
-    serviceId,
-    now,
-    JSON.stringify(dueDatesFrom(now)),
-    host !== null,
-    host?.ip ?? null,
-    JSON.stringify(host?.assignedIps ?? []),
-    host?.os ?? null,
-    host?.username ?? null,
-    host?.port ?? null,
-    host?.status ?? null,
-    host?.upstreamDueAt ? parseDateTime(host.upstreamDueAt) : null,
-    workflowId,
-  ]);
+  const row = await inTransaction(deps, async (tx) => {
+    const activated = await sqlOne<{ found: boolean; activated: boolean; order_id: number | null }>(
+      deps,
+      ACTIVATE,
+      [
+        serviceId,
+        now,
+        JSON.stringify(dueDatesFrom(now)),
+        host !== null,
+        host?.ip ?? null,
+        JSON.stringify(host?.assignedIps ?? []),
+        host?.os ?? null,
+        host?.username ?? null,
+        host?.port ?? null,
+        host?.status ?? null,
+        host?.upstreamDueAt ? parseDateTime(host.upstreamDueAt) : null,
+        workflowId,
+      ],
+      tx,
+    );
+    if (activated?.order_id != null) {
+      await sqlOne(deps, LOCK_ORDER, [activated.order_id], tx);
+      await sqlOne(deps, COMPLETE_ORDER, [activated.order_id, now], tx);
+    }
+    return activated;
+  });
   if (!row?.found) throw new Error(`service ${serviceId} not found`);
   if (row.activated) countServiceEvent({ kind: 'provision', stage: 'activate', status: 'succeeded' });
 }

@@ -6,6 +6,7 @@ import type { StepJournal } from '../suppliers/step-journal.js';
 import { sqlRows, statement } from '../../db/sql.js';
 import { hostTakenError } from './host-taken.js';
 import { provisioningWork } from '../upstream-work/kinds.js';
+import { payUpstreamBillOnce } from '../upstream-work/pay-bill.js';
 import { workJournal } from '../upstream-work/record.js';
 import { checkedBillAmount, firstAmount, recordProvisionPaid } from '../economics/upstream-costs.js';
 
@@ -119,35 +120,26 @@ export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchas
 }
 
 /**
- * The upstream pay step, sent once: settle the order's bill from the supplier balance. When a
- * payment was sent before (its answer lost), the upstream is asked first (`check_order`), so it
- * is not paid again; a bill still unpaid after a plain answer is retried (transient). Once paid
- * (or found paid), the payment and what it cost are recorded together, once
- * (`recordProvisionPaid`, docs/economics.md): the amount of the pay or check answer, else the
- * settle answer's, else `check_order` asked once; unknown (null), never zero, when none answers.
+ * The upstream pay step, sent once: the kernel's one payment of an upstream bill
+ * (`payUpstreamBillOnce`: a payment sent before is checked first, a bill still unpaid after a
+ * plain answer is retried, a voided bill is a permanent failure). Once paid (or found paid), the
+ * payment and what it cost are recorded together, once (`recordProvisionPaid`,
+ * docs/economics.md): the amount of the pay or check answer, else the settle answer's, else
+ * `check_order` asked once; unknown (null), never zero, when none answers.
  */
 export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder): Promise<void> {
   let answered: string | null = null;
   let via: 'paid' | 'reconciled' = 'reconciled';
   if (!order.paid) {
-    const got = await sendOnce(deps, {
+    const paid = await payUpstreamBillOnce(deps, {
+      call: { supplierId: p.supplierId, traceId: p.traceId },
+      billId: order.invoiceId,
       mark: bindingMark(p.serviceId, 'pay_attempted_at'),
-      reconcile: async () => {
-        const checked = await callSupplier(deps, p.supplierId, 'upstream.check_order', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-        const invoice = checked['invoice'] as { paid?: unknown; total?: unknown } | null;
-        if (invoice?.paid !== true) return null;
-        answered = firstAmount(invoice.total);
-        return true;
-      },
-      journal: { record: provisionJournal(deps, p, 'upstream_pay'), found: () => `上游账单 #${order.invoiceId} 已支付，不再重复支付` },
-      send: async () => {
-        const data = await callSupplier(deps, p.supplierId, 'upstream.invoice_pay', { invoice_id: order.invoiceId }, { traceId: p.traceId });
-        if (data['paid'] !== true) throw new UpstreamStepError('transient', 'upstream_unpaid', '上游账单尚未结清，稍后重试');
-        answered = firstAmount(data['amount']);
-        return true;
-      },
+      journal: provisionJournal(deps, p, 'upstream_pay'),
+      voidHint: '请核对后重试或取消',
     });
-    via = got.via === 'reconciled' ? 'reconciled' : 'paid';
+    answered = paid.amount;
+    via = paid.via;
   }
   await recordPaidOrder(deps, p, order, firstAmount(answered, order.amount), via);
 }

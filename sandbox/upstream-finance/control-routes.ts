@@ -1,6 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { readRequestBody, formString, type FormValue } from './body.js';
-import type { FaultMode, SandboxBillInput, SandboxHostPatch, SandboxHostStatus, UpstreamFinanceSandboxControl } from './types.js';
+import {
+  LIST_TOTAL_SHAPES,
+  type FaultMode,
+  type ListTotalShape,
+  type SandboxBillInput,
+  type SandboxHostPatch,
+  type SandboxHostStatus,
+  type UpstreamFinanceSandboxControl,
+} from './types.js';
 
 const HOST_STATUSES: SandboxHostStatus[] = ['Pending', 'Active', 'Suspended', 'Terminated', 'Cancelled'];
 const BILL_TYPES = ['product', 'renew', 'flow_packet', 'upgrade'] as const;
@@ -155,6 +163,12 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     control.partialPayments(count);
     return c.json({ ok: true });
   });
+  routes.post('/list-total', async (c) => {
+    const shape = formString(await readRequestBody(c.req.raw), 'shape') ?? '';
+    if (!(LIST_TOTAL_SHAPES as readonly string[]).includes(shape)) return refuse(c, `shape must be one of ${LIST_TOTAL_SHAPES.join(', ')}`);
+    control.answerListTotalAs(shape as ListTotalShape);
+    return c.json({ ok: true });
+  });
   routes.post('/remove-host', async (c) => {
     const hostId = intField(formString(await readRequestBody(c.req.raw), 'host_id'));
     if (hostId === null) return refuse(c, 'host_id must be a host id');
@@ -220,5 +234,6 @@ export function createControlRoutes(control: UpstreamFinanceSandboxControl): Hon
     const invoice = control.invoice(Number(c.req.param('id')));
     return invoice ? c.json(invoice) : refuse(c, 'no such invoice', 404);
   });
+  routes.post('/invoices/:id/void', (c) => (control.voidBill(Number(c.req.param('id'))) ? c.json({ ok: true }) : refuse(c, 'no such unpaid invoice', 404)));
   return routes;
 }

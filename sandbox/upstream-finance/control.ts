@@ -7,7 +7,17 @@ import { refreshHost } from './provisioning.js';
 import { nowSeconds } from './cycles.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import { emptyCounters, findAccount, findHostAnywhere, generateHosts, type SandboxInvoice, type SandboxState } from './state.js';
-import type { FaultMode, FaultOptions, ProvisioningDelay, SandboxHostPatch, SandboxHostView, SandboxInvoiceView, UpstreamFinanceSandboxControl } from './types.js';
+import {
+  LIST_TOTAL_SHAPES,
+  type FaultMode,
+  type FaultOptions,
+  type ListTotalShape,
+  type ProvisioningDelay,
+  type SandboxHostPatch,
+  type SandboxHostView,
+  type SandboxInvoiceView,
+  type UpstreamFinanceSandboxControl,
+} from './types.js';
 
 const DAY = 86_400;
 
@@ -101,6 +111,10 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
     omitSettleTotal(on: boolean) {
       state.omitSettleTotal = on;
     },
+    answerListTotalAs(shape: ListTotalShape) {
+      if (!LIST_TOTAL_SHAPES.includes(shape)) throw new Error(`unknown list total shape: ${String(shape)}`);
+      state.listTotal = shape;
+    },
     host(hostId: number) {
       const host = findHostAnywhere(state, hostId);
       if (!host) return null;
@@ -171,6 +185,12 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       const invoice = state.invoices.get(invoiceId);
       if (!invoice) return null;
       return invoiceView(invoice);
+    },
+    voidBill(invoiceId: number) {
+      const invoice = state.invoices.get(invoiceId);
+      if (!invoice || invoice.status === 'Paid') return false;
+      invoice.status = 'Cancelled';
+      return true;
     },
     failConsole(count: number, mode: ConsoleFaultMode) {
       const remaining = nonNegativeInt(count, 0);

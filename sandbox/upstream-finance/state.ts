@@ -6,7 +6,7 @@ import type { ConsoleFaultMode, ConsoleTicket } from './console/tickets.js';
 import type { PriceOverride } from './prices.js';
 import { DEFAULT_CONSOLE_SIZE } from './console/picture.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
-import type { FaultMode, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
+import type { FaultMode, ListTotalShape, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
 
 export type AccountState = {
   uid: number;
@@ -90,6 +90,8 @@ export type SandboxState = {
   partialPayments: number;
   /** Settle answers leave out the bill's total (as some upstream versions do): the platform cannot check its funds first. */
   omitSettleTotal: boolean;
+  /** How the host and bill lists answer their total. */
+  listTotal: ListTotalShape;
   /** State actions (suspend, unsuspend, terminate) still to answer with success while changing nothing. */
   deferredStateActions: number;
   moduleData: Map<number, ModuleData>;
@@ -167,6 +169,7 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     provisioningDelay: { polls: 0, ms: 0 },
     partialPayments: 0,
     omitSettleTotal: false,
+    listTotal: 'total',
     deferredStateActions: 0,
     moduleData: new Map(),
     console: {

@@ -110,6 +110,13 @@ export type SandboxHostView = {
   config: Record<string, string>;
 };
 
+/**
+ * How the lists (`/host/list`, `/billing/list`) answer their total: `total` (the default),
+ * `count`, `sum` with `max_page` (the page count), or not at all (the caller pages until a short page).
+ */
+export const LIST_TOTAL_SHAPES = ['total', 'count', 'sum', 'none'] as const;
+export type ListTotalShape = (typeof LIST_TOTAL_SHAPES)[number];
+
 export type SandboxInvoiceView = { id: number; type: string; status: string; total: string; credit: string; hostIds: number[] };
 
 export type SandboxHostStatus = 'Pending' | 'Active' | 'Suspended' | 'Terminated' | 'Cancelled';
@@ -160,6 +167,8 @@ export type UpstreamFinanceSandboxControl = {
   partialPayments(count: number): void;
   /** Settle answers without the bill's total (on) or with it (off, the default). */
   omitSettleTotal(on: boolean): void;
+  /** How the host and bill lists answer their total (`LIST_TOTAL_SHAPES`; `total` by default). */
+  answerListTotalAs(shape: ListTotalShape): void;
   host(hostId: number): SandboxHostView | null;
   /** Sets a host's configuration (option id → sub-option id or quantity), as if bought so. */
   setHostConfig(hostId: number, config: Record<string, string>): boolean;
@@ -177,6 +186,8 @@ export type UpstreamFinanceSandboxControl = {
    */
   deferStateActions(count: number): void;
   invoice(invoiceId: number): SandboxInvoiceView | null;
+  /** The upstream voids an unpaid bill (status `Cancelled`: paying it is refused); false when unknown or paid. */
+  voidBill(invoiceId: number): boolean;
   /**
    * The next `count` console websocket connections with a valid ticket fail: `unavailable`
    * answers 503 to the upgrade, `auth_failed` expects another password (the VNC Authentication

@@ -4,11 +4,11 @@ import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
-import { callUpstreamStep } from './upstream-step.js';
+import { callUpstreamStep, STEP_INVOKE_TIMEOUT_MS } from './upstream-step.js';
+import { checkUpstreamBillById, readUpstreamBill, type UpstreamBill } from '../../upstream-work/pay-bill.js';
 import { recordServiceOrderCost } from '../../economics/upstream-costs.js';
 
-/** An upstream bill as `upstream.check_order` describes it. */
-export type UpstreamBill = { invoice_id: number; kind: string; status: string; paid: boolean; total: string | null };
+export type { UpstreamBill };
 
 /** The order's upstream target: refused (permanent) when the order has none. */
 export function upstreamTarget(order: ServiceOrderRow): { supplierId: number; hostId: number } {
@@ -18,29 +18,10 @@ export function upstreamTarget(order: ServiceOrderRow): { supplierId: number; ho
   return { supplierId: order.supplier_id, hostId: order.upstream_host_id };
 }
 
-function readBill(value: unknown): UpstreamBill | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const v = value as Record<string, unknown>;
-  if (typeof v['invoice_id'] !== 'number') return null;
-  return {
-    invoice_id: v['invoice_id'],
-    kind: typeof v['kind'] === 'string' ? v['kind'] : 'other',
-    status: typeof v['status'] === 'string' ? v['status'] : 'unknown',
-    paid: v['paid'] === true,
-    total: typeof v['total'] === 'string' ? v['total'] : null,
-  };
-}
-
 /** One upstream bill by id (null when the upstream does not know it). */
 export async function checkUpstreamBill(deps: DomainDeps, order: ServiceOrderRow, upstreamInvoiceId: number, traceId: string): Promise<UpstreamBill | null> {
   const { supplierId } = upstreamTarget(order);
-  try {
-    const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { invoice_id: upstreamInvoiceId }, traceId);
-    return readBill(data['invoice']);
-  } catch (err) {
-    if (err instanceof UpstreamStepError && err.code === 'not_found') return null;
-    throw err;
-  }
+  return checkUpstreamBillById(deps, { supplierId, traceId, timeoutMs: STEP_INVOKE_TIMEOUT_MS }, upstreamInvoiceId);
 }
 
 /** The upstream kind of an order's bill in `check_order` answers. */
@@ -55,7 +36,7 @@ const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package', upgrad
 export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceOrderRow, traceId: string): Promise<UpstreamBill | null> {
   const { supplierId, hostId } = upstreamTarget(order);
   const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { host_id: hostId }, traceId);
-  const bills = (Array.isArray(data['invoices']) ? data['invoices'] : []).map(readBill).filter((b): b is UpstreamBill => b !== null);
+  const bills = (Array.isArray(data['invoices']) ? data['invoices'] : []).map(readUpstreamBill).filter((b): b is UpstreamBill => b !== null);
   return bills.find((b) => b.kind === BILL_KIND[order.kind] && !b.paid && (b.status === 'unpaid' || b.status === 'partially_paid')) ?? null;
 }
 

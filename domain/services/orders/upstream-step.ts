@@ -2,7 +2,7 @@ import { callSupplier } from '../../suppliers/supplier-call.js';
 import type { DomainDeps } from '../../deps.js';
 
 /** Room for a call that logs in, sends, logs in again and sends again (the plugin's own timeout is per request). */
-const STEP_INVOKE_TIMEOUT_MS = 45_000;
+export const STEP_INVOKE_TIMEOUT_MS = 45_000;
 
 /**
  * One upstream step of a renewal or traffic purchase: the supplier's plugin called with the

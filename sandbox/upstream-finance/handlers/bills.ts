@@ -1,3 +1,4 @@
+import { listPageData } from '../list-page.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import type { SandboxRoute } from '../route-types.js';
 import type { SandboxInvoice } from '../state.js';
@@ -34,6 +35,6 @@ export const billListRoute: SandboxRoute = {
     const limit = Math.min(positiveInt(query['limit'], 10), 100);
     const bills = [...state.invoices.values()].filter((i) => i.username === account.username).sort((a, b) => a.id - b.id);
     const list = bills.slice((page - 1) * limit, page * limit).map(billView);
-    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { list, total: bills.length, page, limit } };
+    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: listPageData(state, list, bills.length, page, limit) };
   },
 };

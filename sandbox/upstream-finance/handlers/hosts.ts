@@ -1,5 +1,6 @@
 import { flowPacketsFor } from '../flow-packets.js';
 import type { SandboxHost } from '../hosts-data.js';
+import { listPageData } from '../list-page.js';
 import { SANDBOX_MESSAGES } from '../messages.js';
 import { refreshHost } from '../provisioning.js';
 import type { SandboxRoute } from '../route-types.js';
@@ -56,7 +57,7 @@ export const hostListRoute: SandboxRoute = {
   method: 'GET',
   path: '/host/list',
   auth: 'required',
-  handle({ account, query }) {
+  handle({ state, account, query }) {
     const page = positiveInt(query['page'], 1);
     const limit = Math.min(positiveInt(query['limit'], 10), 100);
     const slice = account.hosts.slice((page - 1) * limit, page * limit);
@@ -75,6 +76,6 @@ export const hostListRoute: SandboxRoute = {
       amount: host.amount,
       };
     });
-    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: { list, total: account.hosts.length, page, limit } };
+    return { status: 200, msg: SANDBOX_MESSAGES.ok, data: listPageData(state, list, account.hosts.length, page, limit) };
   },
 };

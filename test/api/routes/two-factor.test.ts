@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_VIEW } from '../../../domain/logs/admin-audit.js';
 import { expectError } from '../../helpers/http.js';
+import { captureLogs } from '../../helpers/vnc.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 import { eventually } from '../../helpers/wait.js';
 
@@ -405,5 +406,50 @@ describe('clients turn it on for themselves', () => {
     expect((await platform.api.post('/api/v2/client/auth/2fa/disable', { token: clientToken, body: { otp: code(totp) } })).body.code).toBe(0);
     const plain = await platform.api.post('/api/v2/client/login', { body: { account: email, password: 'client-password-1' } });
     expect(plain.body.data).toMatchObject({ two_factor_required: false, two_factor_enrolment_required: false, user: { email } });
+  });
+});
+
+describe('enrolments started at once', () => {
+  it('twenty enrolments at once for one admin and one client all answer, and the last one wins', async () => {
+    const admin = await createAdmin([]);
+    const adminToken = (await passwordLogin(admin.username)).body.data.access_token as string;
+    const registered = await platform.api.post('/api/v2/client/register', { body: { email: 'client-2fa-race@example.com', password: 'client-password-1' } });
+    const clientId = registered.body.data.user.id as number;
+    const clientToken = registered.body.data.access_token as string;
+    const logger = platform.deps.logger;
+    const lines = captureLogs(platform);
+    try {
+      for (const [surface, token, subjectId] of [
+        ['admin', adminToken, admin.id],
+        ['client', clientToken, clientId],
+      ] as const) {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => platform.api.post(`/api/v2/${surface}/auth/2fa/enrol`, { token })));
+        expect(answers.map((a) => a.status).filter((s) => s >= 500)).toEqual([]);
+        expect(answers.map((a) => a.body.code)).toEqual(Array.from({ length: 20 }, () => 0));
+        const secrets = answers.map((a) => (URI.parse(a.body.data.otpauth_uri as string) as TOTP).secret.base32);
+        expect(new Set(secrets).size).toBe(20);
+        const rows = await platform.deps.db.models.TwoFactorCredential.findAll({ where: { surface, subject_id: subjectId } });
+        expect(rows).toHaveLength(1);
+        const [pending] = rows;
+        expect(pending?.confirmed_at).toBeNull();
+        // The answer whose enrolment remains is the one whose secret is stored: the last one written.
+        const enrolments = answers.map((a) => Number(new URL(a.body.data.qr_url as string, platform.baseUrl).searchParams.get('enrolment')));
+        const winners = enrolments.flatMap((id, i) => (id === pending?.id ? [i] : []));
+        expect(winners).toHaveLength(1);
+        const winner = winners[0] as number;
+        expect(platform.deps.secretBox.open(pending?.secret_sealed as string)).toBe(secrets[winner]);
+        // Only its QR link still works; the replaced enrolments' links are gone.
+        const links = await Promise.all(answers.map(async (a) => (await fetch(`${platform.baseUrl}${a.body.data.qr_url as string}`)).status));
+        expect(links.filter((s) => s === 200)).toHaveLength(1);
+        expect(links[winner]).toBe(200);
+        // Its code confirms the enrolment.
+        const totp = URI.parse(answers[winner]?.body.data.otpauth_uri as string) as TOTP;
+        expect((await platform.api.post(`/api/v2/${surface}/auth/2fa/confirm`, { token, body: { otp: code(totp) } })).body.code).toBe(0);
+        const logged = lines.join('');
+        expect(secrets.filter((s) => logged.includes(s))).toEqual([]);
+      }
+    } finally {
+      platform.deps.logger = logger;
+    }
   });
 });

@@ -155,3 +155,25 @@ describe('a provisioning waiting for upstream funds', () => {
     await expectBooksBalanced(platform);
   });
 });
+
+describe('a bill the upstream voided', () => {
+  it('is a permanent failure of the provisioning naming the bill, and nothing is paid upstream', async () => {
+    upstream.sandbox.control.setCredit('0.00');
+    const { serviceId } = await buyWithBalance(platform, upstream.productId);
+    await waitingForFunds(serviceId);
+    const invoiceId = await upstreamInvoiceOf(serviceId);
+    // The upstream voids the bill while the provisioning waits for funds; then the balance is topped up.
+    expect(upstream.sandbox.control.voidBill(invoiceId)).toBe(true);
+    upstream.sandbox.control.setCredit('10000.00');
+
+    const detail = await eventually(async () => {
+      const res = await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token });
+      return res.body.data.stage === 'awaiting_admin' ? res.body.data : null;
+    }, 600);
+    expect(detail).toMatchObject({ failure_code: 'upstream_bill_void' });
+    expect(detail.failure_reason).toContain(`上游账单 #${invoiceId} 已取消或不存在`);
+    expect(upstream.sandbox.control.ledger().pays[String(invoiceId)]).toBeUndefined();
+    expect(upstream.sandbox.control.credit()).toBe('10000.00');
+    expect(upstream.sandbox.control.invoice(invoiceId)?.status).toBe('Cancelled');
+  });
+});

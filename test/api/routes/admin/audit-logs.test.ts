@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { installPlugin } from '../../../../domain/plugins/plugin-install.js';
 import { disablePlugin } from '../../../../domain/plugins/plugin-lifecycle.js';
+import { insertAuditRecord } from '../../../../domain/logs/admin-audit.js';
 import { expectError } from '../../../helpers/http.js';
 import { registerKnownSecret } from '../../../helpers/known-secrets.js';
 import { TEST_MERCHANT_PRIVATE_KEY_PEM, TEST_MERCHANT_PUBLIC_KEY_PEM } from '../../../plugins/payment/qrpay-test-keys.js';
@@ -246,5 +247,73 @@ describe('logs', () => {
     expectError(await platform.api.post('/api/v2/admin/logs/clean-up', { token, body: { type: 'sms', older_than_days: 3 } }), 42200, 422);
     expectError(await platform.api.post('/api/v2/admin/logs/clean-up', { token, body: { type: 'audit', older_than_days: 3 } }), 42200, 422);
     expectError(await platform.api.post('/api/v2/admin/logs/clean-up', { token, body: { type: 'api', older_than_days: -1 } }), 42200, 422);
+  });
+});
+
+describe('admin writes at once', () => {
+  it('twenty concurrent admin writes all answer without a server error, each with its audit row, and the chain verifies', async () => {
+    const menus: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const made = await platform.api.post('/api/v2/admin/product-menus', { token, body: { name: `并发菜单${i}`, product_type: 'cloud_server' } });
+      expect(made.body.code, made.body.message).toBe(0);
+      menus.push(made.body.data.id as number);
+    }
+    const writes = Array.from({ length: 20 }, (_, i) => {
+      if (i % 4 === 0) {
+        const items = menus.map((id, j) => ({ id, sort_order: (j * 7 + i) % 11 }));
+        return platform.api.post('/api/v2/admin/product-menus/reorders', { token, body: { items: i % 8 === 0 ? items : [...items].reverse() } });
+      }
+      if (i % 4 === 1) return platform.api.post('/api/v2/admin/product-menus', { token, body: { name: `并发新菜单${i}`, product_type: 'cloud_server' } });
+      return platform.api.put(`/api/v2/admin/product-menus/${menus[i % menus.length]}`, { token, body: { name: `并发改名${i}` } });
+    });
+    const answers = await Promise.all(writes);
+    expect(answers.map((a) => a.status).filter((s) => s >= 500)).toEqual([]);
+    expect(answers.map((a) => a.body.code)).toEqual(answers.map(() => 0));
+    await flushLogs();
+    for (const answer of answers) {
+      const requestId = answer.headers.get('x-request-id') as string;
+      const rows = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM admin_audit_logs WHERE request_id = $1 AND source = 'request'`, [requestId]);
+      expect(rows[0]?.n).toBe(1);
+    }
+    const verified = await platform.api.get('/api/v2/admin/audit-logs/verify', { token });
+    expect(verified.body.data).toMatchObject({ intact: true, first_break: null });
+  });
+});
+
+describe('an admin write in a deadlock on the audit chain head', () => {
+  it('is run again whole and answers without a server error, with its audit row, and the chain verifies', async () => {
+    const made = await platform.api.post('/api/v2/admin/product-menus', { token, body: { name: '死锁菜单', product_type: 'cloud_server' } });
+    expect(made.body.code, made.body.message).toBe(0);
+    const menuId = made.body.data.id as number;
+    const { sequelize } = platform.deps.db;
+    // Another writer holds the chain head (its audit row inserted) and then wants the menu's row,
+    // which the admin write holds while it waits for the head: a deadlock the admin write detects
+    // (the other writer checks for deadlocks only after 30 s).
+    let answer: Promise<Awaited<ReturnType<typeof platform.api.put>>> | null = null;
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query(`SET LOCAL deadlock_timeout = '30s'`, { transaction });
+      const [me] = await sequelize.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', { transaction, type: QueryTypes.SELECT });
+      await insertAuditRecord((text, bind) => sequelize.query(text, { bind, transaction }), {
+        adminId: 1, adminName: 'other-writer', method: 'POST', route: '/test/other-writer', status: 200, code: 0, targetType: null, targetId: null,
+        action: 'test', before: null, after: null, request: null, requestId: 'other-writer', ip: '', userAgent: '', at: new Date(),
+      });
+      answer = platform.api.put(`/api/v2/admin/product-menus/${menuId}`, { token, body: { name: '死锁菜单改名' } });
+      await eventually(async () => {
+        const waiting = await sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
+          [me?.pid],
+        );
+        return (waiting[0]?.n ?? 0) >= 1 ? true : null;
+      });
+      await sequelize.query(`UPDATE product_menus SET updated_at = now() WHERE id = $1`, { bind: [menuId], transaction });
+    });
+    const res = await (answer as unknown as ReturnType<typeof platform.api.put>);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.code, res.body.message).toBe(0);
+    await flushLogs();
+    const rows = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM admin_audit_logs WHERE request_id = $1 AND source = 'request'`, [res.headers.get('x-request-id')]);
+    expect(rows[0]?.n).toBe(1);
+    const verified = await platform.api.get('/api/v2/admin/audit-logs/verify', { token });
+    expect(verified.body.data).toMatchObject({ intact: true, first_break: null });
   });
 });
