@@ -39,7 +39,7 @@ export const envSchema = z.object({
   TEMPORAL_SCHEDULE_PREFIX: z.string().default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
-  OUTBOX_RELAY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),
+  OUTBOX_RELAY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(64),
   APP_SECRET_KEY: z.string().min(32).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   CATALOGUE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),

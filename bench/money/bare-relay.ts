@@ -8,9 +8,10 @@
 // a payment signal row signals the payment's workflow as ours does. Then one statement records the
 // dispatch (`invoices.dispatched_at`) and marks the row done, so the bench reads commit → start
 // from the same columns on both sides. No domain code, no settings, no logger: pg and
-// @temporalio/client only. Prints `"bare relay started"` once it listens; SIGTERM stops it.
+// @temporalio/client only (and the setting's schema, for its default). Prints `"bare relay started"` once it listens; SIGTERM stops it.
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import pg from 'pg';
+import { envSchema } from '../../lib/config.js';
 import { invoicePaymentWorkflowId, paymentNotifiedSignal } from '../../workflows/invoice-payment/contract.js';
 
 /** The channel the bare SQL notifies (ours is `outbox`: neither relay is woken by the other side's rows). */
@@ -26,7 +27,8 @@ const DONE = `WITH dispatched AS (UPDATE invoices SET dispatched_at = now(), upd
 type Row = { id: string; kind: string; payload: { invoice_id?: number; invoice_no?: string } };
 
 async function main(): Promise<void> {
-  const concurrency = Number(process.env.OUTBOX_RELAY_CONCURRENCY ?? 32);
+  // The same setting and default as ours (lib/config.ts).
+  const concurrency = envSchema.shape.OUTBOX_RELAY_CONCURRENCY.parse(process.env.OUTBOX_RELAY_CONCURRENCY);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   pool.on('error', (err) => console.error(`pool error: ${err.message}`));
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
