@@ -19,7 +19,7 @@
 // profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing servers instead of
 // throwaway ones (never passed to the dev start-up step).
 // Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
-// distinct notifications per side, each sent twice), BENCH_MONEY_RELAY=after (the outbox relay held during our bursts: the request path alone, the workflow starts after). Provisioning: BENCH_PROVISIONINGS (200 at
+// distinct notifications per side, each sent twice), BENCH_MONEY_RELAY=after (each side's relay, ours and the bare one, held during its burst: the request path alone, the workflow starts after), OUTBOX_RELAY_CONCURRENCY (both relays, 64). Provisioning: BENCH_PROVISIONINGS (200 at
 // once, then one alone), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call), WORKER_CONCURRENCY
 // (both the platform worker and the bare Temporal worker, same tuning: activities/worker-tuning.ts),
 // BENCH_PROVISION_STAGES=1 (mean time per stage), BENCH_WORKER_CPU_PROF (directory for a CPU

@@ -39,6 +39,7 @@ export const envSchema = z.object({
   TEMPORAL_SCHEDULE_PREFIX: z.string().default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://localhost:8233'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
+  OUTBOX_RELAY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(64),
   APP_SECRET_KEY: z.string().min(32).optional(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   CATALOGUE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
@@ -174,6 +175,9 @@ export const configVariables: Record<keyof typeof envSchema.shape, { description
   TEMPORAL_SCHEDULE_PREFIX: { description: 'prefix of schedule ids (lets several deployments share a namespace)' },
   TEMPORAL_UI_URL: { description: 'base of the Temporal UI links the admin API returns' },
   WORKER_CONCURRENCY: { description: 'workflow tasks, activities and local activities a worker runs at once on the platform queue (provisionings run their steps inside their workflow task)' },
+  OUTBOX_RELAY_CONCURRENCY: {
+    description: "outbox rows a worker process's relay performs at once (workflow starts, signals, updates); it claims only as many rows as it has free places, so other workers' relays take the rest (docs/fulfilment.md \"Durability\")",
+  },
   APP_SECRET_KEY: {
     description: 'root secret, at least 32 characters: token signing and the AES-256-GCM box for secrets at rest (separate keys derived by HKDF)',
     default: '— (required)',
@@ -262,6 +266,8 @@ export type AppConfig = {
     uiUrl: string;
     /** Workflow tasks, activities and local activities a worker runs at once on the platform queue. */
     workerConcurrency: number;
+    /** Outbox rows the relay of one worker process performs at once (`OUTBOX_RELAY_CONCURRENCY`). */
+    outboxRelayConcurrency: number;
   };
   secretKey: string;
   accessTokenTtlSeconds: number;
@@ -406,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       schedulePrefix: e.TEMPORAL_SCHEDULE_PREFIX,
       uiUrl: e.TEMPORAL_UI_URL,
       workerConcurrency: e.WORKER_CONCURRENCY,
+      outboxRelayConcurrency: e.OUTBOX_RELAY_CONCURRENCY,
     },
     secretKey: e.APP_SECRET_KEY as string,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,

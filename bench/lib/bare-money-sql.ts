@@ -1,17 +1,18 @@
 /**
  * The bare SQL a balance payment and a payment notification need (the same statements, in the
  * same order and under the same locks as domain/billing and the plugin runtime), for the
- * baseline server: no framework, no auth, no signature check, no Temporal.
+ * baseline server: no framework, no auth, no signature check; Temporal only through the bare relay.
  */
 /**
  * The outbox row a settlement writes (migration 0013), as a data-modifying CTE over `settled`, and
- * the relay's wake-up. The bare rows are never due ('infinity' where ours say now()): the money
- * bench's relay performs only ours, and the statement costs the same.
+ * the relay's wake-up. The bare rows are never due for our relay ('infinity' where ours say
+ * now()) and wake the bare relay's channel instead (bench/money/bare-relay.ts): each side's relay
+ * performs only its own rows, and the statement costs the same.
  */
 const BARE_FULFILMENT_INTENT = `INSERT INTO outbox (kind, key, payload, next_attempt_at)
        SELECT 'start_fulfilment', 'fulfil:' || id, jsonb_build_object('invoice_id', id), 'infinity'
          FROM settled WHERE type IN ('purchase', 'renew', 'traffic_package')
-       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '0')`;
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('bare_outbox', '0')`;
 
 export const BARE_PAY_BALANCE = {
   lockInvoice: `SELECT id, user_id, invoice_no, type, status, amount, payload,
@@ -45,7 +46,7 @@ export const BARE_NOTIFY = {
      ), signal AS (
        INSERT INTO outbox (kind, key, payload, next_attempt_at)
        SELECT 'signal_payment', 'payment-notified:' || payment_no, jsonb_build_object('invoice_no', $3::text, 'payment_no', payment_no), 'infinity' FROM paid
-       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('outbox', '0')
+       ON CONFLICT (key) DO NOTHING RETURNING pg_notify('bare_outbox', '0')
      )
      SELECT payment_no FROM paid`,
   lockInvoice: BARE_PAY_BALANCE.lockInvoice,

@@ -59,3 +59,30 @@ export async function driveCounted(name: string, requests: CountedRequest[], con
     firstFailures: failures.slice(0, 3),
   };
 }
+
+/**
+ * Sends `requests` one at a time, each `gapMs` after the previous one started (or right after it
+ * answered, when it took longer): a trickle, to see what follows a commit once a burst is over.
+ */
+export async function driveSpaced(name: string, requests: CountedRequest[], gapMs: number, signal: AbortSignal): Promise<CountedResult> {
+  const started = performance.now();
+  const results: CountedResult[] = [];
+  for (const request of requests) {
+    const t0 = performance.now();
+    results.push(await driveCounted(name, [request], 1, signal));
+    const wait = gapMs - (performance.now() - t0);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  const latencies = results.map((r) => r.latencyMs.p50).sort((a, b) => a - b);
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    name,
+    requests: requests.length,
+    concurrency: 1,
+    seconds,
+    perSecond: requests.length / seconds,
+    latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
+    failures: results.reduce((n, r) => n + r.failures, 0),
+    firstFailures: results.flatMap((r) => r.firstFailures).slice(0, 3),
+  };
+}

@@ -4,9 +4,17 @@ import { loadConfig } from '../../lib/config.js';
 import { createSecretBox } from '../../lib/crypto.js';
 import { createLogger } from '../../lib/logger.js';
 import { formatPeakRss, type PeakRss, watchPeakRss } from '../lib/rss.js';
-import { type CountedRequest, type CountedResult, driveCounted } from './drive.js';
+import { type CountedRequest, type CountedResult, driveCounted, driveSpaced } from './drive.js';
 import type { MoneySeed } from './seed-money.js';
-import { type FulfilmentTiming, formatFulfilmentTiming, measureFulfilment, startBenchRelay } from './fulfilment-timing.js';
+import {
+  BURST_TAIL_GAP_MS,
+  FULFILMENT_P99_AFTER_S,
+  FULFILMENT_P99_DURING_S,
+  type FulfilmentTiming,
+  formatFulfilmentTiming,
+  measureFulfilment,
+  startBenchRelay,
+} from './fulfilment-timing.js';
 import { stopChild } from '../../scripts/lib/children.js';
 
 export type MoneyPairResult = {
@@ -21,6 +29,8 @@ export type MoneyPairResult = {
   extra?: Record<string, number>;
   /** Balance payments and notifications: how long their fulfilment took to start (the bench's relay process performs the outbox). */
   fulfilment?: FulfilmentTiming;
+  /** The same for the baseline, whose bare relay makes one Temporal call per row on the same server. */
+  bareFulfilment?: FulfilmentTiming;
   /** Target: ours at least `minRatio` of the baseline's operations per second (reported, never failing the run). */
   goal: { label: string; minRatio: number; pass: boolean };
   /** Peak resident set sizes during the pair: the API's with its target, the bare server's beside it. */
@@ -66,10 +76,13 @@ function form(url: string, fields: Record<string, string>, check: CountedRequest
 
 /**
  * Balance payments per second and notifications per second (half duplicates), each against the
- * bare SQL baseline in the same run, each followed by the ledger integrity check and an
- * exactly-once count in the database. An outbox relay runs in its own process throughout (as in
- * a worker process); after each of our runs the bench waits until every paid invoice's
- * fulfilment started and reports commit → workflow start (p50, p99, max) and the drain time.
+ * bare baseline in the same run (the same SQL, and a bare relay making one Temporal call per
+ * payment on the same server), each followed by the ledger integrity check and an exactly-once
+ * count in the database. Our outbox relay and the bare one run in their own processes throughout
+ * (ours as in a worker process); after each side's run the bench waits until every paid
+ * invoice's fulfilment started and reports commit → workflow start (p50, p99, max) during the
+ * burst, the drain time, and for balance payments the same for the payments sent one at a time
+ * after the burst.
  */
 export async function runMoneyBenches(ctx: {
   api: string;
@@ -90,44 +103,60 @@ export async function runMoneyBenches(ctx: {
   const db = createDatabase({ url: config.databaseUrl, poolMax: 2 });
   const deps = { config, db, logger: createLogger('warn', 'bench'), secretBox: createSecretBox(config.secretKey) };
   const count = async (sql: string) => Number((await db.read<{ n: string }>(sql))[0]?.n ?? 0);
-  const relay = await startBenchRelay({ databaseUrl: ctx.databaseUrl, temporalAddress: ctx.temporalAddress, secretKey: ctx.secretKey, poolMax: ctx.poolMax }, ctx.signal);
+  const relayEnv = { databaseUrl: ctx.databaseUrl, temporalAddress: ctx.temporalAddress, secretKey: ctx.secretKey, poolMax: ctx.poolMax };
+  const relay = await startBenchRelay('ours', relayEnv, ctx.signal);
+  // The baseline's relay: one Temporal call per payment on the same server (bench/money/bare-relay.ts).
+  const bareRelay = await startBenchRelay('bare', relayEnv, ctx.signal).catch(async (err: unknown) => {
+    await stopChild(relay);
+    throw err;
+  });
   // BENCH_MONEY_RELAY=after: the relay is held (SIGSTOP) while our payments or notifications run
   // and let go right after, so the request path is measured alone and the workflow starts all
   // happen after the burst (the drain shows them). By default it runs throughout, as in a worker
   // process beside the API, sharing the machine's cores with it and with Temporal.
   const holdRelay = process.env.BENCH_MONEY_RELAY === 'after';
-  const relayHeld = (held: boolean) => {
-    if (holdRelay) relay.process.kill(held ? 'SIGSTOP' : 'SIGCONT');
+  const relayHeld = (held: boolean, which = relay) => {
+    if (holdRelay) which.process.kill(held ? 'SIGSTOP' : 'SIGCONT');
   };
   if (holdRelay) ctx.log('relay held during our bursts (BENCH_MONEY_RELAY=after)');
   try {
     const results: MoneyPairResult[] = [];
     const { seed, concurrency, signal } = ctx;
 
-    ctx.log(`balance payments: ${seed.balanceOurs.length} through the API, ${seed.balanceBare.length} bare, ${concurrency} in flight…`);
+    // The last few payments of each side go one at a time after its burst: commit → start once the burst is over.
+    const tail = Math.min(50, Math.floor(seed.balanceOurs.length / 10), Math.floor(seed.balanceBare.length / 10));
+    const oursBurst = seed.balanceOurs.slice(0, seed.balanceOurs.length - tail);
+    const oursTail = seed.balanceOurs.slice(seed.balanceOurs.length - tail);
+    const bareBurst = seed.balanceBare.slice(0, seed.balanceBare.length - tail);
+    const bareTail = seed.balanceBare.slice(seed.balanceBare.length - tail);
+    ctx.log(`balance payments: ${oursBurst.length} through the API, ${bareBurst.length} bare, ${concurrency} in flight, then ${tail} each one at a time…`);
     let rss = watchPeakRss(ctx.processes);
     const paidBefore = await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`);
+    const payRequest = ({ invoiceId, token }: { invoiceId: number; token: string }): CountedRequest => ({
+      url: `${ctx.api}/api/v2/client/invoices/${invoiceId}/pay/balance`,
+      init: { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+      check: envelopeOk,
+    });
+    const barePayRequest = (id: number): CountedRequest => ({ url: `${ctx.bare}/pay-balance/${id}`, init: { method: 'POST' }, check: envelopeOk });
     relayHeld(true);
-    const oursPay = await driveCounted(
-      'api  POST /api/v2/client/invoices/{id}/pay/balance',
-      seed.balanceOurs.map(({ invoiceId, token }) => ({
-        url: `${ctx.api}/api/v2/client/invoices/${invoiceId}/pay/balance`,
-        init: { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
-        check: envelopeOk,
-      })),
-      concurrency,
-      signal,
-    );
+    const oursPay = await driveCounted('api  POST /api/v2/client/invoices/{id}/pay/balance', oursBurst.map(payRequest), concurrency, signal);
     relayHeld(false);
+    const oursPaidAt = Date.now();
+    const oursAfter = await driveSpaced('api  pay/balance after the burst', oursTail.map(payRequest), BURST_TAIL_GAP_MS, signal);
     // Provisioning starts follow each payment in the background; the baseline runs only once they are done.
-    const payFulfilment = await measureFulfilment(db, seed.balanceOurs.map((b) => b.invoiceId), Date.now());
+    const payFulfilment = await measureFulfilment(db, oursBurst.map((b) => b.invoiceId), oursPaidAt, oursTail.map((b) => b.invoiceId));
     ctx.log(`  ${formatFulfilmentTiming(payFulfilment)}`);
-    const barePay = await driveCounted(
-      'bare POST /pay-balance/{id} (same SQL)',
-      seed.balanceBare.map((id) => ({ url: `${ctx.bare}/pay-balance/${id}`, init: { method: 'POST' }, check: envelopeOk })),
-      concurrency,
-      signal,
-    );
+    relayHeld(true, bareRelay);
+    const barePay = await driveCounted('bare POST /pay-balance/{id} (same SQL, bare relay)', bareBurst.map(barePayRequest), concurrency, signal);
+    relayHeld(false, bareRelay);
+    const barePaidAt = Date.now();
+    const bareAfter = await driveSpaced('bare pay-balance after the burst', bareTail.map(barePayRequest), BURST_TAIL_GAP_MS, signal);
+    const barePayFulfilment = await measureFulfilment(db, bareBurst, barePaidAt, bareTail);
+    ctx.log(`  ${formatFulfilmentTiming(barePayFulfilment, 'bare relay')}`);
+    oursPay.failures += oursAfter.failures;
+    oursPay.firstFailures.push(...oursAfter.firstFailures);
+    barePay.failures += bareAfter.failures;
+    barePay.firstFailures.push(...bareAfter.firstFailures);
     const paid = (await count(`SELECT count(*) AS n FROM invoices WHERE type = 'purchase' AND payment_channel = 'balance'`)) - paidBefore;
     const payViolations = (await checkLedgerIntegrity(deps)).length;
     const payRatio = oursPay.perSecond / barePay.perSecond;
@@ -139,6 +168,7 @@ export async function runMoneyBenches(ctx: {
       integrityViolations: payViolations,
       exactlyOnce: { expected: seed.balanceOurs.length + seed.balanceBare.length, found: paid },
       fulfilment: payFulfilment,
+      bareFulfilment: barePayFulfilment,
       goal: {
         label: `balance payments ≥ ${MIN_RATIO_OF_BARE_SQL * 100}% of the bare SQL baseline`,
         minRatio: MIN_RATIO_OF_BARE_SQL,
@@ -163,7 +193,13 @@ export async function runMoneyBenches(ctx: {
     const notifiedInvoices = await db.read<{ invoice_id: number }>('SELECT invoice_id FROM payments WHERE payment_no = ANY($1)', [seed.notifyOurs.map((f) => f.out_trade_no)]);
     const notifyFulfilment = await measureFulfilment(db, notifiedInvoices.map((r) => r.invoice_id), notifyAnswered);
     ctx.log(`  ${formatFulfilmentTiming(notifyFulfilment)}`);
-    const bareNotify = await driveCounted('bare POST /notify (same SQL, no signature)', bareNotes.map((f) => form(`${ctx.bare}/notify`, f, plainSuccess)), concurrency, signal);
+    relayHeld(true, bareRelay);
+    const bareNotify = await driveCounted('bare POST /notify (same SQL, no signature, bare relay)', bareNotes.map((f) => form(`${ctx.bare}/notify`, f, plainSuccess)), concurrency, signal);
+    relayHeld(false, bareRelay);
+    const bareNotifyAnswered = Date.now();
+    const bareNotified = await db.read<{ invoice_id: number }>('SELECT invoice_id FROM payments WHERE payment_no = ANY($1)', [seed.notifyBare.map((f) => f.out_trade_no)]);
+    const bareNotifyFulfilment = await measureFulfilment(db, bareNotified.map((r) => r.invoice_id), bareNotifyAnswered);
+    ctx.log(`  ${formatFulfilmentTiming(bareNotifyFulfilment, 'bare relay')}`);
     const settled = await count(`SELECT count(*) AS n FROM payments p JOIN recharge_records r ON r.payment_id = p.id WHERE p.status = 'paid'`);
     const notifyViolations = (await checkLedgerIntegrity(deps)).length;
     const notifyRatio = oursNotify.perSecond / bareNotify.perSecond;
@@ -175,6 +211,7 @@ export async function runMoneyBenches(ctx: {
       integrityViolations: notifyViolations,
       exactlyOnce: { expected: seed.notifyOurs.length + seed.notifyBare.length, found: settled },
       fulfilment: notifyFulfilment,
+      bareFulfilment: bareNotifyFulfilment,
       goal: {
         label: `notifications ≥ ${MIN_RATIO_OF_BARE_SQL * 100}% of the bare SQL baseline`,
         minRatio: MIN_RATIO_OF_BARE_SQL,
@@ -224,7 +261,7 @@ export async function runMoneyBenches(ctx: {
     });
     return results;
   } finally {
-    await stopChild(relay);
+    await Promise.all([stopChild(relay), stopChild(bareRelay)]);
     await db.close();
   }
 }
@@ -243,7 +280,17 @@ export function formatMoneyTable(results: MoneyPairResult[]): string {
       `目标 / target: ${r.goal.label} — ${r.ours.perSecond.toFixed(0)}/s of ${r.bare.perSecond.toFixed(0)}/s, ${(r.ratio * 100).toFixed(1)}% → ${r.goal.pass ? 'PASS' : 'MISS'}; 一致性 / integrity violations ${r.integrityViolations}; exactly once ${r.exactlyOnce.found}/${r.exactlyOnce.expected}${r.integrityViolations === 0 && r.exactlyOnce.found === r.exactlyOnce.expected ? '' : ' (FAILS the run)'}`,
       `  ${formatPeakRss(r.rss)}`,
     );
-    if (r.fulfilment) out.push(`  ${formatFulfilmentTiming(r.fulfilment)}`);
+    if (r.fulfilment) {
+      out.push(`  ${formatFulfilmentTiming(r.fulfilment)}`);
+      if (r.bareFulfilment) out.push(`  ${formatFulfilmentTiming(r.bareFulfilment, 'bare relay')}`);
+      const f = r.fulfilment;
+      const during = f.delayP99 < FULFILMENT_P99_DURING_S;
+      const after = f.after ? f.after.delayP99 < FULFILMENT_P99_AFTER_S : null;
+      out.push(
+        `  目标 / target: commit → workflow start p99 < ${FULFILMENT_P99_DURING_S} s during the burst — ${f.delayP99.toFixed(2)} s → ${during ? 'PASS' : 'MISS'}` +
+          (after === null ? '' : `; < ${FULFILMENT_P99_AFTER_S} s once it ended — ${f.after?.delayP99.toFixed(2)} s → ${after ? 'PASS' : 'MISS'}`),
+      );
+    }
     for (const f of [...r.ours.firstFailures, ...r.bare.firstFailures]) out.push(`  failure: ${f}`);
   }
   return out.join('\n');

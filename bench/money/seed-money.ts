@@ -127,8 +127,12 @@ export async function seedMoney(options: { databaseUrl: string; temporalAddress:
       return started.payment;
     });
     const ours = qr.slice(0, options.notifications);
-    for (const payment of ours) sandbox.control.pay(payment.payment_no);
-    await sandbox.control.idle();
+    // In slices: 1,500 notifications posted at once to the capture server time out on a loaded
+    // machine (the sandbox does not retry here), and a lost one would stop the seed.
+    for (let i = 0; i < ours.length; i += 100) {
+      for (const payment of ours.slice(i, i + 100)) sandbox.control.pay(payment.payment_no);
+      await sandbox.control.idle();
+    }
     const notifyOurs = ours.map((p) => {
       const fields = captured.get(p.payment_no);
       if (!fields) throw new Error(`no notification captured for ${p.payment_no}`);
