@@ -12,7 +12,8 @@
 // (bench/lib/built.ts; BENCH_FROM_SOURCE=1 runs the sources under tsx instead).
 //
 // Environment: BENCH_DURATION (measured seconds per target, 10), BENCH_WARMUP (seconds, 2),
-// BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_CATALOGUE_CONNECTIONS (public
+// BENCH_CONNECTIONS (32), BENCH_USERS (seeded users, 200), BENCH_REPEAT (runs of the signed-in pairs,
+// admin and client reads, each ratio printed; 1), BENCH_CATALOGUE_CONNECTIONS (public
 // catalogue pairs, 64), BENCH_CATALOGUE_COPIES (demo catalogue copies, 10), DATABASE_POOL_MAX
 // (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it; `money`,
 // `provisioning`, `console` or `dev` runs only that bench), BENCH_CPU_PROF (directory for a CPU
