@@ -12,8 +12,8 @@ import { metricsRegistry } from '../lib/metrics.js';
 import { metricsAuthorised, renderMetrics } from '../lib/metrics-server.js';
 import { activeTraceId } from '../lib/tracing-context.js';
 import { createNotFoundHandler } from './middleware/not-found.js';
-import { corsForOrigins, prepareAnswerDefaults } from './middleware/security-headers.js';
-import { requestIdentity } from './middleware/request-id.js';
+import { answerDefaults, corsPreflight } from './middleware/security-headers.js';
+import { identifyRequest, requestIdentity } from './middleware/request-id.js';
 import { createPublicAnswers } from './public-answers.js';
 import { docsRoutes } from './openapi/docs.js';
 import { fixNullableRefs } from './openapi/nullable-refs.js';
@@ -206,20 +206,31 @@ export function createApp(deps: AppDeps) {
   installChineseValidationMessages();
   const app = new OpenAPIHono<AppEnv>();
   const generateId = () => activeTraceId() ?? crypto.randomUUID();
-  const publicAnswers = createPublicAnswers({ cache: deps.catalogueCache, enabled: !deps.config.tracing, generateId });
-  app.use(async (c, next) => {
-    c.set('deps', deps);
-    c.set('publicAnswers', publicAnswers);
-    await next();
-  });
-  if (deps.config.tracing) app.use(traceRequests);
-  // With tracing on, the request id is the request's trace id (docs/operations.md "Traces").
-  app.use(requestIdentity(generateId));
-  app.use(observeRequests);
-  // The security headers and `Cache-Control: no-store` are on every answer, errors and preflights
-  // included: set on Node's response before the app runs (`prepare` below, called by `serveApp`).
-  const cors = corsForOrigins(deps.config.corsOrigins);
-  if (cors) app.use(cors);
+  // The security headers, `Cache-Control: no-store` and CORS are on every answer, errors and
+  // preflights included: set on Node's response before the app runs (`prepare`, called by `serveApp`).
+  const prepare = answerDefaults(deps.config.corsOrigins);
+  const publicAnswers = createPublicAnswers({ cache: deps.catalogueCache, enabled: !deps.config.tracing, generateId, prepare });
+  if (deps.config.tracing) {
+    app.use(async (c, next) => {
+      c.set('deps', deps);
+      c.set('publicAnswers', publicAnswers);
+      await next();
+    });
+    app.use(traceRequests);
+    // With tracing on, the request id is the request's trace id (docs/operations.md "Traces").
+    app.use(requestIdentity(generateId));
+    app.use(observeRequests);
+  } else {
+    // The same three steps in one hop: the dependencies, the request id, the request's metrics and log row.
+    app.use((c, next) => {
+      c.set('deps', deps);
+      c.set('publicAnswers', publicAnswers);
+      identifyRequest(c, generateId);
+      return observeRequests(c, next);
+    });
+  }
+  const preflight = corsPreflight(deps.config.corsOrigins);
+  if (preflight) app.use(preflight);
 
   // Prometheus on the API's own port only with a token; with METRICS_PORT it has its own listener (api/main.ts).
   const metrics = deps.config.metrics;
@@ -242,7 +253,7 @@ export function createApp(deps: AppDeps) {
   app.onError(handleError);
   app.notFound(createNotFoundHandler(app));
   // The console relay's websocket, served by `serveApp` on the same server.
-  return Object.assign(app, { upgrade: createVncRelay(deps), prepare: prepareAnswerDefaults, answerDirectly: publicAnswers.answer });
+  return Object.assign(app, { upgrade: createVncRelay(deps), prepare, answerDirectly: publicAnswers.answer });
 }
 
 export type App = ReturnType<typeof createApp>;

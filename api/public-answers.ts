@@ -3,7 +3,7 @@ import type { CatalogueCache } from '../domain/catalogue/catalogue-cache.js';
 import { cacheLookups, httpRequestDuration, httpRequests } from '../lib/metrics.js';
 import { rawBodyBytes, stashRawBody } from './middleware/input-guard.js';
 import { sentRequestId } from './middleware/request-id.js';
-import { prepareAnswerDefaults } from './middleware/security-headers.js';
+import type { AnswerDefaults } from './middleware/security-headers.js';
 
 /** Distinct requests remembered at most; past it the map starts over (query strings and bodies are the caller's). */
 const MAX_REMEMBERED = 2_000;
@@ -43,7 +43,7 @@ const requestKey = (url: string, post?: { type: string; body: string }) => (post
  * request with an `Origin` header (CORS) or, for a POST, an `Authorization` header goes through the
  * chain. A POST body read here and not answered is handed to the chain (`stashRawBody`).
  */
-export function createPublicAnswers(options: { cache: CatalogueCache | undefined; enabled: boolean; generateId: () => string }) {
+export function createPublicAnswers(options: { cache: CatalogueCache | undefined; enabled: boolean; generateId: () => string; prepare: AnswerDefaults }) {
   const remembered = new Map<string, RememberedAnswer>();
   /** Targets with a remembered POST: only their bodies are read here. */
   const postTargets = new Set<string>();
@@ -63,8 +63,8 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
     const started = performance.now();
     cacheLookups.inc({ cache: 'public_answers', result: 'hit' });
     const id = sentRequestId(incoming.headers['x-request-id']) ?? options.generateId();
-    // The defaults of every answer, as the chain's: security headers, and no-store but on site reads.
-    prepareAnswerDefaults(incoming, outgoing);
+    // The defaults of every answer, as the chain's: security headers, no-store but on site reads, `Vary: Origin` with CORS on.
+    options.prepare(incoming, outgoing);
     const bytes = entry.bytes();
     outgoing.writeHead(200, { 'X-Request-Id': id, 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': bytes.byteLength });
     outgoing.end(bytes);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { USERS_COUNT_SQL, USERS_PAGE_SQL } from './lib/bare-sql.js';
+import { bareAnswerKey } from './lib/bench-request.js';
 import { bareNotify, barePayBalance } from './money/bare-money.js';
 
 type UserRecord = {
@@ -29,10 +30,23 @@ function envelope(data: unknown) {
   return { code: 0, message: '成功', data, timestamp: Math.floor(Date.now() / 1000) };
 }
 
+type InvoiceRecord = {
+  id: number;
+  invoice_no: string;
+  type: string;
+  status: string;
+  subject: string;
+  amount: string;
+  refunded_amount: string;
+  paid_at: Date | null;
+  created_at: Date;
+};
+
 /**
- * The catalogue baseline answers from memory: `BARE_FIXTURES` names a JSON file mapping a path
- * to the `data` the API answered for the same request (written by bench/run.ts), served in a
- * fresh envelope per request. A POST body is read and parsed, as any JSON server must.
+ * The catalogue baseline answers from memory: `BARE_FIXTURES` names a JSON file mapping a
+ * request (`bareAnswerKey`: method, target, a POST's body) to the `data` the API answered for it
+ * (written by bench/lib/catalogue-fixtures.ts). Like the API's remembered answers, each answer's
+ * bytes are encoded once a second (its envelope's timestamp) and then sent as they are.
  */
 function readFixtures(): Map<string, unknown> {
   const file = process.env.BARE_FIXTURES;
@@ -40,14 +54,34 @@ function readFixtures(): Map<string, unknown> {
   return new Map(Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>));
 }
 
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function createEncodedAnswers(fixtures: Map<string, unknown>) {
+  const encoded = new Map<string, { second: number; bytes: Buffer }>();
+  return (key: string): Buffer | null => {
+    if (!fixtures.has(key)) return null;
+    const second = Math.floor(Date.now() / 1000);
+    let answer = encoded.get(key);
+    if (answer?.second !== second) {
+      answer = { second, bytes: Buffer.from(JSON.stringify({ code: 0, message: '成功', data: fixtures.get(key), timestamp: second })) };
+      encoded.set(key, answer);
+    }
+    return answer.bytes;
+  };
 }
 
 function startBareServer() {
-  const fixtures = readFixtures();
+  const answerFor = createEncodedAnswers(readFixtures());
+  // The storefront origins answered for (CORS), as the API's `CORS_ORIGINS`.
+  const corsOrigins = new Set((process.env.BARE_CORS_ORIGINS ?? '').split(',').filter(Boolean));
+  // The client invoice list: the statements the API sends, captured at seed time (bench/lib/seed.ts).
+  const clientStatements = JSON.parse(process.env.BARE_CLIENT_STATEMENTS ?? '[]') as string[];
+  const clientCountSql = clientStatements.find((sql) => /count\(/i.test(sql));
+  const clientPageSql = clientStatements.find((sql) => !/count\(/i.test(sql));
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   pool.on('error', (err) => console.error(`pool error: ${err.message}`));
 
@@ -77,9 +111,35 @@ function startBareServer() {
       }));
       return send(res, 200, envelope({ list, total: Number(count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
     }
-    if (fixtures.has(path ?? '')) {
-      if (req.method === 'POST') await readJsonBody(req);
-      return send(res, 200, envelope(fixtures.get(path ?? '')));
+    if (req.method === 'GET' && path === '/client/invoices' && clientCountSql && clientPageSql) {
+      const [count, rows] = await Promise.all([pool.query<{ count: string }>(clientCountSql), pool.query<InvoiceRecord>(clientPageSql)]);
+      // The fields of the API's invoice summary resource.
+      const list = rows.rows.map((i) => ({
+        id: i.id,
+        invoice_no: i.invoice_no,
+        type: i.type,
+        type_label: i.type,
+        status: i.status,
+        status_label: i.status,
+        subject: i.subject,
+        amount: i.amount,
+        refunded_amount: i.refunded_amount,
+        currency: 'CNY',
+        paid_at: i.paid_at,
+        created_at: i.created_at,
+      }));
+      return send(res, 200, envelope({ list, total: Number(count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
+    }
+    if (path?.startsWith('/api/v2/site/')) {
+      const target = req.url ?? '/';
+      const bytes = answerFor(bareAnswerKey(req.method ?? 'GET', target, req.method === 'POST' ? await readBody(req) : undefined));
+      if (bytes) {
+        const origin = req.headers.origin;
+        const cors = origin !== undefined && corsOrigins.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'X-Request-Id', vary: 'Origin' } : {};
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.byteLength, ...cors });
+        res.end(bytes);
+        return;
+      }
     }
     const payBalance = req.method === 'POST' ? /^\/pay-balance\/(\d+)$/.exec(path ?? '') : null;
     if (payBalance) return barePayBalance(pool, Number(payBalance[1]), res, send);

@@ -3,6 +3,8 @@ import { Readable } from 'node:stream';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError, ErrorCode, validationError } from '../../lib/errors.js';
+import type { AppEnv } from '../context.js';
+import { asMiddleware, type RouteCheck } from './route-checks.js';
 
 /**
  * Request bodies are refused past this size before they are read whole (413, code 41300).
@@ -109,16 +111,23 @@ const isUrlEncoded = (type: string) => /^application\/x-www-form-urlencoded\b/i.
  * Every string a route receives (path, query, JSON or form body) is well-formed Unicode without
  * control characters: decided here once, for every route, instead of per field. PostgreSQL
  * refuses NUL and lone surrogates, which would otherwise surface as a 500 from deep inside.
+ * Waits only for a JSON or form body.
  */
-export const guardStrings: MiddlewareHandler = async (c, next) => {
+export const checkStrings: RouteCheck = (c) => {
   const params = c.req.param() as Record<string, string>;
   const found =
     findBadString(params, 'path') ??
-    findBadString(Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.join('')])), 'query') ??
-    (await bodyFinding(c.req.header('content-type') ?? '', c.req));
+    (c.req.url.includes('?') ? findBadString(Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.join('')])), 'query') : null);
   if (found) throw validationError({ [found.field]: [found.message] });
-  await next();
+  const type = c.req.header('content-type') ?? '';
+  if (!isJson(type) && !isUrlEncoded(type)) return;
+  return bodyFinding(type, c.req).then((inBody) => {
+    if (inBody) throw validationError({ [inBody.field]: [inBody.message] });
+  });
 };
+
+/** `checkStrings` as a middleware, for hand-made routes; `defineRoute` runs it with the route's other checks. */
+export const guardStrings: MiddlewareHandler<AppEnv> = asMiddleware(checkStrings);
 
 async function bodyFinding(type: string, req: { json(): Promise<unknown>; parseBody(): Promise<Record<string, unknown>> }) {
   try {

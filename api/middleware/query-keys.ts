@@ -1,5 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.js';
+import { asMiddleware, type RouteCheck } from './route-checks.js';
 import { cutText, validationError } from '../../lib/errors.js';
 import { LEGACY_PAGING_KEYS } from '../schemas.js';
 
@@ -28,10 +30,10 @@ export function queryKeysOf(schema: z.ZodType): string[] {
  * Repeated keys and `name[]` keys are checked by name like any other: a declared array
  * parameter still receives every value.
  */
-export function refuseUnknownQuery(declared: readonly string[]): MiddlewareHandler {
+export function unknownQueryCheck(declared: readonly string[]): RouteCheck {
   const known = new Set(declared);
   const paged = known.has('page_size');
-  return async (c, next) => {
+  return (c) => {
     if (c.req.url.includes('?')) {
       // The keys exactly as the query validator reads them.
       const unknown = Object.keys(c.req.queries()).filter((key) => !known.has(key));
@@ -47,6 +49,10 @@ export function refuseUnknownQuery(declared: readonly string[]): MiddlewareHandl
         throw validationError(Object.fromEntries(entries), cutText(`未知的查询参数：${names}（${allowed}）`, 200));
       }
     }
-    await next();
   };
+}
+
+/** `unknownQueryCheck` as a middleware, for hand-made routes (`createRoute`); `defineRoute` runs the check with the route's others. */
+export function refuseUnknownQuery(declared: readonly string[]): MiddlewareHandler<AppEnv> {
+  return asMiddleware(unknownQueryCheck(declared));
 }

@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
 
 /** What a caller may send as its own request id (hono's `requestId` rule): at most 255 word characters, `-` and `=`. */
@@ -18,11 +18,16 @@ export function sentRequestId(header: string | string[] | undefined): string | u
  */
 export function requestIdentity(generate: () => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const id = sentRequestId(c.req.header('x-request-id')) ?? generate();
-    c.set('requestId', id);
-    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    if (outgoing && typeof outgoing.setHeader === 'function' && !outgoing.headersSent) outgoing.setHeader('X-Request-Id', id);
-    else c.header('X-Request-Id', id);
+    identifyRequest(c, generate);
     await next();
   };
+}
+
+/** What `requestIdentity` does before the rest of the chain, for a middleware that does more (`createApp`'s first). */
+export function identifyRequest(c: Context<AppEnv>, generate: () => string): void {
+  const id = sentRequestId(c.req.header('x-request-id')) ?? generate();
+  c.set('requestId', id);
+  const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+  if (outgoing && typeof outgoing.setHeader === 'function' && !outgoing.headersSent) outgoing.setHeader('X-Request-Id', id);
+  else c.header('X-Request-Id', id);
 }

@@ -46,48 +46,67 @@ export const ANSWER_SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> =
   ['X-XSS-Protection', '0'],
 ];
 
-/**
- * The defaults of every answer, set on Node's response before the app runs (`serveApp` calls it
- * through `FetchApp.prepare`): the security headers above, and `Cache-Control: no-store` except on
- * public catalogue reads (tokens, personal data and admin data must never sit in a browser or proxy
- * cache). Node merges them under the headers the answer itself carries (`writeHead` takes
- * precedence), so a route or page that sets its own (the docs page's CSP, a cache policy) keeps it.
- *
- * Set here rather than by middleware after the handler: touching a finished answer's headers turns
- * @hono/node-server's cached answer into a full fetch `Response` with undici `Headers`, which cost
- * the public reads about a third of their throughput (issue #30, docs/benchmarks.md).
- */
-export function prepareAnswerDefaults(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  for (const [name, value] of ANSWER_SECURITY_HEADERS) outgoing.setHeader(name, value);
-  const url = incoming.url ?? '/';
-  const query = url.indexOf('?');
-  if (!isSiteRead(incoming.method, query === -1 ? url : url.slice(0, query))) outgoing.setHeader('Cache-Control', 'no-store');
-}
+/** How the answers of one app treat cross-origin requests: the configured origins (`CORS_ORIGINS`). */
+export type AnswerDefaults = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
+const CORS_EXPOSE_HEADERS = 'X-Request-Id';
 
 /**
- * CORS for the configured origins only (`CORS_ORIGINS`), through hono's `cors`. A request from
- * any other origin (or none) passes untouched, without a single CORS header; so an `OPTIONS`
- * preflight from it reaches the not-found handler and gets the usual 40400/40500 envelope.
- * Tokens travel in `Authorization`, never in cookies: no credentials mode.
+ * The defaults of every answer, set on Node's response before the app runs (`serveApp` calls it
+ * through `FetchApp.prepare`, the remembered public answers call it too): the security headers
+ * above, `Cache-Control: no-store` except on public catalogue reads (tokens, personal data and admin
+ * data must never sit in a browser or proxy cache), and CORS for the configured origins
+ * (`CORS_ORIGINS`): with any configured, every answer varies by `Origin` (a shared cache must not
+ * hand one origin's answer to another), and a request from one of them (not a preflight, which
+ * `corsPreflight` answers) is allowed to read the answer and its `X-Request-Id`. A request from any
+ * other origin, or none, gets no CORS header. Node merges these under the headers the answer
+ * itself carries (`writeHead` takes precedence), so a route or page that sets its own (the docs
+ * page's CSP, a cache policy) keeps it.
+ *
+ * Set here rather than by middleware after the handler: touching a finished answer's headers turns
+ * @hono/node-server's cached answer into a full fetch `Response` with undici `Headers`, which cost
+ * the public reads about a third of their throughput (issue #30, docs/benchmarks.md); CORS through
+ * hono's middleware cost a cross-origin read as much again (issue #35).
  */
-export function corsForOrigins(origins: readonly string[]): MiddlewareHandler<AppEnv> | null {
+export function answerDefaults(corsOrigins: readonly string[] = []): AnswerDefaults {
+  const allowed = new Set(corsOrigins);
+  const cors = allowed.size > 0;
+  return (incoming, outgoing) => {
+    for (const [name, value] of ANSWER_SECURITY_HEADERS) outgoing.setHeader(name, value);
+    const url = incoming.url ?? '/';
+    const query = url.indexOf('?');
+    if (!isSiteRead(incoming.method, query === -1 ? url : url.slice(0, query))) outgoing.setHeader('Cache-Control', 'no-store');
+    if (!cors) return;
+    outgoing.setHeader('Vary', 'Origin');
+    const origin = incoming.headers.origin;
+    if (origin !== undefined && incoming.method !== 'OPTIONS' && allowed.has(origin)) {
+      outgoing.setHeader('Access-Control-Allow-Origin', origin);
+      outgoing.setHeader('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
+    }
+  };
+}
+
+/**
+ * The preflight (`OPTIONS`) of a configured origin, answered 204 by hono's `cors` with what the API
+ * accepts; every other request passes untouched (the CORS headers of answers are `answerDefaults`'),
+ * so a preflight from any other origin reaches the not-found handler and gets the usual 40400/40500
+ * envelope. Tokens travel in `Authorization`, never in cookies: no credentials mode.
+ */
+export function corsPreflight(origins: readonly string[]): MiddlewareHandler<AppEnv> | null {
   if (origins.length === 0) return null;
   const allowed = new Set(origins);
-  const withCors = cors({
+  const preflight = cors({
     origin: [...origins],
     allowMethods: CORS_ALLOW_METHODS,
     allowHeaders: CORS_ALLOW_HEADERS,
-    exposeHeaders: ['X-Request-Id'],
+    exposeHeaders: [CORS_EXPOSE_HEADERS],
     maxAge: 600,
   });
-  return async (c, next) => {
+  return (c, next) => {
+    if (c.req.method !== 'OPTIONS') return next();
     const origin = c.req.header('origin');
-    if (origin && allowed.has(origin)) return withCors(c, next);
-    await next();
-    // The answer differs by origin: a shared cache must not hand this one to an allowed origin.
-    c.res.headers.append('Vary', 'Origin');
+    return origin !== undefined && allowed.has(origin) ? preflight(c, next) : next();
   };
 }

@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
+import type { BenchRequest } from './bench-request.js';
 
 export type MeasureOptions = {
   /** Label in the table and the JSON. */
@@ -8,6 +9,8 @@ export type MeasureOptions = {
   /** GET by default; a POST sends `body` as JSON on every request. */
   method?: 'GET' | 'POST';
   body?: string;
+  /** Rotated over instead of one request: each connection sends them in order, then again (`url` gives the host). */
+  requests?: BenchRequest[];
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
@@ -38,6 +41,16 @@ function load(url: string, options: MeasureOptions, seconds: number): Promise<Re
     method: options.method ?? 'GET',
     headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
     ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.requests
+      ? {
+          requests: options.requests.map((r) => ({
+            method: r.method,
+            path: r.path,
+            headers: { ...(r.body === undefined ? {} : { 'content-type': 'application/json' }), ...r.headers },
+            ...(r.body === undefined ? {} : { body: r.body }),
+          })),
+        }
+      : {}),
     connections: options.connections,
     duration: seconds,
     title: options.name,
@@ -47,7 +60,7 @@ function load(url: string, options: MeasureOptions, seconds: number): Promise<Re
   return Promise.resolve(run).finally(() => options.signal.removeEventListener('abort', stop));
 }
 
-/** Warm-up then a measured run of `url` (GET, or POST with a JSON body) with autocannon, from this process over loopback. */
+/** Warm-up then a measured run of `url` (GET, POST with a JSON body, or a list of requests) with autocannon, from this process over loopback. */
 export async function measure(url: string, options: MeasureOptions): Promise<Measurement> {
   if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(url)) throw new Error(`bench targets must be on 127.0.0.1: ${url}`);
   options.signal.throwIfAborted();

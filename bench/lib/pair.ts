@@ -43,12 +43,13 @@ export async function runPair(
   const rss = watchPeakRss(load.processes ?? {});
   const results: Measurement[] = [];
   for (const target of [spec.ours, spec.bare]) {
-    load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${spec.connections ?? load.connections} connections → ${target.url}`);
+    load.log(`${target.name}: ${load.warmupSeconds}s warm-up + ${load.durationSeconds}s at ${spec.connections ?? load.connections} connections → ${target.url}${target.requests ? ` (${target.requests.length} requests rotated)` : ''}`);
     const m = await measure(target.url, {
       name: target.name,
       headers: target.headers ?? {},
       ...(target.method ? { method: target.method } : {}),
       ...(target.body === undefined ? {} : { body: target.body }),
+      ...(target.requests ? { requests: target.requests } : {}),
       ...load,
       connections: spec.connections ?? load.connections,
     });

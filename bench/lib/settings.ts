@@ -25,6 +25,8 @@ export type BenchSettings = {
   /** Purchases (invoice + balance payment) each launcher gets in the cluster-beside-dev bench, and how many at once. */
   purchases: number;
   purchaseConnections: number;
+  /** Runs of each authenticated pair (admin and client reads) in one bench run, each ratio printed. */
+  repeat: number;
 };
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -53,5 +55,6 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     consoleSessions: positive(env, 'BENCH_CONSOLE_SESSIONS', 16, true),
     purchases: positive(env, 'BENCH_PURCHASES', 200, true),
     purchaseConnections: positive(env, 'BENCH_PURCHASE_CONNECTIONS', 16, true),
+    repeat: positive(env, 'BENCH_REPEAT', 1, true),
   };
 }

@@ -6,6 +6,8 @@ export type ApiEnv = {
   temporalAddress: string;
   secretKey: string;
   poolMax: number;
+  /** `CORS_ORIGINS`: the storefront origins the API answers cross-origin requests for. */
+  corsOrigins?: string[];
 };
 
 /** The real API (`api/main.ts`) as a child process, configured only through its environment. */
@@ -21,6 +23,7 @@ export function startApi(env: ApiEnv, options: { signal: AbortSignal; log: (m: s
       TEMPORAL_ADDRESS: env.temporalAddress,
       APP_SECRET_KEY: env.secretKey,
       LOG_LEVEL: 'warn',
+      ...(env.corsOrigins ? { CORS_ORIGINS: env.corsOrigins.join(',') } : {}),
     },
     readyPath: '/api/health',
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the API, written when it stops; BENCH_API_NODE_ARGS: more node flags (space-separated).

@@ -6,7 +6,7 @@ import type { SessionScope, Surface } from '../../db/models/auth-session.js';
 import type { DomainDeps } from '../deps.js';
 import { publishAuthChange } from './auth-events.js';
 import type { AdminPrincipal, ClientPrincipal } from './principals.js';
-import { signAccessToken, verifyAccessToken } from './tokens.js';
+import { type AccessClaims, signAccessToken, verifiedAccessClaims, verifyAccessToken } from './tokens.js';
 
 export type IssuedToken = { access_token: string; token_type: 'Bearer'; expires_in: number };
 
@@ -94,6 +94,21 @@ export async function authenticateAdmin(deps: DomainDeps, token: string): Promis
   if (claims.surface !== 'admin') throw forbidden(WRONG_SURFACE);
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'admin' && cached.id === claims.subjectId) return cached;
+  return loadAdmin(deps, claims);
+}
+
+/**
+ * As `authenticateAdmin`, answered without awaiting anything when the token was verified before
+ * and its session's principal is cached (the access check of every admin request).
+ */
+export function adminFor(deps: DomainDeps, token: string): AdminPrincipal | Promise<AdminPrincipal> {
+  const claims = verifiedAccessClaims(deps.config.secretKey, token);
+  if (claims?.surface !== 'admin') return authenticateAdmin(deps, token);
+  const cached = deps.authCache?.get(claims.sessionId);
+  return cached?.kind === 'admin' && cached.id === claims.subjectId ? cached : loadAdmin(deps, claims);
+}
+
+async function loadAdmin(deps: DomainDeps, claims: AccessClaims): Promise<AdminPrincipal> {
   const ticket = deps.authCache?.ticket() ?? 0;
   const row = await sqlOne<AdminSessionRow>(
     deps,
@@ -126,6 +141,18 @@ export async function authenticateClient(deps: DomainDeps, token: string): Promi
   if (claims.surface !== 'client') throw forbidden(WRONG_SURFACE);
   const cached = deps.authCache?.get(claims.sessionId);
   if (cached?.kind === 'client' && cached.id === claims.subjectId) return cached;
+  return loadClient(deps, claims);
+}
+
+/** As `authenticateClient`, answered without awaiting anything when token and principal are known (see `adminFor`). */
+export function clientFor(deps: DomainDeps, token: string): ClientPrincipal | Promise<ClientPrincipal> {
+  const claims = verifiedAccessClaims(deps.config.secretKey, token);
+  if (claims?.surface !== 'client') return authenticateClient(deps, token);
+  const cached = deps.authCache?.get(claims.sessionId);
+  return cached?.kind === 'client' && cached.id === claims.subjectId ? cached : loadClient(deps, claims);
+}
+
+async function loadClient(deps: DomainDeps, claims: AccessClaims): Promise<ClientPrincipal> {
   const ticket = deps.authCache?.ticket() ?? 0;
   const row = await sqlOne<ClientSessionRow>(
     deps,

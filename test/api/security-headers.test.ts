@@ -155,4 +155,25 @@ describe('CORS', () => {
     expect(corsHeaders(read.headers)).toEqual([]);
     expect(read.headers.get('vary')).toContain('Origin');
   });
+
+  it('varies every answer by Origin, remembered public reads included, and lets a configured origin read a public answer', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      // The second and third are answered from the remembered answer, before the router (api/public-answers.ts).
+      const read = await platform.api.get('/api/v2/site/products?page=1&page_size=5');
+      expect(read.body.code).toBe(0);
+      expect(read.headers.get('vary')).toBe('Origin');
+      expect(corsHeaders(read.headers)).toEqual([]);
+    }
+    const shop = await platform.api.get('/api/v2/site/products?page=1&page_size=5', { headers: { origin: SHOP } });
+    expect(shop.body.code).toBe(0);
+    expect(shop.headers.get('access-control-allow-origin')).toBe(SHOP);
+    expect(shop.headers.get('access-control-expose-headers')).toBe('X-Request-Id');
+    expect(shop.headers.get('vary')).toBe('Origin');
+    expectSecurityHeaders(shop.headers);
+    // Without CORS_ORIGINS nothing varies by origin and no origin is allowed.
+    const plain = await noCors.api.get('/api/v2/site/products?page=1&page_size=5', { headers: { origin: SHOP } });
+    expect(plain.body.code).toBe(0);
+    expect(plain.headers.get('vary')).toBeNull();
+    expect(corsHeaders(plain.headers)).toEqual([]);
+  });
 });
