@@ -30,6 +30,7 @@ import { migration0029UpstreamCosts } from './0029-upstream-costs.js';
 import { migration0030SupplierFunds } from './0030-supplier-funds.js';
 import { migration0031Reconciliation } from './0031-reconciliation.js';
 import { migration0032AdminAlerts } from './0032-admin-alerts.js';
+import { migration0035TaskIndexes } from './0035-task-indexes.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   migration0030SupplierFunds,
   migration0031Reconciliation,
   migration0032AdminAlerts,
+  migration0035TaskIndexes,
 ];
