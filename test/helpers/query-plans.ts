@@ -30,7 +30,7 @@ export async function captureQueries<T>(work: () => Promise<T>): Promise<{ resul
   }
 }
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Filter?: string; 'Index Cond'?: string; Plans?: PlanNode[] };
 
 function* nodes(plan: PlanNode): Generator<PlanNode> {
   yield plan;
@@ -54,6 +54,19 @@ export function seqScansOf(plans: Array<{ text: string; plan: PlanNode }>, table
     [...nodes(plan)]
       .filter((n) => n['Node Type'] === 'Seq Scan' && tables.includes(n['Relation Name'] ?? ''))
       .map((n) => `${n['Relation Name']}: ${text.replace(/\s+/g, ' ').slice(0, 200)}`),
+  );
+}
+
+/**
+ * The index reads of the plans: `<index> [cond: …] [filter: …]` for every node that uses an index
+ * (index, index-only and bitmap index scans), to tell a range of the right index from a walk of
+ * another one filtering rows on the way.
+ */
+export function indexReadsOf(plans: Array<{ text: string; plan: PlanNode }>): string[] {
+  return plans.flatMap(({ plan }) =>
+    [...nodes(plan)]
+      .filter((n) => n['Index Name'])
+      .map((n) => [n['Index Name'], n['Index Cond'] ? `cond: ${n['Index Cond']}` : '', n.Filter ? `filter: ${n.Filter}` : ''].filter(Boolean).join(' ')),
   );
 }
 
