@@ -10,15 +10,18 @@ const STALE_BATCH = 500;
 /**
  * The stale unpaid invoices after id `$5`, in id order, `$6` at a time (keyset). Read through
  * `invoices_status_idx` (status, id): the unpaid invoices only, a set kept small by this very
- * task (the paid and cancelled history is never read). The invoice's service is joined by its
- * key (an `EXISTS` inside the `OR` was planned as a hashed subplan over every ended service).
+ * task (the paid and cancelled history is never read). The invoice's service status is a scalar
+ * subquery by its primary key: an `EXISTS` inside the `OR` was planned as a hashed subplan over
+ * every ended service, and a join as a hash join over a sequential scan of all services.
  */
 const STALE_INVOICES = statement(
-  `SELECT i.id, i.user_id, i.type FROM invoices i LEFT JOIN services s ON s.id = i.service_id
-    WHERE i.status = 'unpaid' AND i.id > $5
-      AND ((i.type = ANY($2::text[]) AND i.created_at < now() - make_interval(days => $1))
-        OR (i.type = ANY($3::text[]) AND ((i.created_at AT TIME ZONE 'Asia/Shanghai')::date < (now() AT TIME ZONE 'Asia/Shanghai')::date OR s.status <> 'active'))
-        OR (i.type = ANY($4::text[]) AND s.status IN ('terminated', 'cancelled')))
+  `SELECT i.id, i.user_id, i.type FROM (
+     SELECT i.id, i.user_id, i.type, i.created_at, (SELECT s.status FROM services s WHERE s.id = i.service_id) AS service_status
+       FROM invoices i WHERE i.status = 'unpaid' AND i.id > $5
+   ) i
+    WHERE ((i.type = ANY($2::text[]) AND i.created_at < now() - make_interval(days => $1))
+        OR (i.type = ANY($3::text[]) AND ((i.created_at AT TIME ZONE 'Asia/Shanghai')::date < (now() AT TIME ZONE 'Asia/Shanghai')::date OR i.service_status <> 'active'))
+        OR (i.type = ANY($4::text[]) AND i.service_status IN ('terminated', 'cancelled')))
       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
     ORDER BY i.id LIMIT $6`,
 );

@@ -12,13 +12,19 @@ export const LIFECYCLE_BATCH = 500;
 /**
  * Active or suspended periodic services due within the lead days (or past due), through
  * `services_due_idx` (next_due_at, partial on the two statuses): the due services only, never the
- * far-future or ended ones. Keyset: the id after the last one of the previous batch.
+ * far-future or ended ones. Keyset: the id after the last one of the previous batch. The due
+ * range is read first (MATERIALIZED): with `ORDER BY id LIMIT` alone the planner may walk the
+ * primary key in id order hoping to meet due services early, reading every service when the
+ * services in the range all have their invoice already.
  */
 const DUE_FOR_RENEWAL = statement(
-  `SELECT s.id, s.billing_period FROM services s
-    WHERE s.status IN ('active', 'suspended') AND s.billing_period <> 'onetime'
-      AND s.next_due_at IS NOT NULL AND s.next_due_at <= now() + make_interval(days => $1) AND s.id > $2
-      AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.service_id = s.id AND i.type = 'renew' AND i.status = 'unpaid')
+  `WITH due AS MATERIALIZED (
+     SELECT s.id, s.billing_period FROM services s
+      WHERE s.status IN ('active', 'suspended') AND s.billing_period <> 'onetime'
+        AND s.next_due_at IS NOT NULL AND s.next_due_at <= now() + make_interval(days => $1) AND s.id > $2
+   )
+   SELECT s.id, s.billing_period FROM due s
+    WHERE NOT EXISTS (SELECT 1 FROM invoices i WHERE i.service_id = s.id AND i.type = 'renew' AND i.status = 'unpaid')
       AND NOT ${RENEWAL_PAID_NOT_APPLIED}
     ORDER BY s.id LIMIT $3`,
 );
