@@ -16,12 +16,14 @@ const SYNC_BATCH = 1000;
 /**
  * One supplier's active or suspended services on upstream hosts, after service id `$2`, `$3` at
  * a time: through `service_upstream_bindings_supplier_service_idx` (supplier, service; migration
- * 0035) and the services' primary key, never a scan of every binding.
+ * 0035) and the services' primary key, never a scan of every binding. The key bound is written
+ * on both sides of the join: PostgreSQL does not carry `>` across `s.id = b.service_id`, and a
+ * merge join then read the services' primary key from its start on every batch.
  */
 const BOUND_SERVICES = statement(
   `SELECT s.id, b.upstream_host_id, s.upstream_status, s.ip, s.assigned_ips, s.upstream_due_at
      FROM service_upstream_bindings b JOIN services s ON s.id = b.service_id
-    WHERE b.supplier_id = $1 AND b.upstream_host_id IS NOT NULL AND b.service_id > $2 AND s.status IN ('active', 'suspended')
+    WHERE b.supplier_id = $1 AND b.upstream_host_id IS NOT NULL AND b.service_id > $2 AND s.id > $2 AND s.status IN ('active', 'suspended')
     ORDER BY b.service_id LIMIT $3`,
 );
 
