@@ -10,6 +10,8 @@ import type { Migration } from './types.js';
  *   of the last 3 days' reminders and auto-closes again; without them it read every closed ticket.
  * - `services_overdue_suspension_idx`: `services.unsuspend_renewed` (every 15 minutes) and
  *   `services.terminate_overdue` read the overdue suspensions only.
+ * - `services_terminated_idx`: `notifications.account_notices` (hourly) reads the terminations of
+ *   the last 3 days; through `services_status_idx` it read every terminated service ever.
  * - `service_upstream_bindings_supplier_service_idx`: host sync and reconciliation page one
  *   supplier's bound services by service id (keyset) instead of reading them all at once.
  * - `service_upstream_bindings_bill_idx`: reconciliation looks each upstream bill up among the
@@ -24,6 +26,7 @@ export const TASK_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
   { name: 'tickets_reminded_idx', on: `tickets (reminded_at) WHERE status = 'answered' AND reminded_at IS NOT NULL` },
   { name: 'tickets_auto_closed_idx', on: `tickets (closed_at) WHERE closed_by = 'auto'` },
   { name: 'services_overdue_suspension_idx', on: `services (next_due_at) WHERE status = 'suspended' AND suspend_reason = 'overdue'` },
+  { name: 'services_terminated_idx', on: `services (terminated_at) WHERE status = 'terminated'` },
   { name: 'service_upstream_bindings_supplier_service_idx', on: `service_upstream_bindings (supplier_id, service_id) WHERE upstream_host_id IS NOT NULL` },
   { name: 'service_upstream_bindings_bill_idx', on: `service_upstream_bindings (supplier_id, upstream_invoice_id) WHERE upstream_invoice_id IS NOT NULL` },
 ];
