@@ -1,4 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { type CapturedQuery, type PlanNode } from '../lib/query-plans.js';
+
+export { captureQueries } from '../lib/query-plans.js';
 
 /**
  * The read routes a person waits on, as requests to time and to explain (issue #35): every GET
@@ -86,31 +89,6 @@ export function knownScan(route: string): boolean {
   return KNOWN_SCANS.some((k) => k.route.test(route));
 }
 
-export type CapturedQuery = { text: string; values: unknown[] };
-
-/**
- * Records the statements sent through `pg` in this process while `during` runs (the API must run
- * in the same process): reads only (SELECT and WITH), not the request log's or audit's inserts.
- */
-export async function captureQueries<T>(during: () => Promise<T>): Promise<{ result: T; queries: CapturedQuery[] }> {
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = proto.query;
-  const queries: CapturedQuery[] = [];
-  proto.query = function capture(this: unknown, ...args: unknown[]) {
-    const [first, second] = args;
-    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-    const values = Array.isArray(second) ? second : ((first as { values?: unknown[] } | null)?.values ?? []);
-    if (typeof text === 'string' && /^\s*(SELECT|WITH)\b/i.test(text)) queries.push({ text, values });
-    return original.apply(this, args);
-  };
-  try {
-    return { result: await during(), queries };
-  } finally {
-    proto.query = original;
-  }
-}
-
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Filter?: string; 'Plan Rows'?: number; Plans?: PlanNode[] };
 
 /**
  * The sequential scans in the plans of `queries` over tables holding more than `minRows` rows

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 import { parseDateTime } from '../../lib/time.js';
-import { sqlRows } from '../../db/sql.js';
+import { sqlOne, sqlRows, statement } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
 
@@ -9,6 +9,28 @@ const HOST_LIST_TIMEOUT_MS = 120_000;
 
 /** Upstream status of a service whose host the complete host list no longer carries. */
 export const MISSING_HOST_STATUS = 'missing';
+
+/** Bound services read, compared and written per statement (keyset on the service id). */
+const SYNC_BATCH = 1000;
+
+/**
+ * One supplier's active or suspended services on upstream hosts, after service id `$2`, `$3` at
+ * a time: through `service_upstream_bindings_supplier_service_idx` (supplier, service; migration
+ * 0035) and the services' primary key, never a scan of every binding. The key bound is written
+ * on both sides of the join: PostgreSQL does not carry `>` across `s.id = b.service_id`, and a
+ * merge join then read the services' primary key from its start on every batch.
+ */
+const BOUND_SERVICES = statement(
+  `SELECT s.id, b.upstream_host_id, s.upstream_status, s.ip, s.assigned_ips, s.upstream_due_at
+     FROM service_upstream_bindings b JOIN services s ON s.id = b.service_id
+    WHERE b.supplier_id = $1 AND b.upstream_host_id IS NOT NULL AND b.service_id > $2 AND s.id > $2 AND s.status IN ('active', 'suspended')
+    ORDER BY b.service_id LIMIT $3`,
+);
+
+const COUNT_BOUND = statement(
+  `SELECT count(*)::int AS n FROM service_upstream_bindings b JOIN services s ON s.id = b.service_id
+    WHERE b.supplier_id = $1 AND b.upstream_host_id IS NOT NULL AND s.status IN ('active', 'suspended')`,
+);
 
 type BoundService = {
   id: number;
@@ -97,74 +119,74 @@ async function recordEvents(deps: DomainDeps, events: Array<{ serviceId: number;
  */
 async function syncSupplier(deps: DomainDeps, supplier: { id: number; code: string }): Promise<SupplierSyncLine> {
   const line: SupplierSyncLine = { supplier_id: supplier.id, supplier_code: supplier.code, status: 'ok', hosts: 0, pages: 0, services: 0, changed: 0, missing: 0, error: null };
-  const bound = await sqlRows<BoundService>(
-    deps,
-    `SELECT s.id, b.upstream_host_id, s.upstream_status, s.ip, s.assigned_ips, s.upstream_due_at
-       FROM service_upstream_bindings b JOIN services s ON s.id = b.service_id
-      WHERE b.supplier_id = $1 AND b.upstream_host_id IS NOT NULL AND s.status IN ('active', 'suspended')
-      ORDER BY s.id`,
-    [supplier.id],
-  );
-  line.services = bound.length;
+  const failed = async (error: string): Promise<SupplierSyncLine> => {
+    const counted = await sqlOne<{ n: number }>(deps, COUNT_BOUND, [supplier.id]);
+    return { ...line, services: counted?.n ?? 0, status: 'failed', error };
+  };
   let result;
   try {
     result = await invokeSupplierPlugin(deps, supplier.id, { action: 'upstream.host_list', timeoutMs: HOST_LIST_TIMEOUT_MS });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return { ...line, status: 'failed', error: error.message };
+    return failed(error.message);
   }
-  if (!result.success) return { ...line, status: 'failed', error: result.message };
+  if (!result.success) return failed(result.message);
   const hosts = new Map(readHosts(result.data).map((h) => [h.id, h]));
   line.hosts = hosts.size;
   line.pages = typeof result.data['pages'] === 'number' ? result.data['pages'] : 0;
   const complete = result.data['complete'] === true;
 
-  const changes: Change[] = [];
-  const events: Parameters<typeof recordEvents>[1] = [];
-  for (const service of bound) {
-    const hostId = Number(service.upstream_host_id);
-    const host = hosts.get(hostId);
-    if (!host) {
-      if (!complete || service.upstream_status === MISSING_HOST_STATUS) continue;
-      line.missing += 1;
-      line.changed += 1;
-      changes.push({ ...service, upstream_status: MISSING_HOST_STATUS });
-      events.push({
-        serviceId: service.id,
-        status: 'failed',
-        stage: 'host_missing',
-        message: `上游主机列表中已找不到该服务的主机（主机 ID ${hostId}），请联系供应商核实`,
-        detail: { upstream_host_id: hostId, previous_status: service.upstream_status },
-      });
-      continue;
+  for (let last = 0; ; ) {
+    const bound = await sqlRows<BoundService>(deps, BOUND_SERVICES, [supplier.id, last, SYNC_BATCH]);
+    line.services += bound.length;
+    const changes: Change[] = [];
+    const events: Parameters<typeof recordEvents>[1] = [];
+    for (const service of bound) {
+      const hostId = Number(service.upstream_host_id);
+      const host = hosts.get(hostId);
+      if (!host) {
+        if (!complete || service.upstream_status === MISSING_HOST_STATUS) continue;
+        line.missing += 1;
+        line.changed += 1;
+        changes.push({ ...service, upstream_status: MISSING_HOST_STATUS });
+        events.push({
+          serviceId: service.id,
+          status: 'failed',
+          stage: 'host_missing',
+          message: `上游主机列表中已找不到该服务的主机（主机 ID ${hostId}），请联系供应商核实`,
+          detail: { upstream_host_id: hostId, previous_status: service.upstream_status },
+        });
+        continue;
+      }
+      const next: Change = {
+        id: service.id,
+        upstream_status: host.status,
+        ip: host.ip,
+        assigned_ips: host.assigned_ips ?? service.assigned_ips,
+        upstream_due_at: host.next_due_at ? parseDateTime(host.next_due_at) : null,
+      };
+      const changed =
+        next.upstream_status !== service.upstream_status ||
+        next.ip !== service.ip ||
+        !sameIps(next.assigned_ips, service.assigned_ips) ||
+        !sameTime(next.upstream_due_at, service.upstream_due_at);
+      if (changed) line.changed += 1;
+      if (service.upstream_status !== '' && next.upstream_status !== service.upstream_status) {
+        events.push({
+          serviceId: service.id,
+          status: 'info',
+          stage: 'host_status',
+          message: `上游主机状态由 ${service.upstream_status} 变为 ${next.upstream_status}`,
+          detail: { upstream_host_id: hostId, previous_status: service.upstream_status, upstream_status: next.upstream_status },
+        });
+      }
+      changes.push(next);
     }
-    const next: Change = {
-      id: service.id,
-      upstream_status: host.status,
-      ip: host.ip,
-      assigned_ips: host.assigned_ips ?? service.assigned_ips,
-      upstream_due_at: host.next_due_at ? parseDateTime(host.next_due_at) : null,
-    };
-    const changed =
-      next.upstream_status !== service.upstream_status ||
-      next.ip !== service.ip ||
-      !sameIps(next.assigned_ips, service.assigned_ips) ||
-      !sameTime(next.upstream_due_at, service.upstream_due_at);
-    if (changed) line.changed += 1;
-    if (service.upstream_status !== '' && next.upstream_status !== service.upstream_status) {
-      events.push({
-        serviceId: service.id,
-        status: 'info',
-        stage: 'host_status',
-        message: `上游主机状态由 ${service.upstream_status} 变为 ${next.upstream_status}`,
-        detail: { upstream_host_id: hostId, previous_status: service.upstream_status, upstream_status: next.upstream_status },
-      });
-    }
-    changes.push(next);
+    await writeChanges(deps, changes);
+    await recordEvents(deps, events);
+    if (bound.length < SYNC_BATCH) return line;
+    last = bound[bound.length - 1]!.id;
   }
-  await writeChanges(deps, changes);
-  await recordEvents(deps, events);
-  return line;
 }
 
 /**
@@ -175,9 +197,10 @@ async function syncSupplier(deps: DomainDeps, supplier: { id: number; code: stri
 export async function syncUpstreamHosts(deps: DomainDeps): Promise<SupplierSyncLine[]> {
   const suppliers = await sqlRows<{ id: number; code: string }>(
     deps,
-    `SELECT DISTINCT p.id, p.code FROM suppliers p
-       JOIN service_upstream_bindings b ON b.supplier_id = p.id AND b.upstream_host_id IS NOT NULL
-       JOIN services s ON s.id = b.service_id AND s.status IN ('active', 'suspended')
+    // Per supplier, the first bound living service found through the binding index (not a join of every binding).
+    `SELECT p.id, p.code FROM suppliers p
+      WHERE EXISTS (SELECT 1 FROM service_upstream_bindings b JOIN services s ON s.id = b.service_id
+                     WHERE b.supplier_id = p.id AND b.upstream_host_id IS NOT NULL AND s.status IN ('active', 'suspended'))
       ORDER BY p.id`,
     [],
   );

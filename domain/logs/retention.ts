@@ -56,14 +56,19 @@ export async function trimTable(
     if (options.wholePartitionsOnly) return total;
   }
   const keep = target.keep ? ` AND NOT (${target.keep})` : '';
-  // A partitioned table: the partition key beside the id, so each batch finds its rows in their own month, in its index's order.
-  const key = isPartitionedLogTable(target.table) ? `id, ${target.column}` : 'id';
-  const order = isPartitionedLogTable(target.table) ? target.column : 'id';
-  const sql = `WITH doomed AS (
-      SELECT ${key} FROM ${target.table} WHERE ${target.column} < $1${keep} ORDER BY ${order} LIMIT ${BATCH}
-    ), deleted AS (
-      DELETE FROM ${target.table} WHERE (${key}) IN (SELECT ${key} FROM doomed) RETURNING 1
-    ) SELECT count(*)::int AS n FROM deleted`;
+  // Ordered by the cut-off column, so the batch is a range of that column's index (every target
+  // has one): a run reads the rows past retention, not the table (by id, a run with nothing to
+  // delete, or only new rows near the old ones, walked the primary key filtering every younger
+  // row). A plain table deletes the batch's ids as one array, found by the primary key (an `IN
+  // (subquery)` of 5,000 ids was planned as a hash join over a sequential scan of the table); a
+  // partitioned one by the partition key beside the id, so each row is found in its own month.
+  const doomed = `SELECT id${isPartitionedLogTable(target.table) ? `, ${target.column}` : ''} FROM ${target.table}
+      WHERE ${target.column} < $1${keep} ORDER BY ${target.column} LIMIT ${BATCH}`;
+  const match = isPartitionedLogTable(target.table)
+    ? `(id, ${target.column}) IN (SELECT id, ${target.column} FROM doomed)`
+    : 'id = ANY (ARRAY(SELECT id FROM doomed))';
+  const sql = `WITH doomed AS (${doomed}), deleted AS (DELETE FROM ${target.table} WHERE ${match} RETURNING 1)
+    SELECT count(*)::int AS n FROM deleted`;
   for (;;) {
     const row = await sqlOne<{ n: number }>(deps, sql, [cutoff]);
     const n = row?.n ?? 0;

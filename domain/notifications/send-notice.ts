@@ -1,9 +1,9 @@
 import { SYSTEM_ACTOR } from '../../lib/actor.js';
-import type { NotificationChannel } from '../../db/models/notification-log.js';
+import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../db/models/notification-log.js';
 import { AppError } from '../../lib/errors.js';
 import { invokePlugin, type PluginInvocation } from '../../plugins/runtime/invoke.js';
 import { resolvePluginTarget } from '../../plugins/runtime/resolve-target.js';
-import { sqlOne } from '../../db/sql.js';
+import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { maskEmail, maskPhone } from './mask-recipient.js';
 import type { ChannelOutcome, Notice, NoticeOutcome } from './notice.js';
@@ -30,6 +30,46 @@ export async function availableChannels(deps: DomainDeps): Promise<ChannelAvaila
 
 type Claim = { id: string; attempts: number };
 
+/** The address a notice goes to on a channel (null: none, so no claim is ever written). */
+function addressOn(notice: Notice, channel: NotificationChannel): string | null {
+  return channel === 'mail' ? notice.user.email : notice.user.phone;
+}
+
+/** The log's occasion of a notice (the column's width; the claim stores the same). */
+function occasionOf(notice: Notice): string {
+  return notice.occasion.slice(0, 64);
+}
+
+/**
+ * The notices among `notices` that `claim` could still claim on some channel: an available
+ * channel with an address and no log row, or only a `failed` one below MAX_NOTICE_ATTEMPTS (the
+ * claim's own condition). One statement for the whole batch (through the log's UNIQUE key), so a
+ * task that re-offers recent notices pays per notice still due, not two claims per notice per run.
+ */
+export async function pendingNotices<N extends Notice>(deps: DomainDeps, notices: readonly N[], channels: ChannelAvailability): Promise<N[]> {
+  const wanted = notices.flatMap((notice, index) => NOTIFICATION_CHANNELS.filter((c) => channels[c] && addressOn(notice, c)).map((channel) => ({ notice, index, channel })));
+  if (wanted.length === 0) return [];
+  const open = await sqlRows<{ i: number }>(
+    deps,
+    `SELECT w.i FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[]) AS w(i, kind, channel, entity_type, entity_id, occasion)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM notification_log l
+         WHERE l.kind = w.kind AND l.channel = w.channel AND l.entity_type = w.entity_type AND l.entity_id = w.entity_id AND l.occasion = w.occasion
+           AND NOT (l.status = 'failed' AND l.attempts < $7))`,
+    [
+      wanted.map((w) => w.index),
+      wanted.map((w) => w.notice.kind),
+      wanted.map((w) => w.channel),
+      wanted.map((w) => w.notice.entityType),
+      wanted.map((w) => w.notice.entityId),
+      wanted.map((w) => occasionOf(w.notice)),
+      MAX_NOTICE_ATTEMPTS,
+    ],
+  );
+  const due = new Set(open.map((r) => r.i));
+  return notices.filter((_, index) => due.has(index));
+}
+
 /**
  * Claims the notice on one channel in its own committed statement, before anything is sent: a
  * new row `sending`, or a `failed` one below the attempt limit back to `sending`. Answers null
@@ -45,7 +85,7 @@ async function claim(deps: DomainDeps, notice: Notice, channel: NotificationChan
            task_run_id = EXCLUDED.task_run_id, updated_at = now()
        WHERE notification_log.status = 'failed' AND notification_log.attempts < $10
      RETURNING id, attempts`,
-    [notice.kind, channel, notice.entityType, notice.entityId, notice.occasion.slice(0, 64), notice.user.id, recipient, notice.subject.slice(0, 200), taskRunId, MAX_NOTICE_ATTEMPTS],
+    [notice.kind, channel, notice.entityType, notice.entityId, occasionOf(notice), notice.user.id, recipient, notice.subject.slice(0, 200), taskRunId, MAX_NOTICE_ATTEMPTS],
   );
 }
 
@@ -88,7 +128,7 @@ async function sendOnChannel(
   available: boolean,
   context: { taskRunId: number | null; traceId: string },
 ): Promise<ChannelOutcome> {
-  const address = channel === 'mail' ? notice.user.email : notice.user.phone;
+  const address = addressOn(notice, channel);
   if (!address) return 'no_recipient';
   if (!available) return 'unavailable';
   const claimed = await claim(deps, notice, channel, channel === 'mail' ? maskEmail(address) : maskPhone(address), context.taskRunId);

@@ -1,10 +1,10 @@
-import { sqlOne, sqlRows } from '../../db/sql.js';
+import { sqlOne, sqlRows, statement } from '../../db/sql.js';
 import { formatDateTime } from '../../lib/time.js';
 import type { DomainDeps } from '../deps.js';
 import { siteSettings } from '../settings/groups/site.js';
 import { readSettings } from '../settings/settings.js';
 import { addToTally, emptyTally, type Notice, type NoticeTally, type Recipient } from '../notifications/notice.js';
-import { availableChannels, type ChannelAvailability, sendNotice } from '../notifications/send-notice.js';
+import { availableChannels, type ChannelAvailability, pendingNotices, sendNotice } from '../notifications/send-notice.js';
 
 /**
  * Ticket notices, by mail (and SMS where a plugin is bound), each at most once per channel
@@ -120,32 +120,53 @@ export function autoClosedNotice(siteName: string, row: WaitingRow): Notice {
   };
 }
 
-/** Recent reminders and auto-closes whose notices may still be due (the log keeps them to once). */
+/** Tickets read per statement when the recent reminders and closes are offered again. */
+const NOTICE_BATCH = 500;
+
+/**
+ * The tickets reminded (or auto-closed) within the last 3 days, a keyset batch at a time (id
+ * greater than the last one seen): through the partial indexes `tickets_reminded_idx` and
+ * `tickets_auto_closed_idx` (migration 0035), never the closed history.
+ */
+const RECENT_REMINDED = statement(
+  `SELECT t.id, t.subject, t.user_id, u.email, u.phone, t.reminded_at AS at, t.last_reply_at FROM tickets t JOIN users u ON u.id = t.user_id
+    WHERE t.status = 'answered' AND t.reminded_at IS NOT NULL AND t.reminded_at > now() - interval '3 days' AND t.id > $1
+    ORDER BY t.id LIMIT $2`,
+);
+const RECENT_AUTO_CLOSED = statement(
+  `SELECT t.id, t.subject, t.user_id, u.email, u.phone, t.closed_at AS at, t.last_reply_at FROM tickets t JOIN users u ON u.id = t.user_id
+    WHERE t.closed_by = 'auto' AND t.closed_at > now() - interval '3 days' AND t.id > $1
+    ORDER BY t.id LIMIT $2`,
+);
+
+/**
+ * Recent reminders and auto-closes whose notices may still be due: every such ticket, in keyset
+ * batches; of each batch only the notices the log would still claim (`pendingNotices`) are
+ * offered, so a run pays for the notices due, and a notice already sent costs no claim.
+ */
 export async function sendWaitingNotices(
   deps: DomainDeps,
   input: { autoCloseDays: number; reminderHours: number; taskRunId: number | null },
 ): Promise<{ reminders: NoticeTally; closed: NoticeTally }> {
   const channels = await availableChannels(deps);
   const { name: siteName } = await readSettings(deps, siteSettings);
-  const reminders = emptyTally();
-  const closed = emptyTally();
-  const reminded = await sqlRows<WaitingRow & { last_reply_at: Date }>(
-    deps,
-    `SELECT t.id, t.subject, t.user_id, u.email, u.phone, t.reminded_at AS at, t.last_reply_at FROM tickets t JOIN users u ON u.id = t.user_id
-      WHERE t.status = 'answered' AND t.reminded_at > now() - interval '3 days' ORDER BY t.id LIMIT 1000`,
-    [],
-  );
-  for (const row of reminded) {
+  const offer = async (sql: typeof RECENT_REMINDED, notice: (row: WaitingRow & { last_reply_at: Date }) => Notice): Promise<NoticeTally> => {
+    const tally = emptyTally();
+    if (!channels.mail && !channels.sms) return tally;
+    for (let last = 0; ; ) {
+      const rows = await sqlRows<WaitingRow & { last_reply_at: Date }>(deps, sql, [last, NOTICE_BATCH]);
+      for (const due of await pendingNotices(deps, rows.map(notice), channels)) {
+        addToTally(tally, await sendNotice(deps, due, channels, { taskRunId: input.taskRunId }));
+      }
+      if (rows.length < NOTICE_BATCH) return tally;
+      last = rows[rows.length - 1]!.id;
+    }
+  };
+  const reminders = await offer(RECENT_REMINDED, (row) => {
     const byAge = row.last_reply_at.getTime() + input.autoCloseDays * 86_400_000;
     const afterReminder = row.at.getTime() + input.reminderHours * 3_600_000;
-    addToTally(reminders, await sendNotice(deps, closeReminderNotice(siteName, row, new Date(Math.max(byAge, afterReminder))), channels, { taskRunId: input.taskRunId }));
-  }
-  const autoClosed = await sqlRows<WaitingRow>(
-    deps,
-    `SELECT t.id, t.subject, t.user_id, u.email, u.phone, t.closed_at AS at FROM tickets t JOIN users u ON u.id = t.user_id
-      WHERE t.status = 'closed' AND t.closed_by = 'auto' AND t.closed_at > now() - interval '3 days' ORDER BY t.id LIMIT 1000`,
-    [],
-  );
-  for (const row of autoClosed) addToTally(closed, await sendNotice(deps, autoClosedNotice(siteName, row), channels, { taskRunId: input.taskRunId }));
+    return closeReminderNotice(siteName, row, new Date(Math.max(byAge, afterReminder)));
+  });
+  const closed = await offer(RECENT_AUTO_CLOSED, (row) => autoClosedNotice(siteName, row));
   return { reminders, closed };
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { captureQueries, planNodes, type PlanNode } from '../../../bench/lib/query-plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { LOG_LIST_WINDOW } from '../../../lib/paging.js';
@@ -22,20 +23,8 @@ const LOG_TABLES = /\b(api_request_logs|plugin_runtime_logs|task_runs|notificati
 const BIG = 5000;
 
 type Query = Record<string, string | number>;
-type Captured = { text: string; values: unknown[] };
-let captured: Captured[] | null = null;
-const clientQuery = pg.Client.prototype.query;
 
 beforeAll(async () => {
-  // Every statement the API sends while `captured` is set (Sequelize and db/sql.ts both end in pg's Client.query).
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first, second] = args;
-    const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
-    const values = typeof first === 'string' ? (Array.isArray(second) ? second : []) : ((first as { values?: unknown[] } | undefined)?.values ?? []);
-    if (captured && typeof text === 'string' && /^\s*SELECT/i.test(text) && LOG_TABLES.test(text)) captured.push({ text, values });
-    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof pg.Client.prototype.query;
-
   platform = await startTestPlatform();
   token = await platform.rootToken();
   explainer = new pg.Client({ connectionString: platform.deps.config.databaseUrl });
@@ -44,7 +33,6 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  pg.Client.prototype.query = clientQuery;
   await explainer?.end();
   await platform?.close();
 });
@@ -99,11 +87,6 @@ async function generateVolume() {
   await sql('ANALYZE api_request_logs, plugin_runtime_logs, task_runs, notification_log, admin_audit_logs');
 }
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Subplans Removed'?: number; Plans?: PlanNode[] };
-
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
-}
 
 async function rowEstimates(): Promise<Map<string, number>> {
   const rows = await sql<{ relname: string; reltuples: number }>(`SELECT relname, reltuples::float8 AS reltuples FROM pg_class WHERE relkind IN ('r', 'p')`);
@@ -112,10 +95,9 @@ async function rowEstimates(): Promise<Map<string, number>> {
 
 /** Calls the route, answers the plans of the log statements it sent (at least one). */
 async function plansOf(path: string, query: Query = {}) {
-  captured = [];
-  const res = await platform.api.get(path, { token, query });
-  const statements = captured;
-  captured = null;
+  // The statements on a log table the API sent for this request (bench/lib/query-plans.ts).
+  const { result: res, queries } = await captureQueries(() => platform.api.get(path, { token, query }));
+  const statements = queries.filter((q) => /^\s*SELECT/i.test(q.text) && LOG_TABLES.test(q.text));
   expect(res.body.code, `${path} ${JSON.stringify(query)}: ${res.body.message}`).toBe(0);
   expect(statements.length, `${path} sent no statement on a log table`).toBeGreaterThan(0);
   const plans: Array<{ text: string; nodes: PlanNode[] }> = [];
