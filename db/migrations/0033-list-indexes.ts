@@ -34,6 +34,7 @@ const INDEXES: Array<[name: string, definition: string]> = [
   ['recharge_records_scene_idx', 'recharge_records (scene, id DESC)'],
   ['recharge_records_direction_idx', 'recharge_records (direction, id DESC)'],
   ['refunds_status_idx', 'refunds (status, id DESC)'],
+  ['refunds_method_idx', 'refunds (refund_method, id DESC)'],
   ['refunds_refunded_idx', "refunds (refunded_at) WHERE status = 'succeeded'"],
   ['tickets_last_reply_idx', 'tickets (last_reply_at DESC, id DESC)'],
   ['tickets_department_idx', 'tickets (department_id, id DESC)'],

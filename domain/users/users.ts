@@ -47,7 +47,9 @@ export async function listUsers(deps: DomainDeps, query: UserListQuery): Promise
   const sort = query.sort ?? { key: 'id', direction: 'DESC' };
   const column = USER_SORT_KEYS.includes(sort.key) ? sort.key : 'id';
   const direction = sort.direction === 'ASC' ? 'ASC' : 'DESC';
-  const nulls = direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
+  // Only a column that can be empty names where its empties go: on id and created_at (NOT NULL) the
+  // clause would not match their indexes' order and made every page a sort of all users (issue #35).
+  const nulls = column !== 'last_login_at' ? '' : direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
   const limit = query.page_size;
   const offset = (query.page - 1) * query.page_size;
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) {
@@ -56,7 +58,7 @@ export async function listUsers(deps: DomainDeps, query: UserListQuery): Promise
   const [rows, counted] = await Promise.all([
     sqlRows<UserListItem>(
       deps,
-      `SELECT ${LIST_COLUMNS} FROM users${where} ORDER BY ${column} ${direction} ${nulls}, id DESC LIMIT ${limit} OFFSET ${offset}`,
+      `SELECT ${LIST_COLUMNS} FROM users${where} ORDER BY ${column} ${direction}${nulls ? ` ${nulls}` : ''}, id DESC LIMIT ${limit} OFFSET ${offset}`,
       params,
     ),
     sqlRows<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM users${where}`), params),
