@@ -27,6 +27,10 @@ const accessActions = z
 
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  ALLOW_PRIVATE_UPSTREAMS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   HOST: z.string().default('0.0.0.0'),
   PORT: port(8080),
   PUBLIC_BASE_URL: z.string().url().optional(),
@@ -162,7 +166,11 @@ export const envSchema = z.object({
  * only where the schema has none to show (required, or computed elsewhere).
  */
 export const configVariables: Record<keyof typeof envSchema.shape, { description: string; default?: string }> = {
-  NODE_ENV: { description: '`development`, `test` or `production`' },
+  NODE_ENV: { description: '`development`, `test` or `production` (what differs: docs/production.md "Development and production")' },
+  ALLOW_PRIVATE_UPSTREAMS: {
+    description:
+      'staging only (`true`/`false`/`1`/`0`): with `NODE_ENV=production`, supplier base URLs and upstream console addresses may be plain HTTP/WS and private (local sandboxes); every other production rule stays (docs/production.md "Development and production")',
+  },
   HOST: { description: 'API listen address' },
   PORT: { description: 'API listen port' },
   PUBLIC_BASE_URL: { description: "the API's public URL (callback URLs)", default: '`http://localhost:$PORT`' },
@@ -252,6 +260,11 @@ export const configVariables: Record<keyof typeof envSchema.shape, { description
 
 export type AppConfig = {
   env: 'development' | 'test' | 'production';
+  /**
+   * Staging (`ALLOW_PRIVATE_UPSTREAMS`): production, except that supplier base URLs and upstream
+   * console addresses may be plain HTTP/WS and private (domain/suppliers/base-url-policy.ts).
+   */
+  allowPrivateUpstreams: boolean;
   host: string;
   port: number;
   publicBaseUrl: string;
@@ -399,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   return {
     env: e.NODE_ENV,
+    allowPrivateUpstreams: e.ALLOW_PRIVATE_UPSTREAMS,
     host: e.HOST,
     port: e.PORT,
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`,

@@ -13,6 +13,7 @@ import { type Cluster, ClusterUnavailableError, startCluster } from './lib/clust
 import { envPort } from './lib/ports.js';
 import { devSandboxSecrets } from './lib/sandbox-secrets.js';
 import { TEMPORAL_SERVER_VERSION } from './lib/temporal-cluster.js';
+import { TEMPORAL_UI_VERSION } from './lib/temporal-ui.js';
 import { type DemoShownOnce, demoAccountLines, sandboxLines, seedDevDemo } from './seeders/dev-demo.js';
 
 const log = (m: string) => console.log(`[cluster] ${m}`);
@@ -45,6 +46,7 @@ async function main() {
     workers: positive('CLUSTER_WORKERS', 2),
     pgPort: envPort('CLUSTER_PG_PORT', 54339),
     temporalPort: envPort('CLUSTER_TEMPORAL_PORT', 7433),
+    temporalUiPort: envPort('CLUSTER_TEMPORAL_UI_PORT', 8433),
     ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
     echo: true,
     log,
@@ -83,7 +85,7 @@ async function main() {
       `  API 进程 / APIs   ${cluster.apis.map((a) => a.url).join('  ')}`,
       `  工作进程 / workers  ${cluster.workers.length}`,
       `  Temporal   ${cluster.temporalAddress}  server ${cluster.temporalVersion} (${TEMPORAL_SERVER_VERSION} built from source), persistence + visibility: PostgreSQL (postgres12) temporal, temporal_visibility`,
-      '  Temporal UI  未构建 / not built: ui-server v2.42.1 (the version docker-compose.yml pins) is not on the Go module proxy; use the compose file or any Temporal UI pointed at the address above',
+      `  Temporal UI  ${cluster.temporalUiUrl}/namespaces/${cluster.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows   (ui-server ${TEMPORAL_UI_VERSION}; the admin API's temporal_ui_url links open it)`,
       `  管理员 / admin  ${admin.username}${admin.password ? `  密码 / password: ${admin.password}  (仅显示一次 / shown once)` : '  (密码未变 / password unchanged)'}`,
       ...demoAccountLines(shownOnce),
       ...sandboxLines(sandboxes),

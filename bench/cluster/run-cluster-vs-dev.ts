@@ -133,13 +133,14 @@ async function clusterSide(ctx: Ctx, adminPassword: string): Promise<{ side: Pur
 
   const apis = Number(process.env.CLUSTER_APIS ?? 2);
   const apiCount = Number.isInteger(apis) && apis >= 1 && apis <= 16 ? apis : 2;
-  const base = await consecutiveFreePorts(1 + apiCount + 1 + TEMPORAL_PORTS + CLUSTER_SANDBOXES.length);
+  const base = await consecutiveFreePorts(1 + apiCount + 1 + TEMPORAL_PORTS + CLUSTER_SANDBOXES.length + 1);
   const ports = {
     balancer: base,
     apiBase: base + 1,
     pg: base + 1 + apiCount,
     temporal: base + 2 + apiCount,
     sandboxBase: base + 2 + apiCount + TEMPORAL_PORTS,
+    temporalUi: base + 2 + apiCount + TEMPORAL_PORTS + CLUSTER_SANDBOXES.length,
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-cluster-bench-'));
   // As for dev: as root PostgreSQL runs as its own user, which must be able to enter the folder.
@@ -151,6 +152,7 @@ async function clusterSide(ctx: Ctx, adminPassword: string): Promise<{ side: Pur
     CLUSTER_API_PORT: String(ports.apiBase),
     CLUSTER_PG_PORT: String(ports.pg),
     CLUSTER_TEMPORAL_PORT: String(ports.temporal),
+    CLUSTER_TEMPORAL_UI_PORT: String(ports.temporalUi),
     ...Object.fromEntries(CLUSTER_SANDBOXES.map((name, i) => [`CLUSTER_SANDBOX_${name}_PORT`, String(ports.sandboxBase + i)])),
     ADMIN_USERNAME,
     ADMIN_PASSWORD: adminPassword,

@@ -41,13 +41,23 @@ export function isPublicAddress(address: string): boolean {
   return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/**
+ * Whether upstream addresses (supplier base URLs, upstream console addresses) must be HTTPS/WSS
+ * and public: in production, unless a staging deployment allows private upstreams
+ * (`ALLOW_PRIVATE_UPSTREAMS`, docs/production.md "Development and production"). The one place
+ * where NODE_ENV decides an address rule.
+ */
+export function upstreamAddressesMustBePublic(config: Pick<AppConfig, 'env' | 'allowPrivateUpstreams'>): boolean {
+  return config.env === 'production' && !config.allowPrivateUpstreams;
+}
+
 export type Resolver = (host: string) => Promise<string[]>;
 
 const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * A supplier address must be an absolute http(s) URL without credentials. In production it must
- * be HTTPS (spec: plain HTTP is refused in production) and every address its host resolves to
+ * A supplier address must be an absolute http(s) URL without credentials. In production (unless
+ * private upstreams are allowed, `upstreamAddressesMustBePublic`) it must be HTTPS (spec: plain HTTP is refused in production) and every address its host resolves to
  * must be public, so an admin form cannot point the platform at internal services.
  */
 export async function checkSupplierBaseUrl(config: AppConfig, value: string, resolve: Resolver = systemResolver): Promise<string> {
@@ -61,7 +71,7 @@ export async function checkSupplierBaseUrl(config: AppConfig, value: string, res
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('接口地址必须以 https:// 开头');
   if (url.username || url.password) throw refuse('接口地址不能包含账号或密码');
   if (url.search || url.hash) throw refuse('接口地址不能包含查询参数');
-  if (config.env !== 'production') return url.toString().replace(/\/+$/, '');
+  if (!upstreamAddressesMustBePublic(config)) return url.toString().replace(/\/+$/, '');
   if (url.protocol !== 'https:') throw refuse('生产环境只允许 HTTPS 接口地址');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];

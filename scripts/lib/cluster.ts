@@ -8,6 +8,7 @@ import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres, withDataba
 import { devSecretKey } from './secret-key.js';
 import { ensureTemporalServer, installTemporalSchemas, startTemporalServer, TEMPORAL_SERVER_VERSION, temporalServerEnv } from './temporal-cluster.js';
 import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from './node-flags.js';
+import { ensureTemporalUi, startTemporalUi, TEMPORAL_UI_VERSION } from './temporal-ui.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(REPO_ROOT, 'dist');
@@ -188,6 +189,8 @@ export type ClusterOptions = {
   pgPort: number;
   /** The Temporal frontend's port; its other services take the next eight. */
   temporalPort: number;
+  /** The Temporal UI's port (its URL is the APIs' TEMPORAL_UI_URL). */
+  temporalUiPort: number;
   /** An existing PostgreSQL server instead of the embedded one (the platform's database is its path). */
   databaseUrl?: string;
   /** Environment for the APIs and workers, over the cluster's own. */
@@ -205,6 +208,8 @@ export type Cluster = {
   workers: ClusterProcess[];
   temporalAddress: string;
   temporalVersion: string;
+  /** The Temporal UI (ops/temporal-ui, ui-server TEMPORAL_UI_VERSION) on the cluster's frontend. */
+  temporalUiUrl: string;
   /** The PostgreSQL server (maintenance database URL) and the platform database. */
   adminDatabaseUrl: string;
   databaseUrl: string;
@@ -230,6 +235,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   try {
     const haproxy = ensureHaproxy(log);
     const build = ensureTemporalServer(log);
+    const uiBinary = ensureTemporalUi(log);
     ensureProductionBuild(log);
     mkdirSync(options.dataDir, { recursive: true });
 
@@ -256,13 +262,22 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const connection = await Connection.connect({ address: temporal.address });
     const temporalVersion = (await connection.workflowService.getSystemInfo({})).serverVersion ?? TEMPORAL_SERVER_VERSION;
     await connection.close();
+    const namespace = options.env?.TEMPORAL_NAMESPACE ?? 'default';
+    log(`启动 Temporal UI / starting the Temporal UI ${TEMPORAL_UI_VERSION} on ${options.temporalUiPort}`);
+    const ui = await startTemporalUi({ binary: uiBinary, address: temporal.address, port: options.temporalUiPort, namespace });
+    stops.push(() => ui.stop());
+    const temporalUiUrl = ui.url;
 
     const env: Record<string, string> = {
-      // Not 'production': that refuses plain-HTTP and private supplier and console addresses,
-      // which the local sandboxes are. Everything else runs as in production (dist/, no tsx).
-      NODE_ENV: 'development',
+      // Production, as a staging deployment: the local sandboxes are plain-HTTP private
+      // addresses, which only ALLOW_PRIVATE_UPSTREAMS lets through (docs/production.md
+      // "Development and production"); every other production rule holds.
+      NODE_ENV: 'production',
+      ALLOW_PRIVATE_UPSTREAMS: 'true',
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
+      // The admin API's temporal_ui_url links open this cluster's UI.
+      TEMPORAL_UI_URL: temporalUiUrl,
       APP_SECRET_KEY: devSecretKey(options.dataDir),
       DATA_DIR: options.dataDir,
       PUBLIC_BASE_URL: `http://localhost:${options.port}`,
@@ -317,13 +332,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const url = `http://127.0.0.1:${options.port}`;
     const balancer = await startHaproxy(haproxy, backendFile, options.port, echo);
     stops.push(() => balancer.stop());
-    // stop() runs in reverse: the balancer, the APIs, the workers, Temporal, PostgreSQL.
+    // stop() runs in reverse: the balancer, the APIs, the workers, the UI, Temporal, PostgreSQL.
     return {
       url,
       apis,
       workers,
       temporalAddress: temporal.address,
       temporalVersion,
+      temporalUiUrl,
       adminDatabaseUrl,
       databaseUrl,
       env,

@@ -73,6 +73,18 @@ export function goBuildInModule(options: { label: string; module: string; versio
   });
 }
 
+/**
+ * `go build` of a module of ours (`dir` holds its go.mod and a complete go.sum, so the build is
+ * the same on every machine: its modules come from the module proxy, checked against go.sum).
+ */
+export function goBuildOwnModule(options: { label: string; dir: string; output: string; log: (m: string) => void }): boolean {
+  mkdirSync(dirname(options.output), { recursive: true });
+  return withToolchains(options.label, options.log, (go, env) => {
+    const res = spawnSync(go, ['build', '-mod=readonly', '-o', options.output, '.'], { cwd: options.dir, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    return res.status === 0 && executable(options.output);
+  });
+}
+
 /** `go env NAME` of the machine's Go (e.g. GOMODCACHE), or null without Go. */
 export function goEnv(name: string): string | null {
   const go = goBinary();

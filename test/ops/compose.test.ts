@@ -1,17 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureComposeCli } from '../../scripts/lib/compose-cli.js';
 import { executable, onPath } from '../../scripts/lib/go-build.js';
+import { loadConfig } from '../../lib/config.js';
+import { embeddedPostgresMajor } from '../../scripts/lib/postgres.js';
 import { TEMPORAL_SERVER_VERSION, temporalServerCacheDir } from '../../scripts/lib/temporal-cluster.js';
+import { TEMPORAL_UI_MODULE_DIR, TEMPORAL_UI_VERSION } from '../../scripts/lib/temporal-ui.js';
 
 /**
  * docker-compose.yml is never started on these machines (no Docker engine), so it is checked by
  * `docker compose config` (Compose v2 built once from the Go module proxy) and against the repo:
- * the plain Temporal server at the release `npm run cluster` builds, the shared Temporal and
- * HAProxy configuration files, two API replicas and two workers.
+ * every image `npm run cluster` also runs at the version it runs (the Temporal server and UI it
+ * builds, its PostgreSQL major, its HAProxy), the shared Temporal and HAProxy configuration
+ * files, production mode, two API replicas and two workers.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,6 +25,7 @@ type ComposeService = {
   entrypoint?: string[] | null;
   volumes?: Array<{ type: string; source: string; target: string }>;
   deploy?: { replicas?: number };
+  ports?: Array<{ target: number; published?: string | number }>;
   environment?: Record<string, string | null>;
 };
 type ComposeModel = { services: Record<string, ComposeService> };
@@ -42,6 +47,9 @@ beforeAll(() => {
   expect(res.status, res.stderr).toBe(0);
   model = JSON.parse(res.stdout) as ComposeModel;
 }, 30 * 60_000);
+
+/** `haproxy` on PATH or in /usr/sbin (what `npm run cluster` runs), or null. */
+const haproxyBinary = () => onPath('haproxy') ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : null);
 
 const service = (name: string): ComposeService => {
   const found = model.services[name];
@@ -75,6 +83,32 @@ describe('docker-compose.yml', () => {
     expect(schemaJob).toContain('update-schema -d');
   });
 
+  it('runs the Temporal UI, PostgreSQL and HAProxy at the versions npm run cluster runs', async (ctx) => {
+    if (!compose) return ctx.skip();
+    // The UI: the ui-server release ops/temporal-ui requires (the one npm run cluster builds).
+    expect(readFileSync(join(TEMPORAL_UI_MODULE_DIR, 'go.mod'), 'utf8')).toMatch(new RegExp(`^require github\\.com/temporalio/ui-server/v2 ${TEMPORAL_UI_VERSION.replace(/\./g, '\\.')}$`, 'm'));
+    expect(service('temporal-ui').image).toBe(`temporalio/ui:${TEMPORAL_UI_VERSION.replace(/^v/, '')}`);
+    // Published where the admin API's links point by default (TEMPORAL_UI_URL's default).
+    const uiUrl = loadConfig({ DATABASE_URL: 'postgres://x/y', TEMPORAL_ADDRESS: 'temporal:7233', APP_SECRET_KEY: 'x'.repeat(43) }).temporal.uiUrl;
+    expect(String(service('temporal-ui').ports?.[0]?.published)).toBe(new URL(uiUrl).port);
+    // PostgreSQL: the major of the embedded distribution the cluster starts.
+    expect(service('postgres').image).toBe(`postgres:${await embeddedPostgresMajor()}`);
+    // HAProxy: the branch (major.minor) of the OS package the cluster runs, where it is installed.
+    const haproxy = haproxyBinary();
+    if (haproxy) {
+      const branch = /HAProxy version (\d+\.\d+)/.exec(spawnSync(haproxy, ['-v'], { encoding: 'utf8' }).stdout)?.[1];
+      expect(service('balancer').image).toBe(`haproxy:${branch}`);
+    }
+  });
+
+  it('runs the APIs and workers as production, with private upstreams refused unless a staging deployment allows them', (ctx) => {
+    if (!compose) return ctx.skip();
+    for (const name of ['api', 'worker', 'migrate']) {
+      expect(service(name).environment?.NODE_ENV, name).toBe('production');
+      expect(service(name).environment?.ALLOW_PRIVATE_UPSTREAMS, name).toBe('false');
+    }
+  });
+
   it('puts two API replicas behind the HAProxy configuration npm run cluster uses, and two workers', (ctx) => {
     if (!compose) return ctx.skip();
     expect(service('api').deploy?.replicas).toBe(2);
@@ -91,7 +125,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('has a balancer configuration HAProxy accepts (where HAProxy is installed)', (ctx) => {
-    const haproxy = onPath('haproxy') ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : null);
+    const haproxy = haproxyBinary();
     if (!haproxy) return ctx.skip();
     const res = spawnSync(haproxy, ['-c', '-q', '-f', 'ops/haproxy/haproxy.cfg', '-f', 'ops/haproxy/compose-backend.cfg'], {
       cwd: ROOT,

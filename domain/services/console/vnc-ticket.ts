@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
-import { isPublicAddress, type Resolver } from '../../suppliers/base-url-policy.js';
+import { isPublicAddress, type Resolver, upstreamAddressesMustBePublic } from '../../suppliers/base-url-policy.js';
 import { requireSupplierData } from '../../suppliers/upstream-result.js';
 import { findServiceView } from '../find-service.js';
 import { invokeServiceUpstream } from '../service-upstream.js';
@@ -18,8 +18,8 @@ const unusable = () => new AppError(ErrorCode.DEPENDENCY_UNAVAILABLE, '上游控
 
 /**
  * The upstream decides where our server connects, so its console URL is held to the supplier
- * address rules: `ws:`/`wss:` without credentials; in production `wss:` only and every address
- * of the host public (no loopback, private or reserved ranges).
+ * address rules: `ws:`/`wss:` without credentials; in production (`upstreamAddressesMustBePublic`)
+ * `wss:` only and every address of the host public (no loopback, private or reserved ranges).
  */
 export async function checkConsoleWebsocketUrl(deps: DomainDeps, value: string, resolve: Resolver = systemResolver): Promise<string> {
   let url: URL;
@@ -29,7 +29,7 @@ export async function checkConsoleWebsocketUrl(deps: DomainDeps, value: string, 
     throw unusable();
   }
   if ((url.protocol !== 'ws:' && url.protocol !== 'wss:') || url.username || url.password) throw unusable();
-  if (deps.config.env !== 'production') return url.toString();
+  if (!upstreamAddressesMustBePublic(deps.config)) return url.toString();
   if (url.protocol !== 'wss:') throw unusable();
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await resolve(host).catch(() => []);
