@@ -25,7 +25,7 @@ const classified = classifier(PROVISIONING);
 type Entering = { entering?: EnteringStage };
 
 /**
- * Activities of `provision:<id>`: thin adapters over domain/provisioning and the upstream-work
+ * Activities of `provision:<id>`: thin adapters over domain/upstream-work/provision and the upstream-work
  * kernel (domain/upstream-work/). Their names are in recorded histories: never rename them.
  * A step given `entering` records that stage first, once (`enterWorkStageOnce`), inside its
  * classified work: runs of the patch `provision-stage-in-step` have no `enterProvisioningStage`

@@ -18,7 +18,7 @@ const classified = classifier(SERVICE_ORDERS);
 
 /**
  * Activities of the renewal, traffic-package and upgrade workflows: thin adapters over
- * domain/services/orders and the upstream-work kernel (domain/upstream-work/). Their names are
+ * domain/upstream-work/service-order and the upstream-work kernel (domain/upstream-work/). Their names are
  * in recorded histories: never rename them.
  */
 export function createServiceOrderActivities(deps: DomainDeps) {
