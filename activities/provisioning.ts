@@ -14,12 +14,11 @@ import {
 import { checkBeforePaying } from '../domain/upstream-work/checks.js';
 import { provisioningWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, enterWorkStageOnce, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
-import { type EnteringStage, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
+import type { EnteringStage } from '../workflows/upstream/contract.js';
+import { type AttemptJournal, upstreamClassifier } from './classify.js';
 
-/** Failures of provisioning activities (see ./classify.ts). */
-const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision, final: dataErrorsAreFinal(REFUSED_FAILURES.provision) };
-const classified = classifier(PROVISIONING);
+/** Failures of these activities: ./classify.ts. */
+const classified = upstreamClassifier('provision');
 
 /** A step's input in the folded shape: the stage it records first (workflows/upstream/upstream-work.ts `enterWith`). */
 type Entering = { entering?: EnteringStage };

@@ -9,12 +9,10 @@ import { checkServiceOrderFunds } from '../domain/upstream-work/service-order/ch
 import { serviceOrderWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
 import type { ServiceOrderFailure } from '../workflows/service-order/contract.js';
-import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
+import { type AttemptJournal, upstreamClassifier } from './classify.js';
 
-/** Failures of renewal, traffic-package and upgrade activities (see ./classify.ts). */
-const SERVICE_ORDERS: FailurePolicy = { refused: () => REFUSED_FAILURES.serviceOrder, final: dataErrorsAreFinal(REFUSED_FAILURES.serviceOrder) };
-const classified = classifier(SERVICE_ORDERS);
+/** Failures of these activities: ./classify.ts. */
+const classified = upstreamClassifier('serviceOrder');
 
 /**
  * Activities of the renewal, traffic-package and upgrade workflows: thin adapters over
