@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ErrorCode } from '../lib/errors.js';
 import { systemAudit } from '../domain/billing/audit.js';
-import { dispatchFulfilment } from '../domain/billing/fulfilment/dispatch-fulfilment.js';
-import { FulfilmentImpossibleError } from '../domain/billing/fulfilment/fulfilment-error.js';
+import { dispatchFulfilment } from '../domain/upstream-work/dispatch-fulfilment.js';
+import { FulfilmentImpossibleError } from '../domain/upstream-work/fulfilment-error.js';
 import { checkQrPayment } from '../domain/billing/payments/check-qr-payment.js';
 import { closeQrPayment } from '../domain/billing/payments/close-qr-payment.js';
 import { executeOriginalRefund } from '../domain/billing/refunds/execute-original-refund.js';

@@ -4,7 +4,7 @@ import type { FailedAttempt } from '../domain/suppliers/step-journal.js';
 import { UpstreamStepError } from '../domain/suppliers/supplier-call.js';
 import { isDeterministicDataError } from '../db/pg-errors.js';
 import { AppError } from '../lib/errors.js';
-import { UPSTREAM_FAILURES } from '../workflows/upstream/contract.js';
+import { REFUSED_FAILURES, UPSTREAM_FAILURES, type UpstreamWork } from '../workflows/upstream/contract.js';
 
 /** How one family of activities names the failures retrying cannot fix. */
 export type FailurePolicy = {
@@ -111,4 +111,13 @@ export function classifier(policy: FailurePolicy) {
       throw classify(err, policy);
     }
   };
+}
+
+/**
+ * The classifier of one kind of upstream work's activities (provisioning, service orders): our
+ * own refusals and data errors get the kind's refusal type (as its histories recorded it).
+ */
+export function upstreamClassifier(work: UpstreamWork) {
+  const refused = REFUSED_FAILURES[work];
+  return classifier({ refused: () => refused, final: dataErrorsAreFinal(refused) });
 }

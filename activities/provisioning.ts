@@ -1,8 +1,8 @@
 import type { Actor } from '../lib/actor.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { cancelProvisioning } from '../domain/provisioning/cancel-provisioning.js';
-import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/provisioning/host.js';
-import { prepareProvisioning } from '../domain/provisioning/prepare.js';
+import { cancelProvisioning } from '../domain/upstream-work/provision/cancel-provisioning.js';
+import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/upstream-work/provision/host.js';
+import { prepareProvisioning } from '../domain/upstream-work/provision/prepare.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,
@@ -10,23 +10,21 @@ import {
   payUpstreamOrder,
   type UpstreamOrder,
   type UpstreamPurchase,
-} from '../domain/provisioning/upstream-order.js';
-import { assertPurchaseAboveCost } from '../domain/economics/hold.js';
-import { checkUpstreamFunds } from '../domain/economics/funds.js';
+} from '../domain/upstream-work/provision/upstream-order.js';
+import { checkBeforePaying } from '../domain/upstream-work/checks.js';
 import { provisioningWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, enterWorkStageOnce, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
-import { type EnteringStage, REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
+import type { EnteringStage } from '../workflows/upstream/contract.js';
+import { type AttemptJournal, upstreamClassifier } from './classify.js';
 
-/** Failures of provisioning activities (see ./classify.ts). */
-const PROVISIONING: FailurePolicy = { refused: () => REFUSED_FAILURES.provision, final: dataErrorsAreFinal(REFUSED_FAILURES.provision) };
-const classified = classifier(PROVISIONING);
+/** Failures of these activities: ./classify.ts. */
+const classified = upstreamClassifier('provision');
 
 /** A step's input in the folded shape: the stage it records first (workflows/upstream/upstream-work.ts `enterWith`). */
 type Entering = { entering?: EnteringStage };
 
 /**
- * Activities of `provision:<id>`: thin adapters over domain/provisioning and the upstream-work
+ * Activities of `provision:<id>`: thin adapters over domain/upstream-work/provision and the upstream-work
  * kernel (domain/upstream-work/). Their names are in recorded histories: never rename them.
  * A step given `entering` records that stage first, once (`enterWorkStageOnce`), inside its
  * classified work: runs of the patch `provision-stage-in-step` have no `enterProvisioningStage`
@@ -52,18 +50,18 @@ export function createProvisioningActivities(deps: DomainDeps) {
       classified(entered(input.purchase.serviceId, input, () => fillUpstreamCart(deps, input.purchase)), attempts(input.purchase)),
     checkoutUpstreamOrder: (input: { purchase: UpstreamPurchase } & Entering) =>
       classified(entered(input.purchase.serviceId, input, () => checkoutUpstreamOrder(deps, input.purchase)), attempts(input.purchase)),
-    // The funds check before the upstream payment (issue #29): the bill's amount from the checkout; a paid order needs none.
+    // The kernel's checks before the upstream payment (hold below cost, funds): the bill's amount from the checkout; a paid order needs none.
     checkProvisioningFunds: (input: { purchase: UpstreamPurchase; order: UpstreamOrder; refused: boolean }) =>
-      classified(async () => {
-        // Before the funds: a purchase below its upstream cost waits for an admin (the hold, issue #29 §2).
-        if (!input.refused) await assertPurchaseAboveCost(deps, { serviceId: input.purchase.serviceId, upstreamAmount: input.order.paid ? null : (input.order.amount ?? null) });
-        return checkUpstreamFunds(deps, {
+      classified(() =>
+        checkBeforePaying(deps, {
+          kind: 'provision',
+          serviceId: input.purchase.serviceId,
           supplierId: input.purchase.supplierId,
           amount: input.order.paid ? null : (input.order.amount ?? null),
           refused: input.refused,
           workflowId: input.purchase.traceId,
-        });
-      }),
+        }),
+      ),
     payUpstreamOrder: (input: { purchase: UpstreamPurchase; order: UpstreamOrder } & Entering) =>
       classified(entered(input.purchase.serviceId, input, () => payUpstreamOrder(deps, input.purchase, input.order)), attempts(input.purchase)),
     // Of the host polls, only the first carries `entering`.

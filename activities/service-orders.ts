@@ -1,24 +1,22 @@
 import type { Actor } from '../lib/actor.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { cancelServiceOrder } from '../domain/services/orders/cancel-service-order.js';
-import { completeServiceOrder } from '../domain/services/orders/complete-service-order.js';
-import { payUpstreamBill } from '../domain/services/orders/pay-upstream-bill.js';
-import { prepareServiceOrder } from '../domain/services/orders/prepare-service-order.js';
-import { requestUpstreamBill } from '../domain/services/orders/request-upstream-bill.js';
-import { checkServiceOrderFunds } from '../domain/services/orders/check-funds.js';
+import { cancelServiceOrder } from '../domain/upstream-work/service-order/cancel-service-order.js';
+import { completeServiceOrder } from '../domain/upstream-work/service-order/complete-service-order.js';
+import { payUpstreamBill } from '../domain/upstream-work/service-order/pay-upstream-bill.js';
+import { prepareServiceOrder } from '../domain/upstream-work/service-order/prepare-service-order.js';
+import { requestUpstreamBill } from '../domain/upstream-work/service-order/request-upstream-bill.js';
+import { checkServiceOrderFunds } from '../domain/upstream-work/service-order/check-funds.js';
 import { serviceOrderWork } from '../domain/upstream-work/kinds.js';
 import { enterWorkStage, markWorkFailed, recordWorkAttempt } from '../domain/upstream-work/record.js';
 import type { ServiceOrderFailure } from '../workflows/service-order/contract.js';
-import { REFUSED_FAILURES } from '../workflows/upstream/contract.js';
-import { type AttemptJournal, classifier, dataErrorsAreFinal, type FailurePolicy } from './classify.js';
+import { type AttemptJournal, upstreamClassifier } from './classify.js';
 
-/** Failures of renewal, traffic-package and upgrade activities (see ./classify.ts). */
-const SERVICE_ORDERS: FailurePolicy = { refused: () => REFUSED_FAILURES.serviceOrder, final: dataErrorsAreFinal(REFUSED_FAILURES.serviceOrder) };
-const classified = classifier(SERVICE_ORDERS);
+/** Failures of these activities: ./classify.ts. */
+const classified = upstreamClassifier('serviceOrder');
 
 /**
  * Activities of the renewal, traffic-package and upgrade workflows: thin adapters over
- * domain/services/orders and the upstream-work kernel (domain/upstream-work/). Their names are
+ * domain/upstream-work/service-order and the upstream-work kernel (domain/upstream-work/). Their names are
  * in recorded histories: never rename them.
  */
 export function createServiceOrderActivities(deps: DomainDeps) {

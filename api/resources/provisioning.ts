@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { AppConfig } from '../../lib/config.js';
 import { temporalWorkflowUrl } from '../../lib/temporal-ui.js';
 import { formatDateTime } from '../../lib/time.js';
-import type { ProvisioningDetail, ProvisioningListRow } from '../../domain/provisioning/admin.js';
+import type { ProvisioningDetail, ProvisioningListRow } from '../../domain/upstream-work/provision/admin.js';
 import { provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { dateTimeString } from '../schemas.js';
 

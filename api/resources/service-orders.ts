@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../db/models/service-order.js';
 import { formatMoney } from '../../lib/money.js';
 import { formatDateTime } from '../../lib/time.js';
-import type { ServiceOrderDetail, ServiceOrderListRow } from '../../domain/services/orders/admin-service-orders.js';
-import { SERVICE_ORDER_KIND_LABELS } from '../../domain/services/orders/order-record.js';
+import type { ServiceOrderDetail, ServiceOrderListRow } from '../../domain/upstream-work/service-order/admin-service-orders.js';
+import { SERVICE_ORDER_KIND_LABELS } from '../../domain/upstream-work/service-order/order-record.js';
 import { dateTimeString, moneyString } from '../schemas.js';
 
 export const SERVICE_ORDER_STATUS_LABELS: Record<(typeof SERVICE_ORDER_STATUSES)[number], string> = {

@@ -20,8 +20,8 @@ export type BareActivities = { wait(ms: number): Promise<void> };
  * step's own activity, first (`enterWith`, workflows/upstream/upstream-work.ts, patch
  * `provision-stage-in-step`; runs from before it had an `enterProvisioningStage` activity before
  * each step: 16 in all). Upstream calls per step as in
- * domain/provisioning/upstream-order.ts: login_check; probe + cart; checkout; credit (the funds
- * check before paying, domain/economics/funds.ts); invoice_pay; host_detail — 7 in all, the
+ * domain/upstream-work/provision/upstream-order.ts: login_check; probe + cart; checkout; credit (the funds
+ * check before paying, domain/upstream-work/checks.ts); invoice_pay; host_detail — 7 in all, the
  * sequence `runBare` in run-provisioning.ts makes. Our own database
  * steps wait nothing. When ours changes, change this list (it is the bare workflow's input).
  */

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { BACKGROUND_DEADLINE_MS } from '../../lib/temporal.js';
-import { dispatchFulfilment } from '../billing/fulfilment/dispatch-fulfilment.js';
+import { dispatchFulfilment } from '../upstream-work/dispatch-fulfilment.js';
 import { resumePaymentWorkflow, signalPaymentWorkflow } from '../billing/payments/start-payment-workflow.js';
 import { resumeRefundWorkflow } from '../billing/refunds/start-refund-workflow.js';
 import type { DomainDeps } from '../deps.js';

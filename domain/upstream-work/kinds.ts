@@ -1,13 +1,19 @@
-import type { UpdateDefinition } from '@temporalio/common';
+import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import { SERVICE_ORDER_KINDS, type ServiceOrderKind } from '../../db/models/service-order.js';
+import type { AppConfig } from '../../lib/config.js';
 import { ErrorCode, type ErrorCodeValue } from '../../lib/errors.js';
-import { decideUpdate, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { decideUpdate, PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, type ProvisionInput, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../workflows/renewal/contract.js';
-import { decideServiceOrderUpdate } from '../../workflows/service-order/contract.js';
+import { SearchAttr } from '../../workflows/search-attributes.js';
+import { decideServiceOrderUpdate, type ServiceOrderInput } from '../../workflows/service-order/contract.js';
 import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../workflows/traffic-package/contract.js';
 import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../workflows/upgrade/contract.js';
 import type { UpstreamDecision, UpstreamState } from '../../workflows/upstream/contract.js';
 import { type IntentKind, intentKeys } from '../outbox/intents.js';
+import { RENEW } from './renew/renew.js';
+import type { ServiceOrderKindParts } from './service-order/order-kind.js';
+import { TRAFFIC_PACKAGE } from './traffic-package/traffic-package.js';
+import { UPGRADE } from './upgrade/upgrade.js';
 
 /**
  * The kernel of upstream work (anything bought from a supplier): one table of its kinds, and
@@ -15,7 +21,10 @@ import { type IntentKind, intentKeys } from '../outbox/intents.js';
  * once over it (./decide.ts, ./record.ts). The state of a kind lives in one of two homes, which
  * have the same columns under a column map (docs/fulfilment.md "One kernel for upstream work"):
  * a provisioning on its service's row, a service order (renewal, traffic package, upgrade) on
- * its `service_orders` row.
+ * its `service_orders` row. What is particular to one kind sits in its folder beside the shared
+ * steps (`./provision/`, `./renew/`, `./traffic-package/`, `./upgrade/`; the steps all service
+ * orders share in `./service-order/`); a new kind is one folder and one row of
+ * `UPSTREAM_WORK_KINDS` (docs/CONVENTIONS.md "Upstream work").
  */
 export type UpstreamWorkKind = 'provision' | ServiceOrderKind;
 
@@ -51,6 +60,12 @@ export type WorkHome = {
   stageMessages: Readonly<Record<string, string>>;
 };
 
+/** What a piece of upstream work is started for: its service and the paid invoice it fulfils. */
+export type StartSubject = { serviceId: number; userId: number; invoiceId: number; invoiceNo: string };
+
+/** How a kind's workflow starts (`startUpstreamWork`, ./start.ts): its input and search attributes. */
+export type WorkflowStart = { args: unknown[]; attributes: SearchAttributePair[] };
+
 /** What the kernel knows of one kind. */
 export type UpstreamWorkKindSpec = {
   home: WorkHomeName;
@@ -61,11 +76,21 @@ export type UpstreamWorkKindSpec = {
     /** The id pattern (docs/glossary.md names the same) and its builder. */
     pattern: string;
     id: (ref: { serviceId: number; invoiceNo: string }) => string;
+    /** The input and search attributes it is started with (those of the histories recorded before: never change them). */
+    start: (subject: StartSubject, config: AppConfig) => WorkflowStart;
   };
   /** `service_events.kind` of the work's history rows. */
   eventKind: 'provision' | 'renew' | 'traffic' | 'upgrade';
   messages: { notAwaiting: string; otherDecision: string };
+  /**
+   * The hold (issue #29 §2) stops this kind before it pays an upstream bill above the service's
+   * price (`checkBeforePaying`, ./checks.ts); renewals, traffic packages and upgrades are only flagged.
+   */
+  holdBelowCost: boolean;
 };
+
+/** A service order's kind: the kernel's spec and what its own folder adds (its order's columns, its upstream request). */
+export type ServiceOrderKindSpec = UpstreamWorkKindSpec & { order: ServiceOrderKindParts };
 
 const ORDER_STAGE_MESSAGES: Record<string, string> = {
   prepare: '准备处理',
@@ -78,12 +103,32 @@ const ORDER_STAGE_MESSAGES: Record<string, string> = {
   cancelling: '取消并退款',
 };
 
-function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], workflow: UpstreamWorkKindSpec['workflow']): UpstreamWorkKindSpec {
+/** A service order's workflow: started with its invoice, as every order kind is. */
+function orderWorkflow(type: string, pattern: string, id: (invoiceNo: string) => string): UpstreamWorkKindSpec['workflow'] {
+  return {
+    type,
+    pattern,
+    id: (r) => id(r.invoiceNo),
+    start: (s) => ({
+      args: [{ invoiceId: s.invoiceId, invoiceNo: s.invoiceNo } satisfies ServiceOrderInput],
+      attributes: [
+        { key: SearchAttr.ServiceId, value: s.serviceId },
+        { key: SearchAttr.UserId, value: s.userId },
+        { key: SearchAttr.InvoiceNo, value: s.invoiceNo },
+        { key: SearchAttr.BusinessStage, value: 'queued' },
+      ],
+    }),
+  };
+}
+
+function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], workflow: UpstreamWorkKindSpec['workflow'], order: ServiceOrderKindParts): ServiceOrderKindSpec {
   return {
     home: 'service_order',
     label,
     workflow,
     eventKind,
+    holdBelowCost: false,
+    order,
     messages: {
       notAwaiting: `该${label}订单当前不在等待管理员处理的状态，不能重试或取消`,
       otherDecision: `该${label}订单已有管理员作出其他处理决定，请刷新后查看`,
@@ -91,18 +136,34 @@ function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], 
   };
 }
 
-/** Every kind of upstream work. A new kind is a line here (and its workflow). */
-export const UPSTREAM_WORK_KINDS: Record<UpstreamWorkKind, UpstreamWorkKindSpec> = {
+/**
+ * Every kind of upstream work. A new kind is a row here, its folder beside `./provision/`
+ * (what only it does) and its workflow (`workflows/<kind>/`).
+ */
+export const UPSTREAM_WORK_KINDS: { provision: UpstreamWorkKindSpec } & Record<ServiceOrderKind, ServiceOrderKindSpec> = {
   provision: {
     home: 'service',
     label: '开通',
-    workflow: { type: PROVISION_WORKFLOW_TYPE, pattern: 'provision:<service_id>', id: (r) => provisionWorkflowId(r.serviceId) },
+    workflow: {
+      type: PROVISION_WORKFLOW_TYPE,
+      pattern: 'provision:<service_id>',
+      id: (r) => provisionWorkflowId(r.serviceId),
+      start: (s, config) => ({
+        args: [{ serviceId: s.serviceId, timing: config.provisioning } satisfies ProvisionInput],
+        attributes: [
+          { key: SearchAttr.ServiceId, value: s.serviceId },
+          { key: SearchAttr.UserId, value: s.userId },
+          { key: SearchAttr.BusinessStage, value: PROVISION_STAGE_QUEUED },
+        ],
+      }),
+    },
     eventKind: 'provision',
     messages: { notAwaiting: '该开通当前不在等待管理员处理的状态，不能重试或取消', otherDecision: '该开通已有管理员作出其他处理决定，请刷新后查看' },
+    holdBelowCost: true,
   },
-  renew: orderKind('续费', 'renew', { type: RENEW_WORKFLOW_TYPE, pattern: 'renew:<invoice_no>', id: (r) => renewWorkflowId(r.invoiceNo) }),
-  traffic_package: orderKind('流量包', 'traffic', { type: TRAFFIC_WORKFLOW_TYPE, pattern: 'traffic:<invoice_no>', id: (r) => trafficWorkflowId(r.invoiceNo) }),
-  upgrade: orderKind('配置变更', 'upgrade', { type: UPGRADE_WORKFLOW_TYPE, pattern: 'upgrade:<invoice_no>', id: (r) => upgradeWorkflowId(r.invoiceNo) }),
+  renew: orderKind('续费', 'renew', orderWorkflow(RENEW_WORKFLOW_TYPE, 'renew:<invoice_no>', renewWorkflowId), RENEW),
+  traffic_package: orderKind('流量包', 'traffic', orderWorkflow(TRAFFIC_WORKFLOW_TYPE, 'traffic:<invoice_no>', trafficWorkflowId), TRAFFIC_PACKAGE),
+  upgrade: orderKind('配置变更', 'upgrade', orderWorkflow(UPGRADE_WORKFLOW_TYPE, 'upgrade:<invoice_no>', upgradeWorkflowId), UPGRADE),
 };
 
 const KIND_NAMES = Object.keys(UPSTREAM_WORK_KINDS) as UpstreamWorkKind[];

@@ -29,7 +29,7 @@ export const STAGE_IN_STEP_PATCH = 'provision-stage-in-step';
 /**
  * `provision:<service_id>`: buys the service upstream exactly once and activates it. Every
  * upstream step is an activity that reconciles before it repeats anything (see
- * domain/provisioning/upstream-order.ts); transient failures retry with backoff; anything that
+ * domain/upstream-work/provision/upstream-order.ts); transient failures retry with backoff; anything that
  * retrying cannot fix, and retries that ran out, park the run in `awaiting_admin` with the
  * Chinese reason on the service, until an admin retries or cancels (the shape every upstream
  * workflow shares: ../upstream/upstream-work.ts). Never a silent stop.

@@ -1,7 +1,7 @@
 import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { ErrorCode } from '../../../lib/errors.js';
-import { getProvisioning, listProvisionings } from '../../../domain/provisioning/admin.js';
+import { getProvisioning, listProvisionings } from '../../../domain/upstream-work/provision/admin.js';
 import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
 import { provisioningWork } from '../../../domain/upstream-work/kinds.js';
 import { PROVISION_STAGES } from '../../../workflows/provisioning/contract.js';

@@ -2,7 +2,7 @@ import { adminActor } from '../../../lib/actor.js';
 import { z } from '@hono/zod-openapi';
 import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/service-order.js';
 import { ErrorCode } from '../../../lib/errors.js';
-import { getServiceOrder, listServiceOrders } from '../../../domain/services/orders/admin-service-orders.js';
+import { getServiceOrder, listServiceOrders } from '../../../domain/upstream-work/service-order/admin-service-orders.js';
 import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
 import { serviceOrderWork } from '../../../domain/upstream-work/kinds.js';
 import { SERVICE_ORDER_STAGES } from '../../../workflows/service-order/contract.js';

@@ -9,7 +9,7 @@ import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
 import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
-import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
+import { FULFILLED_TYPES } from '../../upstream-work/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
 import { commissionCtes, commissionValues, type CommissionParam } from '../../marketing/commissions.js';

@@ -5,7 +5,7 @@ import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import { billingPeriodLabel, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import type { DomainDeps } from '../../deps.js';
-import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
+import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../../upstream-work/service-order/open-orders.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { renewalOptions } from './renewal-options.js';
 import { RENEWABLE_STATUSES } from './renewal-rules.js';

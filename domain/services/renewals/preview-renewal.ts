@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../deps.js';
 import { findServiceView } from '../find-service.js';
-import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
+import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../../upstream-work/service-order/open-orders.js';
 import { SERVICE_STATUS_LABELS } from '../service-labels.js';
 import { type RenewalOption, renewalOptions } from './renewal-options.js';
 import { RENEWABLE_STATUSES } from './renewal-rules.js';

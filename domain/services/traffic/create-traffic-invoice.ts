@@ -3,7 +3,7 @@ import type { Audit } from '../../billing/audit.js';
 import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { inTransaction, sqlOne } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
-import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
+import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../../upstream-work/service-order/open-orders.js';
 import { quoteTrafficPackage } from './traffic-packages.js';
 import type { InvoiceRecord } from '../../../db/models/billing.js';
 

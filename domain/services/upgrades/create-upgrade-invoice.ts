@@ -8,7 +8,7 @@ import { insertInvoice } from '../../billing/invoices/insert-invoice.js';
 import { settleInvoice } from '../../billing/payments/settle-invoice.js';
 import { inTransaction, sqlOne, type Tx } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
-import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../orders/open-orders.js';
+import { findOpenServiceOrder, findUnpaidServiceInvoice } from '../../upstream-work/service-order/open-orders.js';
 import { downgradeCredit, invoicedAmount, shanghaiDate } from './proration.js';
 import { loadUpgradeContext, type PricedChange, priceChange, type UpgradeContext } from './upgrade-pricing.js';
 import type { InvoiceRecord } from '../../../db/models/billing.js';

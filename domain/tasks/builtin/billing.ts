@@ -1,5 +1,5 @@
 import type { BuiltinTask } from '../types.js';
-import { repairFulfilmentOutbox } from '../../billing/fulfilment/repair-fulfilment-outbox.js';
+import { repairFulfilmentOutbox } from '../../upstream-work/repair-fulfilment-outbox.js';
 import { closeExpiredPayments } from '../../billing/payments/close-expired-payments.js';
 
 /**

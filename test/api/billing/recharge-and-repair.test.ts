@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../lib/errors.js';
 import { systemAudit, userAudit } from '../../../domain/billing/audit.js';
-import { repairFulfilmentOutbox } from '../../../domain/billing/fulfilment/repair-fulfilment-outbox.js';
+import { repairFulfilmentOutbox } from '../../../domain/upstream-work/repair-fulfilment-outbox.js';
 import { closeExpiredPayments } from '../../../domain/billing/payments/close-expired-payments.js';
 import { insertInvoice } from '../../../domain/billing/invoices/insert-invoice.js';
 import { payInvoiceByBalance } from '../../../domain/billing/payments/pay-invoice-by-balance.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INVOICE_TYPES, ORDER_TYPES, RECHARGE_SCENES } from '../../../db/models/billing.js';
-import { FULFILLED_TYPES } from '../../../domain/billing/fulfilment/dispatch-fulfilment.js';
+import { FULFILLED_TYPES } from '../../../domain/upstream-work/dispatch-fulfilment.js';
 import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, type InvoiceKind, invoiceTypeNames, invoiceTypesWhere } from '../../../domain/billing/invoice-kinds.js';
 
 const kinds = Object.entries(INVOICE_KINDS) as [string, InvoiceKind][];

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { InvoiceRecord } from '../../../db/models/billing.js';
+import type { AppConfig } from '../../../lib/config.js';
+import { FulfilmentImpossibleError } from '../../../domain/upstream-work/fulfilment-error.js';
 import { SERVICE_ORDER_KINDS } from '../../../db/models/service-order.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { INTENT_KINDS } from '../../../domain/outbox/intents.js';
@@ -63,5 +66,47 @@ describe('the upstream-work kernel’s table of kinds', () => {
     // added once, before the payment, in every kind.
     expect(PROVISION_STAGES).toEqual(['queued', 'prepare', 'login', 'cart', 'checkout', 'awaiting_upstream_funds', 'upstream_pay', 'host_lookup', 'bind', 'activate', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
     expect(SERVICE_ORDER_STAGES).toEqual(['queued', 'prepare', 'upstream_renew', 'upstream_buy', 'upstream_upgrade', 'awaiting_upstream_funds', 'upstream_pay', 'complete', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
+  });
+
+  it('starts each kind with the input and search attributes of before (the starts in recorded histories)', () => {
+    const subject = { serviceId: 7, userId: 3, invoiceId: 11, invoiceNo: 'INV11' };
+    const config = { provisioning: { activityTimeoutSeconds: 60, maxAttempts: 8, hostPollSeconds: [5], hostWaitMinutes: 120 } } as unknown as AppConfig;
+    const pairs = (kind: keyof typeof UPSTREAM_WORK_KINDS) => {
+      const { args, attributes } = UPSTREAM_WORK_KINDS[kind].workflow.start(subject, config);
+      return { args, attributes: attributes.map((a) => [a.key.name, a.value]) };
+    };
+    expect(pairs('provision')).toEqual({
+      args: [{ serviceId: 7, timing: config.provisioning }],
+      attributes: [['ServiceId', 7], ['UserId', 3], ['BusinessStage', 'queued']],
+    });
+    for (const kind of SERVICE_ORDER_KINDS) {
+      expect(pairs(kind)).toEqual({
+        args: [{ invoiceId: 11, invoiceNo: 'INV11' }],
+        attributes: [['ServiceId', 7], ['UserId', 3], ['InvoiceNo', 'INV11'], ['BusinessStage', 'queued']],
+      });
+    }
+    expect(UPSTREAM_WORK_KINDS.renew.workflow.type).toBe('renewServiceWorkflow');
+    expect(UPSTREAM_WORK_KINDS.traffic_package.workflow.type).toBe('trafficPackageWorkflow');
+    expect(UPSTREAM_WORK_KINDS.upgrade.workflow.type).toBe('upgradeServiceWorkflow');
+    expect(UPSTREAM_WORK_KINDS.provision.workflow.type).toBe('provisionServiceWorkflow');
+  });
+
+  it('reads each service order kind’s own columns from its invoice, and refuses an invoice that names none', () => {
+    const invoice = (type: string, payload: Record<string, unknown>) => ({ type, invoice_no: 'INV1', payload }) as unknown as InvoiceRecord;
+    expect(UPSTREAM_WORK_KINDS.renew.order.columns(invoice('renew', { billing_period: 'monthly' }))).toEqual({ billing_period: 'monthly', months: 1 });
+    expect(UPSTREAM_WORK_KINDS.renew.order.columns(invoice('renew', { billing_period: 'monthly', months: '3' }))).toEqual({ billing_period: 'monthly', months: 3 });
+    expect(UPSTREAM_WORK_KINDS.traffic_package.order.columns(invoice('traffic_package', { package_id: 4, package_name: '100G', size_gb: 100 }))).toEqual({
+      package_id: 4,
+      package_name: '100G',
+      size_gb: 100,
+    });
+    expect(() => UPSTREAM_WORK_KINDS.renew.order.columns(invoice('renew', {}))).toThrow(FulfilmentImpossibleError);
+    expect(() => UPSTREAM_WORK_KINDS.traffic_package.order.columns(invoice('traffic_package', { package_id: 0 }))).toThrow(FulfilmentImpossibleError);
+    expect(() => UPSTREAM_WORK_KINDS.upgrade.order.columns(invoice('upgrade', { upgrade_config: {} }))).toThrow(FulfilmentImpossibleError);
+    expect(Object.fromEntries(SERVICE_ORDER_KINDS.map((k) => [k, UPSTREAM_WORK_KINDS[k].order.billKind]))).toEqual({
+      renew: 'renewal',
+      traffic_package: 'traffic_package',
+      upgrade: 'upgrade',
+    });
   });
 });

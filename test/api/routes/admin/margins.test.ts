@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchSupplierEconomics } from '../../../../domain/economics/margins.js';
-import { recordProvisionPaid } from '../../../../domain/economics/upstream-costs.js';
+import { recordUpstreamPaid } from '../../../../domain/upstream-work/cost.js';
+import { provisioningWork } from '../../../../domain/upstream-work/kinds.js';
 import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
 import { metricsRegistry } from '../../../../lib/metrics.js';
 import { money, sumMoney, formatMoney } from '../../../../lib/money.js';
@@ -212,8 +213,8 @@ describe('a cost without an answered amount', () => {
     const other = await registerClient(platform);
     const id = await createService(platform, { userId: other.id, productId: platform.productId, hostId: takeHost(platform) });
     const recordedBefore = (await costRows()).length;
-    const once = await recordProvisionPaid(platform.deps, { serviceId: id, upstreamInvoiceId: 990001, amount: null, via: 'paid' });
-    const again = await recordProvisionPaid(platform.deps, { serviceId: id, upstreamInvoiceId: 990001, amount: '12.00', via: 'reconciled' });
+    const once = await recordUpstreamPaid(platform.deps, provisioningWork(id), { billId: 990001, amount: null, via: 'paid', workflowId: `provision:${id}` });
+    const again = await recordUpstreamPaid(platform.deps, provisioningWork(id), { billId: 990001, amount: '12.00', via: 'reconciled', workflowId: `provision:${id}` });
     expect([once.recorded, again.recorded]).toEqual([true, false]);
     const rows = (await costRows()).filter((r) => r.service_id === id);
     expect(rows).toEqual([expect.objectContaining({ kind: 'provision', amount: null, via: 'paid', upstream_invoice_id: '990001' })]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchFulfilment } from '../../../../domain/billing/fulfilment/dispatch-fulfilment.js';
+import { dispatchFulfilment } from '../../../../domain/upstream-work/dispatch-fulfilment.js';
 import { VERIFICATION_WORKFLOW_TYPE, verificationWorkflowId } from '../../../../workflows/verification/contract.js';
 import { recordHistory } from '../../../helpers/histories.js';
 import { expectError } from '../../../helpers/http.js';

@@ -1,10 +1,10 @@
-import { sqlOne, sqlRows } from '../../db/sql.js';
-import { notFound } from '../../lib/errors.js';
-import { readLiveWorkflow } from '../../lib/temporal.js';
-import { type ProvisionState, provisionWorkflowId, stateQuery } from '../../workflows/provisioning/contract.js';
-import type { DomainDeps } from '../deps.js';
-import { WORK_HOMES } from '../upstream-work/kinds.js';
-import { listWork } from '../upstream-work/lists.js';
+import { sqlOne, sqlRows } from '../../../db/sql.js';
+import { notFound } from '../../../lib/errors.js';
+import { readLiveWorkflow } from '../../../lib/temporal.js';
+import { type ProvisionState, provisionWorkflowId, stateQuery } from '../../../workflows/provisioning/contract.js';
+import type { DomainDeps } from '../../deps.js';
+import { WORK_HOMES } from '../kinds.js';
+import { listWork } from '../lists.js';
 
 export type ProvisioningListQuery = {
   page: number;

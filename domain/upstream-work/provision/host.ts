@@ -1,10 +1,10 @@
-import { addMonths, parseDateTime } from '../../lib/time.js';
-import { inTransaction, sqlOne, statement } from '../../db/sql.js';
-import { BILLING_PERIODS, billingPeriodMonths } from '../catalogue/billing-periods.js';
-import type { DomainDeps } from '../deps.js';
+import { addMonths, parseDateTime } from '../../../lib/time.js';
+import { inTransaction, sqlOne, statement } from '../../../db/sql.js';
+import { BILLING_PERIODS, billingPeriodMonths } from '../../catalogue/billing-periods.js';
+import type { DomainDeps } from '../../deps.js';
 import { hostTakenError } from './host-taken.js';
-import { countServiceEvent } from '../services/service-events.js';
-import { callSupplier } from '../suppliers/supplier-call.js';
+import { countServiceEvent } from '../../services/service-events.js';
+import { callSupplier } from '../../suppliers/supplier-call.js';
 import type { UpstreamPurchase } from './upstream-order.js';
 
 /** What the platform keeps of an upstream host (never its password). */

@@ -1,9 +1,9 @@
 import { AppError, ErrorCode } from '../../../lib/errors.js';
 import { formatDateTime } from '../../../lib/time.js';
 import type { DomainDeps } from '../../deps.js';
-import { extendDueDate, renewalBase } from '../renewals/renewal-rules.js';
+import { extendDueDate, renewalBase } from '../../services/renewals/renewal-rules.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
-import { applyUpgrade } from '../upgrades/apply-upgrade.js';
+import { applyUpgrade } from '../../services/upgrades/apply-upgrade.js';
 import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { DomainDeps } from '../../deps.js';
 import { sendOnce } from '../../suppliers/send-once.js';
-import { serviceOrderWork } from '../../upstream-work/kinds.js';
-import { workJournal } from '../../upstream-work/record.js';
+import { serviceOrderWork } from '../kinds.js';
+import { workJournal } from '../record.js';
 import { loadServiceOrder, orderMark } from './order-record.js';
 import { checkUpstreamBill, findOpenUpstreamBill, forgetUpstreamBill, recordUpstreamBill, upstreamTarget } from './upstream-bills.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep } from './upstream-step.js';
-import { upstreamUpgradeConfig } from '../upgrades/upstream-config.js';
+import { UPSTREAM_WORK_KINDS } from '../kinds.js';
 
 /** A bill the upstream gave for the request: its id and amount as it answered them. */
 type AskedBill = { invoiceId: number; amount: unknown };
@@ -17,8 +17,9 @@ type AskedBill = { invoiceId: number; amount: unknown };
  * (checked first on a re-run: a bill the upstream cancelled is forgotten and a new one asked
  * for). When an earlier request may have gone through (its mark is set but no bill was
  * recorded), the host's bills are looked at first and an unpaid one of the kind is taken.
- * Otherwise `upstream.host_renew` (period), `upstream.traffic_package_buy` (package) or
- * `upstream.host_upgrade` (the target configuration) asks for the bill.
+ * Otherwise the kind's own request asks for the bill (`request` of its folder: `upstream.host_renew`
+ * with the period, `upstream.traffic_package_buy` with the package, `upstream.host_upgrade` with
+ * the target configuration).
  */
 export async function requestUpstreamBill(deps: DomainDeps, input: { invoiceId: number; workflowId: string }): Promise<{ upstreamInvoiceId: number }> {
   let order = await loadServiceOrder(deps, input.invoiceId);
@@ -39,12 +40,8 @@ export async function requestUpstreamBill(deps: DomainDeps, input: { invoiceId: 
     },
     journal: { record: workJournal(deps, serviceOrderWork(input.invoiceId), input.workflowId), found: (bill) => `找到上次申请的上游账单 #${bill.invoiceId}，沿用，不再重复申请` },
     send: async () => {
-      const data =
-        current.kind === 'renew'
-          ? await callUpstreamStep(deps, supplierId, 'upstream.host_renew', { host_id: hostId, billing_period: current.billing_period }, input.workflowId)
-          : current.kind === 'upgrade'
-            ? await callUpstreamStep(deps, supplierId, 'upstream.host_upgrade', { host_id: hostId, config: await upstreamUpgradeConfig(deps, current) }, input.workflowId)
-            : await callUpstreamStep(deps, supplierId, 'upstream.traffic_package_buy', { host_id: hostId, package_id: current.package_id }, input.workflowId);
+      const request = await UPSTREAM_WORK_KINDS[current.kind].order.request(deps, current, hostId);
+      const data = await callUpstreamStep(deps, supplierId, request.action, request.payload, input.workflowId);
       const invoiceId = data['invoice_id'];
       if (typeof invoiceId !== 'number') throw new UpstreamStepError('ambiguous', 'unexpected_response', '上游未返回账单编号，处理结果未知');
       return { invoiceId, amount: data['amount'] };

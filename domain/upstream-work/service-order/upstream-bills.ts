@@ -5,8 +5,8 @@ import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { callUpstreamStep, STEP_INVOKE_TIMEOUT_MS } from './upstream-step.js';
-import { checkUpstreamBillById, readUpstreamBill, type UpstreamBill } from '../../upstream-work/pay-bill.js';
-import { recordServiceOrderCost } from '../../economics/upstream-costs.js';
+import { checkUpstreamBillById, readUpstreamBill, type UpstreamBill } from '../pay-bill.js';
+import { UPSTREAM_WORK_KINDS } from '../kinds.js';
 
 export type { UpstreamBill };
 
@@ -24,9 +24,6 @@ export async function checkUpstreamBill(deps: DomainDeps, order: ServiceOrderRow
   return checkUpstreamBillById(deps, { supplierId, traceId, timeoutMs: STEP_INVOKE_TIMEOUT_MS }, upstreamInvoiceId);
 }
 
-/** The upstream kind of an order's bill in `check_order` answers. */
-const BILL_KIND = { renew: 'renewal', traffic_package: 'traffic_package', upgrade: 'upgrade' } as const;
-
 /**
  * Reconciliation after a committing request that may have gone through: the newest unpaid bill
  * of the order's kind among the host's bills. The upstream answers a repeated renewal of the
@@ -37,7 +34,7 @@ export async function findOpenUpstreamBill(deps: DomainDeps, order: ServiceOrder
   const { supplierId, hostId } = upstreamTarget(order);
   const data = await callUpstreamStep(deps, supplierId, 'upstream.check_order', { host_id: hostId }, traceId);
   const bills = (Array.isArray(data['invoices']) ? data['invoices'] : []).map(readUpstreamBill).filter((b): b is UpstreamBill => b !== null);
-  return bills.find((b) => b.kind === BILL_KIND[order.kind] && !b.paid && (b.status === 'unpaid' || b.status === 'partially_paid')) ?? null;
+  return bills.find((b) => b.kind === UPSTREAM_WORK_KINDS[order.kind].order.billKind && !b.paid && (b.status === 'unpaid' || b.status === 'partially_paid')) ?? null;
 }
 
 /**
@@ -93,37 +90,6 @@ export async function forgetUpstreamBill(deps: DomainDeps, order: ServiceOrderRo
         status: 'info',
         message: `上游账单 #${order.upstream_invoice_id ?? ''} 已失效（${status}），将重新申请`,
         detail: { upstream_invoice_id: order.upstream_invoice_id, status },
-        workflowId,
-      },
-      transaction,
-    );
-  });
-}
-
-/**
- * The upstream bill is paid: recorded once, with what it cost (`upstream_costs`, in the same
- * transaction as the guarded mark; `amount` null when no answer carried it: cost unknown).
- */
-export async function markUpstreamBillPaid(deps: DomainDeps, order: ServiceOrderRow, via: 'paid' | 'reconciled', workflowId: string, amount: string | null): Promise<void> {
-  await deps.db.sequelize.transaction(async (transaction) => {
-    const [updated] = await deps.db.models.ServiceOrder.update({ upstream_paid_at: new Date() }, { where: { id: order.id, upstream_paid_at: null }, transaction });
-    if (updated === 0) return;
-    const { supplierId } = upstreamTarget(order);
-    if (order.upstream_invoice_id !== null) {
-      await recordServiceOrderCost(
-        deps,
-        { serviceId: order.service_id, invoiceId: order.invoice_id, supplierId, kind: order.kind, upstreamInvoiceId: order.upstream_invoice_id, amount, via },
-        transaction,
-      );
-    }
-    await recordOrderEvent(
-      deps,
-      order,
-      {
-        stage: 'upstream_pay',
-        status: 'succeeded',
-        message: via === 'reconciled' ? `核对确认上游账单 #${order.upstream_invoice_id ?? ''} 已支付` : `上游账单 #${order.upstream_invoice_id ?? ''} 已支付`,
-        detail: { upstream_invoice_id: order.upstream_invoice_id, via, amount },
         workflowId,
       },
       transaction,

@@ -1,7 +1,7 @@
-import { pgErrorOf } from '../../db/pg-errors.js';
-import { sqlOne, statement } from '../../db/sql.js';
-import type { DomainDeps } from '../deps.js';
-import { UpstreamStepError } from '../suppliers/supplier-call.js';
+import { pgErrorOf } from '../../../db/pg-errors.js';
+import { sqlOne, statement } from '../../../db/sql.js';
+import type { DomainDeps } from '../../deps.js';
+import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 
 const HOST_ONCE = 'service_upstream_bindings_host_once';
 

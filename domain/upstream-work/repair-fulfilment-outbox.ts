@@ -1,6 +1,6 @@
-import type { DomainDeps } from '../../deps.js';
-import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
+import type { DomainDeps } from '../deps.js';
+import { sqlOne, sqlRows } from '../../db/sql.js';
+import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../outbox/intents.js';
 import { FULFILLED_TYPES } from './dispatch-fulfilment.js';
 
 export type FulfilmentRepairSummary = {

@@ -1,19 +1,19 @@
 import type { DomainDeps } from '../../deps.js';
-import { serviceOrderWork } from '../../upstream-work/kinds.js';
-import { payUpstreamBillOnce } from '../../upstream-work/pay-bill.js';
-import { workJournal } from '../../upstream-work/record.js';
+import { serviceOrderWork } from '../kinds.js';
+import { payUpstreamBillOnce } from '../pay-bill.js';
+import { workJournal } from '../record.js';
 import { loadServiceOrder, orderMark } from './order-record.js';
-import { markUpstreamBillPaid, upstreamTarget } from './upstream-bills.js';
+import { upstreamTarget } from './upstream-bills.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
 import { STEP_INVOKE_TIMEOUT_MS } from './upstream-step.js';
-import { checkedBillAmount, firstAmount } from '../../economics/upstream-costs.js';
+import { recordBillPaid } from '../cost.js';
 
 /**
  * Pays the recorded upstream bill from the supplier balance, once (`payUpstreamBillOnce`, the
  * kernel's one payment of an upstream bill: a voided bill is a permanent failure, an admin retry
- * asks for a new one). What the bill cost is recorded with the payment (`markUpstreamBillPaid`):
- * the amount of the check or pay answer, else the one recorded with the bill, else `check_order`
- * asked once; unknown (null), never zero, when none answers.
+ * asks for a new one). What the bill cost is recorded with the payment, as for every kind
+ * (`recordBillPaid`, ../cost.ts: the amount of the check or pay answer, else the one recorded
+ * with the bill, else `check_order` asked once), with its row of the order's history.
  */
 export async function payUpstreamBill(deps: DomainDeps, input: { invoiceId: number; workflowId: string }): Promise<{ paid: true }> {
   const order = await loadServiceOrder(deps, input.invoiceId);
@@ -21,14 +21,14 @@ export async function payUpstreamBill(deps: DomainDeps, input: { invoiceId: numb
   const { supplierId } = upstreamTarget(order);
   const billId = order.upstream_invoice_id;
   if (billId === null) throw new UpstreamStepError('permanent', 'no_upstream_bill', '尚未记录上游账单，无法支付');
+  const call = { supplierId, traceId: input.workflowId, timeoutMs: STEP_INVOKE_TIMEOUT_MS };
   const paid = await payUpstreamBillOnce(deps, {
-    call: { supplierId, traceId: input.workflowId, timeoutMs: STEP_INVOKE_TIMEOUT_MS },
+    call,
     billId,
     mark: orderMark(order.id, 'upstream_pay_requested_at'),
     journal: workJournal(deps, serviceOrderWork(input.invoiceId), input.workflowId),
     voidHint: '请重试以重新申请',
   });
-  const amount = firstAmount(paid.amount, order.upstream_amount) ?? (await checkedBillAmount(deps, supplierId, billId, input.workflowId));
-  await markUpstreamBillPaid(deps, order, paid.via, input.workflowId, amount);
+  await recordBillPaid(deps, serviceOrderWork(input.invoiceId), { call, billId, answered: paid.amount, via: paid.via });
   return { paid: true };
 }

@@ -4,8 +4,8 @@ import { readLiveWorkflow } from '../../../lib/temporal.js';
 import { temporalWorkflowUrl } from '../../../lib/temporal-ui.js';
 import { type ServiceOrderState, serviceOrderStateQuery } from '../../../workflows/service-order/contract.js';
 import type { DomainDeps } from '../../deps.js';
-import { WORK_HOMES } from '../../upstream-work/kinds.js';
-import { listWork } from '../../upstream-work/lists.js';
+import { WORK_HOMES } from '../kinds.js';
+import { listWork } from '../lists.js';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
 
 export type ServiceOrderListQuery = {

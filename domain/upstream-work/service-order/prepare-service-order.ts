@@ -1,11 +1,11 @@
 import type { ServiceStatus } from '../../../db/models/service.js';
 import type { PreparedServiceOrder } from '../../../workflows/service-order/contract.js';
 import type { Actor } from '../../../lib/actor.js';
-import { serviceOrderWork } from '../../upstream-work/kinds.js';
-import { recordAdminRetry } from '../../upstream-work/record.js';
+import { serviceOrderWork } from '../kinds.js';
+import { recordAdminRetry } from '../record.js';
 import type { DomainDeps } from '../../deps.js';
-import { RENEWABLE_STATUSES } from '../renewals/renewal-rules.js';
-import { SERVICE_STATUS_LABELS } from '../service-labels.js';
+import { RENEWABLE_STATUSES } from '../../services/renewals/renewal-rules.js';
+import { SERVICE_STATUS_LABELS } from '../../services/service-labels.js';
 import { loadServiceOrder } from './order-record.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { InferAttributes } from 'sequelize';
-import { inTransaction, sqlOne, sqlRows, statement } from '../../db/sql.js';
-import type { ServiceRow } from '../../db/models/service.js';
-import { readPluginSchemas } from '../catalogue/plugin-schemas.js';
-import { resolveTemplates } from '../catalogue/product-types.js';
-import type { DomainDeps } from '../deps.js';
+import { inTransaction, sqlOne, sqlRows, statement } from '../../../db/sql.js';
+import type { ServiceRow } from '../../../db/models/service.js';
+import { readPluginSchemas } from '../../catalogue/plugin-schemas.js';
+import { resolveTemplates } from '../../catalogue/product-types.js';
+import type { DomainDeps } from '../../deps.js';
 import { type DownstreamReference, newDownstreamToken, newServicePassword } from './downstream.js';
-import type { Actor } from '../../lib/actor.js';
-import { provisioningWork } from '../upstream-work/kinds.js';
-import { recordAdminRetry } from '../upstream-work/record.js';
-import { countServiceEvent } from '../services/service-events.js';
+import type { Actor } from '../../../lib/actor.js';
+import { provisioningWork } from '../kinds.js';
+import { recordAdminRetry } from '../record.js';
+import { countServiceEvent } from '../../services/service-events.js';
 
 /** What the workflow needs to buy upstream; never a secret (it ends up in the workflow history). */
 export type PreparedProvisioning =

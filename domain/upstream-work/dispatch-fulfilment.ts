@@ -1,12 +1,12 @@
-import { BACKGROUND_DEADLINE_MS } from '../../../lib/temporal.js';
-import type { DomainDeps } from '../../deps.js';
-import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { intentKeys } from '../../outbox/intents.js';
-import { dispatchServiceOrder } from '../../services/orders/dispatch-service-order.js';
-import { startProvisioning } from '../../provisioning/start-provisioning.js';
-import { activatePaidAttempt } from '../../verification/attempts.js';
-import { INVOICE_COLUMNS, type InvoiceRecord } from '../../../db/models/billing.js';
-import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, invoiceTypesWhere } from '../invoice-kinds.js';
+import type { ServiceOrderKind } from '../../db/models/service-order.js';
+import type { DomainDeps } from '../deps.js';
+import { sqlOne, sqlRows } from '../../db/sql.js';
+import { intentKeys } from '../outbox/intents.js';
+import { createServiceOrder } from './service-order/create-order.js';
+import { startUpstreamWork } from './start.js';
+import { activatePaidAttempt } from '../verification/attempts.js';
+import { INVOICE_COLUMNS, type InvoiceRecord } from '../../db/models/billing.js';
+import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, invoiceTypesWhere } from '../billing/invoice-kinds.js';
 
 export type DispatchOutcome = { invoiceId: number; dispatched: boolean; reason: 'dispatched' | 'already_dispatched' | 'not_paid' | 'nothing_to_do' };
 
@@ -15,10 +15,11 @@ export const FULFILLED_TYPES = invoiceTypesWhere('fulfilment', ...DISPATCHED_FUL
 
 /**
  * Fulfilment of a paid invoice after its settlement committed, by its kind's `fulfilment`
- * (`invoice-kinds.ts`); idempotent. A purchase starts
- * `provision:<service_id>` for each of its services; a renewal, traffic package or upgrade its
- * service order (`renew:`/`traffic:`/`upgrade:<invoice_no>`, `dispatchServiceOrder`); a real-name
- * verification its attempt (`activatePaidAttempt`: awaiting_payment → pending once, and its workflow). `dispatched_at` and the
+ * (`billing/invoice-kinds.ts`); idempotent. Upstream work is started through the kernel only
+ * (`startUpstreamWork`, ./start.ts): a purchase starts `provision:<service_id>` for each of its
+ * services; a renewal, traffic package or upgrade first gets its service order row
+ * (`createServiceOrder`), then `renew:`/`traffic:`/`upgrade:<invoice_no>`. A real-name
+ * verification, which is not upstream work, starts its attempt (`activatePaidAttempt`: awaiting_payment → pending once, and its workflow). `dispatched_at` and the
  * settlement's `fulfil:<invoice id>` outbox row are marked done only after everything started,
  * so a crash in between leaves the row to be claimed again. Its one caller is the outbox relay
  * performing that row (and, in payment workflows recorded before patch `fulfilment-by-outbox`,
@@ -35,14 +36,17 @@ export async function dispatchFulfilment(deps: DomainDeps, invoiceId: number): P
   if (!invoice || invoice.paid_at === null) return { invoiceId, dispatched: false, reason: 'not_paid' };
   if (invoice.dispatched_at !== null) return { invoiceId, dispatched: false, reason: 'already_dispatched' };
   if (invoice.status !== 'paid' && invoice.status !== 'partially_refunded') return { invoiceId, dispatched: false, reason: 'nothing_to_do' };
+  const subject = { userId: invoice.user_id, invoiceId: invoice.id, invoiceNo: invoice.invoice_no };
   switch (INVOICE_KINDS[invoice.type].fulfilment) {
     case 'provisioning': {
-      for (const id of invoice.service_ids ?? []) await startProvisioning(deps, { id, user_id: invoice.user_id }, BACKGROUND_DEADLINE_MS);
+      for (const serviceId of invoice.service_ids ?? []) await startUpstreamWork(deps, 'provision', { ...subject, serviceId });
       break;
     }
-    case 'service_order':
-      await dispatchServiceOrder(deps, invoice);
+    case 'service_order': {
+      const { serviceId } = await createServiceOrder(deps, invoice);
+      await startUpstreamWork(deps, invoice.type as ServiceOrderKind, { ...subject, serviceId });
       break;
+    }
     case 'verification':
       await activatePaidAttempt(deps, invoice.id);
       break;

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchFulfilment } from '../../../domain/billing/fulfilment/dispatch-fulfilment.js';
-import { repairFulfilmentOutbox } from '../../../domain/billing/fulfilment/repair-fulfilment-outbox.js';
+import { dispatchFulfilment } from '../../../domain/upstream-work/dispatch-fulfilment.js';
+import { repairFulfilmentOutbox } from '../../../domain/upstream-work/repair-fulfilment-outbox.js';
 import { relayDueIntents, startOutboxRelay } from '../../../domain/outbox/relay.js';
 import { provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { adjustBalance, createProduct, expectBooksBalanced, purchase, registerClient } from '../../helpers/billing.js';

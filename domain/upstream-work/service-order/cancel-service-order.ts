@@ -5,7 +5,7 @@ import { type Actor, deciderActor } from '../../../lib/actor.js';
 import type { DomainDeps } from '../../deps.js';
 import { loadServiceOrder, recordOrderEvent } from './order-record.js';
 import { money } from '../../../lib/money.js';
-import { upgradeRefund } from '../upgrades/proration.js';
+import { upgradeRefund } from '../../services/upgrades/proration.js';
 
 /** The trace id of the one refund a cancelled order may make (found again by it on a retry). */
 export function serviceOrderCancelTraceId(invoiceId: number): string {

@@ -1,9 +1,9 @@
-import { money } from '../../lib/money.js';
-import { actorAudit } from '../billing/audit.js';
-import { createRefund } from '../billing/refunds/create-refund.js';
-import { type Actor, deciderActor } from '../../lib/actor.js';
-import type { DomainDeps } from '../deps.js';
-import { recordServiceEvent } from '../services/service-events.js';
+import { money } from '../../../lib/money.js';
+import { actorAudit } from '../../billing/audit.js';
+import { createRefund } from '../../billing/refunds/create-refund.js';
+import { type Actor, deciderActor } from '../../../lib/actor.js';
+import type { DomainDeps } from '../../deps.js';
+import { recordServiceEvent } from '../../services/service-events.js';
 
 /** The trace id of the one refund a cancelled provisioning may make. */
 export function cancellationTraceId(serviceId: number): string {

@@ -1,14 +1,15 @@
-import type { DomainDeps } from '../deps.js';
+import type { DomainDeps } from '../../deps.js';
 import type { PreparedProvisioning } from './prepare.js';
-import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
-import { type SentMark, sendOnce } from '../suppliers/send-once.js';
-import type { StepJournal } from '../suppliers/step-journal.js';
-import { sqlRows, statement } from '../../db/sql.js';
+import { callSupplier, UpstreamStepError } from '../../suppliers/supplier-call.js';
+import { type SentMark, sendOnce } from '../../suppliers/send-once.js';
+import type { StepJournal } from '../../suppliers/step-journal.js';
+import { sqlRows, statement } from '../../../db/sql.js';
 import { hostTakenError } from './host-taken.js';
-import { provisioningWork } from '../upstream-work/kinds.js';
-import { payUpstreamBillOnce } from '../upstream-work/pay-bill.js';
-import { workJournal } from '../upstream-work/record.js';
-import { checkedBillAmount, firstAmount, recordProvisionPaid } from '../economics/upstream-costs.js';
+import { provisioningWork } from '../kinds.js';
+import { payUpstreamBillOnce } from '../pay-bill.js';
+import { workJournal } from '../record.js';
+import { firstAmount } from '../../economics/upstream-costs.js';
+import { recordBillPaid } from '../cost.js';
 
 export type UpstreamPurchase = Extract<PreparedProvisioning, { kind: 'upstream' }>;
 
@@ -58,8 +59,6 @@ export async function loginUpstream(deps: DomainDeps, p: UpstreamPurchase): Prom
 
 /** The service's sealed root password (opened only to fill the cart). */
 const SEALED_PASSWORD = statement('SELECT password_sealed FROM services WHERE id = $1');
-/** What the binding already knows of the upstream bill. */
-const BINDING_PAYMENT = statement('SELECT upstream_amount::text AS upstream_amount, upstream_paid_at FROM service_upstream_bindings WHERE service_id = $1');
 
 /**
  * The cart step: probe first (an order for our reference means a previous attempt already bought:
@@ -123,9 +122,8 @@ export async function checkoutUpstreamOrder(deps: DomainDeps, p: UpstreamPurchas
  * The upstream pay step, sent once: the kernel's one payment of an upstream bill
  * (`payUpstreamBillOnce`: a payment sent before is checked first, a bill still unpaid after a
  * plain answer is retried, a voided bill is a permanent failure). Once paid (or found paid), the
- * payment and what it cost are recorded together, once (`recordProvisionPaid`,
- * docs/economics.md): the amount of the pay or check answer, else the settle answer's, else
- * `check_order` asked once; unknown (null), never zero, when none answers.
+ * payment and what it cost are recorded together, once, as for every kind (`recordBillPaid`,
+ * ../cost.ts): the amount of the pay or check answer, else the settle answer's.
  */
 export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder): Promise<void> {
   let answered: string | null = null;
@@ -141,13 +139,10 @@ export async function payUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase, or
     answered = paid.amount;
     via = paid.via;
   }
-  await recordPaidOrder(deps, p, order, firstAmount(answered, order.amount), via);
-}
-
-/** The paid bill and its cost, recorded once; `check_order` is asked for the amount only when no answer and not the binding had it. */
-async function recordPaidOrder(deps: DomainDeps, p: UpstreamPurchase, order: UpstreamOrder, answered: string | null, via: 'paid' | 'reconciled'): Promise<void> {
-  const [binding] = await sqlRows<{ upstream_amount: string | null; upstream_paid_at: Date | null }>(deps, BINDING_PAYMENT, [p.serviceId]);
-  if (!binding || binding.upstream_paid_at !== null) return;
-  const amount = answered ?? firstAmount(binding.upstream_amount) ?? (await checkedBillAmount(deps, p.supplierId, order.invoiceId, p.traceId));
-  await recordProvisionPaid(deps, { serviceId: p.serviceId, upstreamInvoiceId: order.invoiceId, amount, via });
+  await recordBillPaid(deps, provisioningWork(p.serviceId), {
+    call: { supplierId: p.supplierId, traceId: p.traceId },
+    billId: order.invoiceId,
+    answered: firstAmount(answered, order.amount),
+    via,
+  });
 }

@@ -3,8 +3,8 @@ import type { ServiceOrderKind, ServiceOrderRow } from '../../../db/models/servi
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import type { SentMark } from '../../suppliers/send-once.js';
-import { UPSTREAM_WORK_KINDS, WORK_HOMES } from '../../upstream-work/kinds.js';
-import { recordServiceEvent, type ServiceEventInput } from '../service-events.js';
+import { UPSTREAM_WORK_KINDS, WORK_HOMES } from '../kinds.js';
+import { recordServiceEvent, type ServiceEventInput } from '../../services/service-events.js';
 
 export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包', upgrade: '升降级' };
 

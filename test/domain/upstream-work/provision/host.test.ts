@@ -1,11 +1,11 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlOne } from '../../../db/sql.js';
-import { activateService } from '../../../domain/provisioning/host.js';
-import { provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
-import { createUser, seedService } from '../../helpers/lifecycle.js';
-import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
-import { eventually } from '../../helpers/wait.js';
+import { sqlOne } from '../../../../db/sql.js';
+import { activateService } from '../../../../domain/upstream-work/provision/host.js';
+import { provisionWorkflowId } from '../../../../workflows/provisioning/contract.js';
+import { createUser, seedService } from '../../../helpers/lifecycle.js';
+import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+import { eventually } from '../../../helpers/wait.js';
 
 /**
  * The activation of the last unfinished services of an order completes it, also when two of its
