@@ -27,7 +27,6 @@ const ROUTES_TESTED_ELSEWHERE: Record<string, Elsewhere> = {
   'admin/invoices.ts': { file: 'test/api/routes/admin/balance-adjustments.test.ts', mentions: '/api/v2/admin/invoices/' },
   'admin/ledger.ts': { file: 'test/api/routes/admin/balance-adjustments.test.ts', mentions: '/api/v2/admin/account-transactions' },
   'admin/logs.ts': { file: 'test/api/routes/admin/audit-logs.test.ts', mentions: '/api/v2/admin/logs/clean-up' },
-  'admin/media.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/admin/media-files' },
   // The notices the reminder tasks send are what the log lists.
   'admin/notification-logs.ts': { file: 'test/domain/notifications/reminders.test.ts', mentions: '/api/v2/admin/logs/notification-logs' },
   'admin/plugin-bindings.ts': { file: 'test/api/routes/admin/plugins.test.ts', mentions: '/bindings' },
