@@ -45,7 +45,6 @@ const ROUTES_TESTED_ELSEWHERE: Record<string, Elsewhere> = {
   'client/content.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/client/notices' },
   // Recharges share the repair and fulfilment tests of billing (QR notifications, backstops).
   'client/recharge.ts': { file: 'test/api/billing/recharge-and-repair.test.ts', mentions: '/api/v2/client/recharge' },
-  'health.ts': { file: 'test/api/conventions.test.ts', mentions: '/api/health' },
   // Signed links to uploads, made and refused in the upload tests.
   'secure-assets.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/secure-assets/view' },
   'site/content.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/site/home-hero' },
