@@ -4,6 +4,7 @@ import { cacheLookups, httpRequestDuration, httpRequests } from '../lib/metrics.
 import { rawBodyBytes, stashRawBody } from './middleware/input-guard.js';
 import { sentRequestId } from './middleware/request-id.js';
 import type { AnswerDefaults } from './middleware/security-headers.js';
+import type { PublicAnswers, RememberedAnswer } from './context.js';
 
 /** Distinct requests remembered at most; past it the map starts over (query strings and bodies are the caller's). */
 const MAX_REMEMBERED = 2_000;
@@ -11,17 +12,6 @@ const MAX_REMEMBERED = 2_000;
 const MAX_URL_LENGTH = 1_024;
 /** Larger bodies (a quote's is ~100 bytes) are never remembered nor read here. */
 const MAX_BODY_BYTES = 2_048;
-
-export type RememberedAnswer = {
-  /** The route template, for the metrics (`/api/v2/site/products/{productId}`). */
-  route: string;
-  /** Where the answer's data sits in the catalogue cache (`reads`, or `computed` for a quote), its key, and the value it held then. */
-  space: 'reads' | 'computed';
-  key: string;
-  data: unknown;
-  /** The answer's bytes of the current second (`okCached` renews them). */
-  bytes: () => Uint8Array;
-};
 
 /** A GET by its target; a POST by target, content type and exact body (the chain decided on all three). */
 const requestKey = (url: string, post?: { type: string; body: string }) => (post === undefined ? url : `${url}\n${post.type}\n${post.body}`);
@@ -43,7 +33,9 @@ const requestKey = (url: string, post?: { type: string; body: string }) => (post
  * request with an `Origin` header (CORS) or, for a POST, an `Authorization` header goes through the
  * chain. A POST body read here and not answered is handed to the chain (`stashRawBody`).
  */
-export function createPublicAnswers(options: { cache: CatalogueCache | undefined; enabled: boolean; generateId: () => string; prepare: AnswerDefaults }) {
+export function createPublicAnswers(options: { cache: CatalogueCache | undefined; enabled: boolean; generateId: () => string; prepare: AnswerDefaults }): PublicAnswers & {
+  answer(incoming: IncomingMessage, outgoing: ServerResponse): boolean | Promise<boolean>;
+} {
   const remembered = new Map<string, RememberedAnswer>();
   /** Targets with a remembered POST: only their bodies are read here. */
   const postTargets = new Set<string>();
@@ -137,5 +129,3 @@ export function createPublicAnswers(options: { cache: CatalogueCache | undefined
     },
   };
 }
-
-export type PublicAnswers = ReturnType<typeof createPublicAnswers>;

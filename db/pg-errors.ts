@@ -1,3 +1,5 @@
+import { inAdminWrite } from '../lib/request-context.js';
+
 /**
  * The PostgreSQL error under an error thrown by pg or by Sequelize (which wraps it as `parent`
  * / `original`): its SQLSTATE and, for constraint violations, the constraint's name.
@@ -26,7 +28,25 @@ export function isTransactionConflict(err: unknown): boolean {
 }
 
 /** How often an admin write's transaction is run again after a deadlock or serialization failure. */
-export const TRANSACTION_CONFLICT_ATTEMPTS = 5;
+const TRANSACTION_CONFLICT_ATTEMPTS = 5;
+
+/**
+ * Runs a whole transaction (`once`) and, during an admin write, runs it again on a deadlock or
+ * serialization failure, up to `TRANSACTION_CONFLICT_ATTEMPTS` times: an admin write never answers
+ * 500 for a deadlock (e.g. on the audit chain's head). Elsewhere it runs once; the caller's own
+ * retry (an activity's, a client's) decides. Both transaction kinds use it (`inTransaction`,
+ * db/sql.ts, and every managed `sequelize.transaction`, db/sequelize.ts).
+ */
+export async function retryOnConflict<T>(once: () => Promise<T>): Promise<T> {
+  const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await once();
+    } catch (err) {
+      if (attempt >= attempts || !isTransactionConflict(err)) throw err;
+    }
+  }
+}
 
 /**
  * Errors the database gives for the data itself (SQLSTATE class 22, data exception, and 23,

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
-import { enterTransaction, inAdminWrite, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
-import { queryConfig, WRITE_TEXT, type Statement } from './sql.js';
+import { queryConfig, WRITE_TEXT, type Statement } from './statement.js';
 import { defineModels, type Models } from './models/index.js';
-import { isTransactionConflict, TRANSACTION_CONFLICT_ATTEMPTS } from './pg-errors.js';
+import { retryOnConflict } from './pg-errors.js';
 
 export type Database = {
   sequelize: Sequelize;
@@ -84,18 +84,7 @@ function auditManagedTransactions(sequelize: Sequelize): void {
         },
       );
     };
-    // An admin write never answers 500 for a deadlock (e.g. on the audit chain's head): run it again whole.
-    const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
-    const run = async (): Promise<unknown> => {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          return await once();
-        } catch (err) {
-          if (attempt >= attempts || !isTransactionConflict(err)) throw err;
-        }
-      }
-    };
-    return run();
+    return retryOnConflict(once);
   };
   sequelize.transaction = wrapped as typeof sequelize.transaction;
 }

@@ -1,23 +1,11 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, inAdminWrite, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
-import { isTransactionConflict, TRANSACTION_CONFLICT_ATTEMPTS } from './pg-errors.js';
+import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { retryOnConflict } from './pg-errors.js';
 import type { Database } from './sequelize.js';
+import { queryConfig, statement, WRITE_TEXT, type Statement } from './statement.js';
 
-/**
- * A statement of a hot path, prepared once per connection: PostgreSQL parses and plans it on
- * its first use on a connection and afterwards only binds and executes it (a money payment runs
- * a handful of them; parsing and planning each one again cost the database more CPU than
- * running it). Only for fixed texts written in the code (a text built from input, or one with a
- * varying number of parameters, stays a plain string): every distinct text is one prepared
- * statement on every pooled connection for the connection's life.
- */
-export type Statement = { readonly text: string; readonly name: string };
-
-export function statement(text: string): Statement {
-  return { text, name: `s_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
-}
+export { statement, type Statement };
 
 /** Where a fragment puts the value named `name`: answers its `$n` (the same name, the same number). */
 export type Param<N extends string> = (name: N) => string;
@@ -66,11 +54,6 @@ export function sqlParams(): { values: unknown[]; param: (value: unknown) => str
   };
 }
 
-/** What pg's `query` takes for a text or a prepared statement. */
-export function queryConfig(sql: string | Statement, values: unknown[]): pg.QueryConfig {
-  return typeof sql === 'string' ? { text: sql, values } : { text: sql.text, name: sql.name, values };
-}
-
 /** What the helpers need: the database (a `DomainDeps` is one). */
 export type SqlDeps = { readonly db: Database };
 
@@ -104,9 +87,6 @@ export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Sta
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
 }
 
-/** A statement that changes rows (a data-modifying CTE included); `FOR UPDATE` in a CTE counts too, harmlessly. */
-export const WRITE_TEXT = /^\s*(INSERT|UPDATE|DELETE|MERGE)\b|^\s*WITH\b[\s\S]*\b(INSERT|UPDATE|DELETE)\b/i;
-
 export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T | null> {
   const rows = await sqlRows<T>(deps, sql, bind, tx);
   return rows[0] ?? null;
@@ -119,15 +99,7 @@ export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Stat
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
-  // An admin write never answers 500 for a deadlock (e.g. on the audit chain's head): run it again whole.
-  const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await transactionOnce(deps, work);
-    } catch (err) {
-      if (attempt >= attempts || !isTransactionConflict(err)) throw err;
-    }
-  }
+  return retryOnConflict(() => transactionOnce(deps, work));
 }
 
 async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {

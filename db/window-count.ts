@@ -1,5 +1,6 @@
-import { QueryTypes, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic } from 'sequelize';
 import { LIST_WINDOW } from '../lib/paging.js';
+import { sqlParams } from './sql.js';
 
 /**
  * The count of a list within its paging window (lib/paging.ts): `select` is the list's query
@@ -10,18 +11,25 @@ export function windowCountSql(select: string, window: number = LIST_WINDOW): st
   return `SELECT count(*)::int AS n FROM (${select} LIMIT ${window}) AS windowed`;
 }
 
-type SelectQueryGenerator = {
-  selectQuery(table: unknown, options: { where: WhereOptions; attributes: string[] }, model: ModelStatic<Model>): string;
-};
-
-/** `windowCountSql` of a model's rows matching `where` (Sequelize's own WHERE, values escaped by it). */
-export async function countWithinWindow<M extends Model>(model: ModelStatic<M>, where: WhereOptions): Promise<number> {
+/**
+ * `windowCountSql` of a model's rows whose columns equal the values of `equals` (attribute
+ * names, as a model's `where`): one plain statement, the values bound (`$n`), the names those
+ * of the model's own attributes (anything else throws).
+ */
+export async function countWithinWindow(model: ModelStatic<Model>, equals: Readonly<Record<string, unknown>>): Promise<number> {
   const sequelize = model.sequelize;
   if (!sequelize) throw new Error(`model ${model.name} is not defined on a Sequelize instance`);
-  const generator = sequelize.getQueryInterface().queryGenerator as unknown as SelectQueryGenerator;
-  const select = generator
-    .selectQuery(model.getTableName(), { where, attributes: [model.primaryKeyAttribute] }, model as unknown as ModelStatic<Model>)
-    .replace(/;\s*$/, '');
-  const rows = await sequelize.query<{ n: number }>(windowCountSql(select), { type: QueryTypes.SELECT });
+  const attributes = model.getAttributes();
+  const { values, param } = sqlParams();
+  const conditions = Object.entries(equals).map(([name, value]) => {
+    const column = attributes[name]?.field;
+    if (!column) throw new Error(`model ${model.name} has no attribute ${name}`);
+    return `${quoted(column)} = ${param(value)}`;
+  });
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+  const select = `SELECT 1 FROM ${quoted(model.tableName)}${where}`;
+  const rows = await sequelize.query<{ n: number }>(windowCountSql(select), { bind: values, type: QueryTypes.SELECT });
   return rows[0]?.n ?? 0;
 }
+
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;

@@ -5,7 +5,7 @@ import { adminHasPermission } from '../../domain/auth/principals.js';
 import { adminFor, clientFor } from '../../domain/auth/sessions.js';
 import { isPersonalAccessToken } from '../../domain/auth/personal-tokens.js';
 import type { AppEnv } from '../context.js';
-import type { Access } from '../openapi/define-route.js';
+import type { Access } from '../openapi/access.js';
 import { requireVerified } from '../../domain/access/require-verified.js';
 import type { AccessAction } from '../../lib/config.js';
 import { personalTokenPrincipal } from './personal-tokens.js';

@@ -13,7 +13,7 @@ import {
   releaseIdempotencyKey,
 } from '../../domain/idempotency/idempotency-keys.js';
 import type { AppEnv } from '../context.js';
-import type { Access } from '../openapi/define-route.js';
+import type { Access } from '../openapi/access.js';
 
 /** Set on an answer that is a stored one sent again. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

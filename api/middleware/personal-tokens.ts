@@ -3,7 +3,7 @@ import { authenticatePersonalToken } from '../../domain/auth/personal-tokens.js'
 import type { ClientPrincipal } from '../../domain/auth/principals.js';
 import { forbidden } from '../../lib/errors.js';
 import type { AppEnv } from '../context.js';
-import type { Access } from '../openapi/define-route.js';
+import type { Access } from '../openapi/access.js';
 import { requestMeta } from './request-meta.js';
 
 export const TOKEN_NOT_ALLOWED = '此接口不能使用个人访问令牌，请使用登录令牌';

@@ -1,40 +1,18 @@
 import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { defaultMessages, ErrorCode, httpStatusFor } from '../../lib/errors.js';
-import type { PermissionCode } from '../../domain/auth/permissions.js';
-import type { TokenScope } from '../../db/models/personal-access-token.js';
 import type { AppEnv } from '../context.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../envelope.js';
 import { accessCheck, preconditionCheck, secondFactorCheck } from '../middleware/auth.js';
-import type { AccessAction } from '../../lib/config.js';
 import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { checkStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
 import { queryKeysOf, unknownQueryCheck } from '../middleware/query-keys.js';
 import { type RouteCheck, runChecks } from '../middleware/route-checks.js';
 import { throwValidationError } from '../middleware/validation.js';
+import type { AccessAction } from '../../lib/config.js';
+import { resolveAccess, type Access } from './access.js';
 import { documentAccess, operationIdFor } from './operations.js';
-
-export type Access =
-  | { surface: 'public' }
-  /**
-   * `stepUp`: a sensitive write; an admin with a second factor must have verified it within
-   * `security.step_up_max_age_minutes` (40302 otherwise). `duringEnrolment`: also open to a
-   * session that must first enrol a second factor (every other route refuses it, 40300).
-   */
-  | { surface: 'admin'; permission?: PermissionCode; stepUp?: boolean; duringEnrolment?: boolean }
-  /**
-   * `precondition`: the action whose e-mail / real-name requirement (settings group `access`) is checked: 40301.
-   * `tokenScope`: the scope a personal access token needs here, or `none` (tokens refused, 40300).
-   * Default: `read` for GET, `none` for writes; `defineRoute` fills it in (`resolveAccess`).
-   */
-  | { surface: 'client'; precondition?: AccessAction; tokenScope?: TokenScope | 'none' };
-
-/** The access rule with its token scope decided: GET → `read`, a write without a declared scope → `none`. */
-export function resolveAccess(access: Access, method: string): Access {
-  if (access.surface !== 'client' || access.tokenScope) return access;
-  return { ...access, tokenScope: method === 'get' ? 'read' : 'none' };
-}
 
 type RequestSpec = NonNullable<RouteConfig['request']>;
 

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Access } from './define-route.js';
+import type { Access } from './access.js';
 
 /** The one security scheme: the access token of the admin or the client surface, or a client's personal access token. */
 export const BEARER_SCHEME = 'bearerAuth';

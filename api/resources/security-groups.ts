@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SECURITY_RULE_ACTIONS, SECURITY_RULE_DIRECTIONS, SECURITY_RULE_PROTOCOLS, type SecurityGroupRuleRow } from '../../db/models/security-group.js';
-import type { SecurityGroupView } from '../../domain/services/console/security-groups.js';
+import type { SecurityGroupView } from '../../domain/services/console/security-group-views.js';
 import { formatDateTime } from '../../lib/time.js';
 import { dateTimeString } from '../schemas.js';
 

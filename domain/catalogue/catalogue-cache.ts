@@ -1,6 +1,5 @@
 import type { Logger } from '../../lib/logger.js';
 import { listenForNotifications } from '../../lib/pg-listener.js';
-import type { DomainDeps } from '../deps.js';
 import { cacheLookups } from '../../lib/metrics.js';
 
 export const CATALOGUE_CHANNEL = 'catalogue_invalidate';
@@ -96,7 +95,10 @@ export function createCatalogueCache(options: { databaseUrl: string; ttlMs: numb
 
 type Space = 'reads' | 'computed';
 
-async function readThrough<T>(deps: DomainDeps, space: Space, key: string, load: () => Promise<T>): Promise<T> {
+/** What the cached reads need: a `DomainDeps` is one (not imported: `domain/deps.ts` names this cache's type). */
+type CachedDeps = { readonly catalogueCache?: CatalogueCache | undefined };
+
+async function readThrough<T>(deps: CachedDeps, space: Space, key: string, load: () => Promise<T>): Promise<T> {
   const cache = deps.catalogueCache;
   if (!cache) return load();
   const hit = space === 'reads' ? cache.get(key) : cache.getComputed(key);
@@ -114,7 +116,7 @@ async function readThrough<T>(deps: DomainDeps, space: Space, key: string, load:
  * remembered answer of `key`, or `compute()` stored under it. Failures (refusals) are never
  * stored. Without a cache (worker, scripts) it just computes.
  */
-export function cachedComputation<T>(deps: DomainDeps, key: string, compute: () => Promise<T>): Promise<T> {
+export function cachedComputation<T>(deps: CachedDeps, key: string, compute: () => Promise<T>): Promise<T> {
   return readThrough(deps, 'computed', key, compute);
 }
 
@@ -122,6 +124,6 @@ export function cachedComputation<T>(deps: DomainDeps, key: string, compute: () 
  * Read-through: the cached value of `key`, or `load()` stored under it. A load that raced an
  * invalidation is answered but not stored. Without a cache (worker, scripts) it just loads.
  */
-export function cachedRead<T>(deps: DomainDeps, key: string, load: () => Promise<T>): Promise<T> {
+export function cachedRead<T>(deps: CachedDeps, key: string, load: () => Promise<T>): Promise<T> {
   return readThrough(deps, 'reads', key, load);
 }

@@ -1,4 +1,22 @@
-import type { PluginReferenceChecker } from './references.js';
+import type { Transaction } from 'sequelize';
+import type { PluginDomain } from './contract.js';
+import type { RuntimeDeps } from './deps.js';
+
+export type PluginRef = { id: number; domain: PluginDomain; slug: string };
+
+/**
+ * Business data that may point at an installed plugin. Uninstall asks every checker for a
+ * count and refuses when any is above zero; with `force=1` it runs every `detach` in the same
+ * transaction (delete the rows or set their `plugin_id` to null), then removes the plugin.
+ */
+export type PluginReferenceChecker = {
+  /** Stable name, e.g. `plugin_bindings`, `payments`. */
+  name: string;
+  /** Chinese label used in the refusal message, e.g. `支付记录`. */
+  label: string;
+  count(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<number>;
+  detach(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<void>;
+};
 
 /** The plugin's own bindings: referenced business configuration, hard-deleted on a forced uninstall. */
 export const bindingReferences: PluginReferenceChecker = {

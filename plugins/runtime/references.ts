@@ -1,23 +1,6 @@
 import type { Transaction } from 'sequelize';
 import type { RuntimeDeps } from './deps.js';
-import type { PluginDomain } from './contract.js';
-import { BUILT_IN_REFERENCE_CHECKERS } from './reference-checkers.js';
-
-export type PluginRef = { id: number; domain: PluginDomain; slug: string };
-
-/**
- * Business data that may point at an installed plugin. Uninstall asks every checker for a
- * count and refuses when any is above zero; with `force=1` it runs every `detach` in the same
- * transaction (delete the rows or set their `plugin_id` to null), then removes the plugin.
- */
-export type PluginReferenceChecker = {
-  /** Stable name, e.g. `plugin_bindings`, `payments`. */
-  name: string;
-  /** Chinese label used in the refusal message, e.g. `支付记录`. */
-  label: string;
-  count(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<number>;
-  detach(deps: RuntimeDeps, plugin: PluginRef, transaction: Transaction): Promise<void>;
-};
+import { BUILT_IN_REFERENCE_CHECKERS, type PluginRef, type PluginReferenceChecker } from './reference-checkers.js';
 
 export type PluginReference = { name: string; label: string; count: number };
 

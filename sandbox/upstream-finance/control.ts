@@ -1,6 +1,6 @@
 import { formatMoney, parseMoney } from '../../lib/money.js';
 import { findSandboxProduct } from './catalogue-data.js';
-import type { ConsoleFaultMode } from './console/tickets.js';
+import type { ConsoleFaultMode } from './types.js';
 import { setFaultRule } from './faults.js';
 import { changePrices, type PriceChange } from './prices.js';
 import { refreshHost } from './provisioning.js';

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { setMaxListeners } from 'node:events';
 import { SANDBOX_CATALOGUE } from './catalogue-data.js';
-import type { ConsoleFaultMode, ConsoleTicket } from './console/tickets.js';
 import type { PriceOverride } from './prices.js';
 import { DEFAULT_CONSOLE_SIZE } from './console/picture.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
-import type { FaultMode, ListTotalShape, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
+import type { ConsoleFaultMode, ConsoleTicket, FaultMode, ListTotalShape, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
 
 export type AccountState = {
   uid: number;

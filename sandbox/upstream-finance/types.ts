@@ -1,6 +1,10 @@
 import type { PriceChange } from './prices.js';
 import type { FormValue } from './body.js';
-import type { ConsoleFaultMode } from './console/tickets.js';
+
+/** `unavailable`: the console websocket answers 503. `auth_failed`: the server expects another password. */
+export type ConsoleFaultMode = 'unavailable' | 'auth_failed';
+
+export type ConsoleTicket = { hostId: number; password: string; expiresAt: number };
 
 export type SandboxAccountInput = { username: string; apiKey: string };
 

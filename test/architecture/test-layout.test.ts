@@ -27,10 +27,6 @@ const ROUTES_TESTED_ELSEWHERE: Record<string, Elsewhere> = {
   'admin/invoices.ts': { file: 'test/api/routes/admin/balance-adjustments.test.ts', mentions: '/api/v2/admin/invoices/' },
   'admin/ledger.ts': { file: 'test/api/routes/admin/balance-adjustments.test.ts', mentions: '/api/v2/admin/account-transactions' },
   'admin/logs.ts': { file: 'test/api/routes/admin/audit-logs.test.ts', mentions: '/api/v2/admin/logs/clean-up' },
-  'admin/media.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/admin/media-files' },
-  // Coupons, referrals and member levels are one marketing flow over a shared set of buyers.
-  'admin/member-levels.ts': { file: 'test/api/routes/admin/coupons.test.ts', mentions: '/api/v2/admin/member-levels' },
-  'admin/referrals.ts': { file: 'test/api/routes/admin/coupons.test.ts', mentions: '/api/v2/admin/referral-withdrawals' },
   // The notices the reminder tasks send are what the log lists.
   'admin/notification-logs.ts': { file: 'test/domain/notifications/reminders.test.ts', mentions: '/api/v2/admin/logs/notification-logs' },
   'admin/plugin-bindings.ts': { file: 'test/api/routes/admin/plugins.test.ts', mentions: '/bindings' },
@@ -47,11 +43,8 @@ const ROUTES_TESTED_ELSEWHERE: Record<string, Elsewhere> = {
   'admin/verifications.ts': { file: 'test/api/routes/client/verification.test.ts', mentions: '/api/v2/admin/verifications' },
   'client/balance.ts': { file: 'test/api/routes/admin/balance-adjustments.test.ts', mentions: '/api/v2/client/balance-logs' },
   'client/content.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/client/notices' },
-  'client/coupons.ts': { file: 'test/api/routes/admin/coupons.test.ts', mentions: '/api/v2/client/coupons' },
   // Recharges share the repair and fulfilment tests of billing (QR notifications, backstops).
   'client/recharge.ts': { file: 'test/api/billing/recharge-and-repair.test.ts', mentions: '/api/v2/client/recharge' },
-  'client/referrals.ts': { file: 'test/api/routes/admin/coupons.test.ts', mentions: '/api/v2/client/referral' },
-  'health.ts': { file: 'test/api/conventions.test.ts', mentions: '/api/health' },
   // Signed links to uploads, made and refused in the upload tests.
   'secure-assets.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/secure-assets/view' },
   'site/content.ts': { file: 'test/api/routes/admin/content.test.ts', mentions: '/api/v2/site/home-hero' },

@@ -34,7 +34,7 @@ export async function listDocuments<M extends Model, K extends string>(
       limit: query.page_size,
       offset: (query.page - 1) * query.page_size,
     }),
-    countWithinWindow(model, where as WhereOptions),
+    countWithinWindow(model, where),
   ]);
   return { rows, total };
 }

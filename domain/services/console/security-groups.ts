@@ -1,9 +1,10 @@
 import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
-import type { SecurityGroupRow, SecurityGroupRuleRow, SecurityRuleAction, SecurityRuleDirection, SecurityRuleProtocol } from '../../../db/models/security-group.js';
+import type { SecurityRuleAction, SecurityRuleDirection, SecurityRuleProtocol } from '../../../db/models/security-group.js';
 import { AppError, ErrorCode, conflict, notFound, validationError } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import { takeConsoleAction } from './action-limit.js';
 import { normaliseCidr, parsePortRange } from './cidr.js';
+import { findOwnGroup, groupViews, type SecurityGroupView } from './security-group-views.js';
 import { pushRuleToLinkedServices, removeRuleFromLinkedServices } from './security-links.js';
 
 /** Bounds of a user's security groups. */
@@ -18,8 +19,6 @@ export type SecurityRuleInput = {
   action: SecurityRuleAction;
   description?: string | undefined;
 };
-
-export type SecurityGroupView = SecurityGroupRow & { rules: SecurityGroupRuleRow[]; service_ids: number[] };
 
 /** A rule as stored: the port range and CIDR checked and normalised; 42200 with field errors otherwise. */
 export function checkRule(input: SecurityRuleInput, field = ''): { direction: SecurityRuleDirection; protocol: SecurityRuleProtocol; port_from: number; port_to: number; cidr: string; action: SecurityRuleAction; description: string } {
@@ -36,26 +35,6 @@ export function checkRule(input: SecurityRuleInput, field = ''): { direction: Se
   return { direction: input.direction, protocol: input.protocol, port_from: ports.from, port_to: ports.to, cidr: cidr ?? '', action: input.action, description: (input.description ?? '').trim() };
 }
 
-async function views(deps: DomainDeps, groups: SecurityGroupRow[]): Promise<SecurityGroupView[]> {
-  const ids = groups.map((g) => g.id);
-  if (ids.length === 0) return [];
-  const m = deps.db.models;
-  const [rules, links] = await Promise.all([
-    m.SecurityGroupRule.findAll({ where: { group_id: ids }, order: [['id', 'ASC']] }),
-    m.ServiceSecurityGroup.findAll({ where: { group_id: ids }, order: [['service_id', 'ASC']] }),
-  ]);
-  return groups.map((g) =>
-    Object.assign(g, { rules: rules.filter((r) => r.group_id === g.id), service_ids: links.filter((l) => l.group_id === g.id).map((l) => l.service_id) }),
-  );
-}
-
-/** The user's own group; another user's (or none) is 40400. */
-export async function findOwnGroup(deps: DomainDeps, userId: number, groupId: number): Promise<SecurityGroupRow> {
-  const group = await deps.db.models.SecurityGroup.findOne({ where: { id: groupId, user_id: userId } });
-  if (!group) throw notFound('安全组不存在');
-  return group;
-}
-
 export async function listSecurityGroups(deps: DomainDeps, input: { userId: number; page: number; pageSize: number }) {
   const { rows, count } = await deps.db.models.SecurityGroup.findAndCountAll({
     where: { user_id: input.userId },
@@ -63,11 +42,11 @@ export async function listSecurityGroups(deps: DomainDeps, input: { userId: numb
     limit: input.pageSize,
     offset: (input.page - 1) * input.pageSize,
   });
-  return { rows: await views(deps, rows), total: count };
+  return { rows: await groupViews(deps, rows), total: count };
 }
 
 export async function getSecurityGroup(deps: DomainDeps, input: { userId: number; groupId: number }): Promise<SecurityGroupView> {
-  const [view] = await views(deps, [await findOwnGroup(deps, input.userId, input.groupId)]);
+  const [view] = await groupViews(deps, [await findOwnGroup(deps, input.userId, input.groupId)]);
   if (!view) throw notFound('安全组不存在');
   return view;
 }

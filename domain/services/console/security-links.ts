@@ -7,7 +7,7 @@ import type { ServiceView } from '../service-view.js';
 import { takeConsoleAction } from './action-limit.js';
 import { recordConsoleEvent, runModuleFunction, withFailureEvent } from './module-call.js';
 import { requireConsoleAction } from './resolve-capabilities.js';
-import { findOwnGroup, type SecurityGroupView } from './security-groups.js';
+import { findOwnGroup, groupViews, type SecurityGroupView } from './security-group-views.js';
 
 /** Groups linked to one service at most. */
 export const GROUPS_PER_SERVICE = 5;
@@ -140,14 +140,7 @@ export async function listServiceSecurityGroups(
           m.SecurityGroup.count({ where }),
           m.SecurityGroup.findAll({ where, order: [['id', 'ASC']], limit: input.page_size, offset: (input.page - 1) * input.page_size }),
         ]);
-  const rules = groups.length === 0 ? [] : await m.SecurityGroupRule.findAll({ where: { group_id: groups.map((g) => g.id) }, order: [['id', 'ASC']] });
-  const allLinks = groups.length === 0 ? [] : await m.ServiceSecurityGroup.findAll({ where: { group_id: groups.map((g) => g.id) } });
-  return {
-    rows: groups.map((g) =>
-      Object.assign(g, { rules: rules.filter((r) => r.group_id === g.id), service_ids: allLinks.filter((l) => l.group_id === g.id).map((l) => l.service_id).sort((a, b) => a - b) }),
-    ),
-    total,
-  };
+  return { rows: await groupViews(deps, groups), total };
 }
 
 /**

@@ -1,13 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { SandboxState } from '../state.js';
+import type { ConsoleFaultMode, ConsoleTicket } from '../types.js';
 
 /** How long a console ticket of the `vnc` host action can be used, once. */
 export const CONSOLE_TICKET_TTL_MS = 60_000;
-
-/** `unavailable`: the console websocket answers 503. `auth_failed`: the server expects another password. */
-export type ConsoleFaultMode = 'unavailable' | 'auth_failed';
-
-export type ConsoleTicket = { hostId: number; password: string; expiresAt: number };
 
 const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 

@@ -6,13 +6,13 @@ import { inspectUpload } from '../../../../domain/media/inspect.js';
 import { expectError } from '../../../helpers/http.js';
 import { registerClient, type TestClient } from '../../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+import { PNG_1X1, uploadFile, viewLink } from '../../../helpers/uploads.js';
 
 let platform: TestPlatform;
 let root: string;
 let alice: TestClient;
 let bob: TestClient;
 
-const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const GIF_1X1 = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 const WEBP_1X1 = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 const JPEG_2X2 = Buffer.from(jpeg.encode({ data: Buffer.alloc(16, 200), width: 2, height: 2 }, 90).data);
@@ -31,21 +31,11 @@ function pngPolyglot(): Buffer {
   return Buffer.concat([PNG_1X1.subarray(0, 33), length, type, data, crc, PNG_1X1.subarray(33)]);
 }
 
-async function upload(path: string, token: string, bytes: Buffer, name: string, type = 'application/octet-stream') {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const res = await fetch(`${platform.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const body = (await res.json()) as { code: number; message: string; data: any };
-  return { status: res.status, body };
-}
+const upload = (path: string, token: string, bytes: Buffer, name: string, type?: string) => uploadFile(platform, path, token, bytes, name, type);
 const uploadImage = (bytes: Buffer, name: string, type?: string) => upload('/api/v2/admin/content/upload-image', root, bytes, name, type);
 const uploadAttachment = (client: TestClient, bytes: Buffer, name: string, type?: string) => upload('/api/v2/client/tickets/attachments', client.token, bytes, name, type);
 
-async function view(url: string, token?: string) {
-  const res = await fetch(`${platform.baseUrl}${url}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, bytes, json: res.headers.get('content-type')?.includes('application/json') ? JSON.parse(bytes.toString()) : null };
-}
+const view = (url: string, token?: string) => viewLink(platform, url, token);
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -183,27 +173,6 @@ describe('uploads', () => {
     await expect(inspectUpload(Buffer.from('hello <?xml version="1.0"?>'), ['text/plain'])).rejects.toMatchObject({ code: 42200 });
     await expect(inspectUpload(Buffer.from('纯文本\n'), ['text/plain'])).resolves.toMatchObject({ mime: 'text/plain' });
     await expect(inspectUpload(Buffer.from([0xff, 0xfe, 0x00, 0x41]), ['text/plain'])).rejects.toMatchObject({ code: 42200 });
-  });
-});
-
-describe('media files', () => {
-  it('lists with filters, deletes an unreferenced file (its link then 40400) and refuses a referenced one (40901)', async () => {
-    const loose = await uploadImage(PNG_1X1, 'loose-file.png');
-    const list = await platform.api.get('/api/v2/admin/media-files', { token: root, query: { keyword: 'loose-file', purpose: 'content', referenced: 'no' } });
-    expect(list.body.data.list).toHaveLength(1);
-    const item = list.body.data.list[0];
-    expect(item).toMatchObject({ asset_id: loose.body.data.asset_id, purpose: 'content', visibility: 'public', references: 0 });
-    expect((await platform.api.del(`/api/v2/admin/media-files/${item.id}`, { token: root })).body.code).toBe(0);
-    expect((await view(loose.body.data.url)).status).toBe(404);
-    expectError(await platform.api.del(`/api/v2/admin/media-files/${item.id}`, { token: root }), 40400, 404);
-
-    const heroImage = await uploadImage(PNG_1X1, 'hero.png');
-    await platform.api.post('/api/v2/admin/site/home-hero', { token: root, body: { title: '标题', image_asset_id: heroImage.body.data.asset_id, visible: true } });
-    const used = await platform.api.get('/api/v2/admin/media-files', { token: root, query: { referenced: 'yes' } });
-    const heroItem = used.body.data.list.find((m: { asset_id: string }) => m.asset_id === heroImage.body.data.asset_id);
-    expect(heroItem.references).toBe(1);
-    expectError(await platform.api.del(`/api/v2/admin/media-files/${heroItem.id}`, { token: root }), 40901, 409);
-    expectError(await platform.api.get('/api/v2/admin/media-files', { token: root, query: { type: 'image/svg+xml' } }), 42200, 422);
   });
 });
 
