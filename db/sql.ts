@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, inAdminWrite, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, inAdminWrite, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import { isTransactionConflict, TRANSACTION_CONFLICT_ATTEMPTS } from './pg-errors.js';
 import type { Database } from './sequelize.js';
 
@@ -96,12 +96,26 @@ function clientOf(tx: Tx): pg.ClientBase {
  * (NUMERIC as a two-digit string, timestamps as Date).
  */
 export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T[]> {
-  if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+  if (tx) {
+    const rows = (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+    noteInserted(sql, rows);
+    return rows;
+  }
   // A write outside a transaction during an admin call: in a transaction of its own, with the call's audit row.
   if (pendingAuditOpen() && WRITE_TEXT.test(typeof sql === 'string' ? sql : sql.text)) {
     return inTransaction(deps, (own) => sqlRows<T>(deps, sql, bind, own));
   }
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
+}
+
+const INSERT_INTO = /^\s*INSERT\s+INTO\s+"?([a-z_][a-z0-9_]*)/i;
+
+/** The first row an INSERT answers, as a candidate audit target of an admin create (`noteCreatedRow`). */
+function noteInserted(sql: string | Statement, rows: object[]): void {
+  const first = rows[0] as { id?: unknown } | undefined;
+  if (first?.id === undefined) return;
+  const table = INSERT_INTO.exec(typeof sql === 'string' ? sql : sql.text)?.[1];
+  if (table) noteCreatedRow(table.toLowerCase(), first.id);
 }
 
 /** A statement that changes rows (a data-modifying CTE included); `FOR UPDATE` in a CTE counts too, harmlessly. */
@@ -134,6 +148,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
+  let committed = false;
   let audited: ((committed: boolean) => void) | null = null;
   const leave = enterTransaction();
   try {
@@ -142,6 +157,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
     // An admin write's audit row commits with the change (lib/request-context.ts).
     audited = await writePendingAudit((sql, bind) => client.query(sql, bind));
     await client.query('COMMIT');
+    committed = true;
     audited?.(true);
     return result;
   } catch (err) {
@@ -153,7 +169,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
     }
     throw err;
   } finally {
-    leave?.();
+    leave?.(committed);
     if (healthy) pool.releaseConnection(client);
     else await pool.destroyConnection(client);
   }
