@@ -97,7 +97,7 @@ export const OPENAPI_OBJECT = {
     title: API_TITLE,
     version: '2.0.0',
     description:
-      '所有 JSON 响应使用统一信封 {code, message, data, timestamp}；code 为 0 表示成功。列表只接受 page 与 page_size（默认 20，最大 100），列表的 data 只有 {list, total, page, page_size}；合计、统计与上限不放在列表里，而由列表路径下的 /summary（合计）或所属资源的 /limits（上限）等接口给出。接口未声明的查询参数一律答 42200 并在 data.errors 中指出参数名（标有 x-open-query 的接口除外，原因见该接口）。金额为两位小数的字符串（元），币种 CNY；时间格式 YYYY-MM-DD HH:mm:ss（Asia/Shanghai）。',
+      '所有 JSON 响应使用统一信封 {code, message, data, timestamp}；code 为 0 表示成功。列表只接受 page 与 page_size（默认 20，最大 100），列表的 data 只有 {list, total, page, page_size}；合计、统计与上限不放在列表里，而由列表路径下的 /summary（合计）或所属资源的 /limits（上限）等接口给出。接口未声明的查询参数一律答 42200 并在 data.errors 中指出参数名（标有 x-open-query 的接口除外，原因见该接口）；JSON 请求体中接口未声明的字段（任何层级）同样答 42200 并指出字段名，声明为自由映射（additionalProperties）的对象除外。金额为两位小数的字符串（元），币种 CNY；时间格式 YYYY-MM-DD HH:mm:ss（Asia/Shanghai）。',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   // Relative: the document is served by the API it describes, whatever host that is.

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
-import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, inAdminWrite, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
 import { queryConfig, WRITE_TEXT, type Statement } from './statement.js';
 import { defineModels, type Models } from './models/index.js';
@@ -35,6 +35,10 @@ export function createDatabase(options: DatabaseOptions): Database {
   });
   auditManagedTransactions(sequelize);
   auditAutocommitWrites(sequelize);
+  // A model create during an admin write names the created row (the target of a create whose path names none).
+  sequelize.addHook('afterCreate', (instance) => {
+    noteCreatedRow((instance.constructor as { getTableName?: () => unknown }).getTableName?.()?.toString() ?? '', instance.get('id'));
+  });
   const models = defineModels(sequelize);
   const read = async <T extends pg.QueryResultRow>(sql: string | Statement, params: unknown[] = []): Promise<T[]> => {
     const pool = sequelize.connectionManager;
@@ -73,12 +77,12 @@ function auditManagedTransactions(sequelize: Sequelize): void {
       const leave = enterTransaction();
       return (options ? original(options, audited) : original(audited)).then(
         (result) => {
-          leave?.();
+          leave?.(true);
           settle?.(true);
           return result;
         },
         (err: unknown) => {
-          leave?.();
+          leave?.(false);
           settle?.(false);
           throw err;
         },

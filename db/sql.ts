@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, inAdminWrite, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import { retryOnConflict } from './pg-errors.js';
 import type { Database } from './sequelize.js';
 import { queryConfig, statement, WRITE_TEXT, type Statement } from './statement.js';
@@ -79,12 +79,26 @@ function clientOf(tx: Tx): pg.ClientBase {
  * (NUMERIC as a two-digit string, timestamps as Date).
  */
 export async function sqlRows<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T[]> {
-  if (tx) return (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+  if (tx) {
+    const rows = (await clientOf(tx).query<T & pg.QueryResultRow>(queryConfig(sql, bind))).rows;
+    noteInserted(sql, rows);
+    return rows;
+  }
   // A write outside a transaction during an admin call: in a transaction of its own, with the call's audit row.
   if (pendingAuditOpen() && WRITE_TEXT.test(typeof sql === 'string' ? sql : sql.text)) {
     return inTransaction(deps, (own) => sqlRows<T>(deps, sql, bind, own));
   }
   return deps.db.read<T & pg.QueryResultRow>(sql, bind);
+}
+
+const INSERT_INTO = /^\s*INSERT\s+INTO\s+"?([a-z_][a-z0-9_]*)/i;
+
+/** The first row an INSERT answers, as a candidate audit target of an admin create (`noteCreatedRow`). */
+function noteInserted(sql: string | Statement, rows: object[]): void {
+  const first = rows[0] as { id?: unknown } | undefined;
+  if (first?.id === undefined) return;
+  const table = INSERT_INTO.exec(typeof sql === 'string' ? sql : sql.text)?.[1];
+  if (table) noteCreatedRow(table.toLowerCase(), first.id);
 }
 
 export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Statement, bind: unknown[], tx?: Tx): Promise<T | null> {
@@ -106,6 +120,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
   const pool = deps.db.sequelize.connectionManager;
   const client = (await pool.getConnection({ type: 'write' })) as pg.ClientBase;
   let healthy = true;
+  let committed = false;
   let audited: ((committed: boolean) => void) | null = null;
   const leave = enterTransaction();
   try {
@@ -114,6 +129,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
     // An admin write's audit row commits with the change (lib/request-context.ts).
     audited = await writePendingAudit((sql, bind) => client.query(sql, bind));
     await client.query('COMMIT');
+    committed = true;
     audited?.(true);
     return result;
   } catch (err) {
@@ -125,7 +141,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
     }
     throw err;
   } finally {
-    leave?.();
+    leave?.(committed);
     if (healthy) pool.releaseConnection(client);
     else await pool.destroyConnection(client);
   }

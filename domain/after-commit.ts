@@ -1,3 +1,4 @@
+import { outsideAdminAudit } from '../lib/request-context.js';
 import type { DomainDeps } from './deps.js';
 
 type Queue = { running: number; waiting: Array<() => Promise<void>> };
@@ -46,7 +47,8 @@ export function afterCommit(deps: DomainDeps, work: { label: string; ifLost: str
   }
   queue.waiting.push(async () => {
     try {
-      await run();
+      // Not a change of the admin call it may run beside (its writes carry no audit row of that call).
+      await outsideAdminAudit(run);
     } catch (err) {
       deps.logger.warn({ err, label }, `after-commit work failed; ${ifLost}`);
     }

@@ -20,10 +20,12 @@ export type RequestContext = {
    */
   auditRequest?: unknown;
   /**
-   * The admin audit row of this request, waiting for the first transaction that commits during
-   * the request (see `writePendingAudit`); set by the audit middleware on admin writes only.
+   * The admin audit of this request: each transaction that commits during the call inserts its
+   * row before its COMMIT (see `writePendingAudit`); set by the audit middleware on admin writes only.
    */
   pendingAudit?: PendingAudit;
+  /** Rows inserted during an admin write (table and id), so that a create's target is known before its commit. */
+  auditCreated?: Array<{ table: string; id: string }>;
 };
 
 /** How long a transaction committing beside another of its request waits for the audit chain's head. */
@@ -33,30 +35,38 @@ const BESIDE_LOCK_TIMEOUT = '2s';
 export type AuditQuery = (sql: string, bind: unknown[]) => Promise<unknown>;
 
 /**
- * An admin write's audit row, to be inserted in the transaction of the change. `open`: not
- * written yet; `claimed`: being written by a transaction that has not committed; `written`: it
- * committed with a change; `closed`: the request was answered (later transactions, e.g. work
- * left running after the answer, do not write it).
+ * An admin write's audit, written in the transactions of its changes. The first transaction of
+ * the call that commits inserts the `request` row (the call: route, target, request fields,
+ * `before`, status 200 and code 0, the outcome of a committed change); each later one that
+ * commits inserts an `answer` row naming the call (status 200, code 0, the target known then),
+ * so no change of the call commits without a row. `written`: the `request` row committed;
+ * `closed`: the answer is made (work left running after it writes no row); `open`: transactions
+ * of the request open now (`enterTransaction`).
  */
 export type PendingAudit = {
-  state: 'open' | 'claimed' | 'written' | 'closed';
-  write(query: AuditQuery): Promise<void>;
-  /** Transactions of the request open now (`enterTransaction`). */
+  written: boolean;
+  closed: boolean;
   open: number;
+  write(query: AuditQuery, source: 'request' | 'answer'): Promise<void>;
 };
 
 /**
- * Counts a transaction of the current request as open, until the answered function is called.
- * A transaction that commits while another of the request is open (a second connection) writes
- * the row too, but waits at most `BESIDE_LOCK_TIMEOUT` for the chain head, which the other may
- * hold (a catalogue row inserted early) while it waits for this one (see `writePendingAudit`).
+ * Counts a transaction of the current request as open until the function it answers is called
+ * (with whether it committed). A transaction that commits while another of the request is open
+ * (a second connection) waits at most `BESIDE_LOCK_TIMEOUT` for the chain head, which the other
+ * may hold (a catalogue row inserted early) while it waits for this one: then it is refused and
+ * rolls back (see `writePendingAudit`). Rows a transaction that rolled back inserted are no
+ * longer candidates for the audit target (`noteCreatedRow`).
  */
-export function enterTransaction(): (() => void) | null {
-  const audit = storage.getStore()?.pendingAudit;
-  if (!audit) return null;
+export function enterTransaction(): ((committed: boolean) => void) | null {
+  const context = storage.getStore();
+  const audit = context?.pendingAudit;
+  if (!context || !audit) return null;
   audit.open += 1;
-  return () => {
+  const mark = context.auditCreated?.length ?? 0;
+  return (committed) => {
     audit.open -= 1;
+    if (!committed && context.auditCreated && context.auditCreated.length > mark) context.auditCreated.length = mark;
   };
 }
 
@@ -104,51 +114,61 @@ export function inAdminWrite(): boolean {
   return storage.getStore()?.pendingAudit !== undefined;
 }
 
-/** Whether the current request is an admin write whose audit row is not written and that has no transaction open. */
+/** Whether the current request is an admin write not answered yet and with no transaction open: a write outside a transaction gets one, with its row. */
 export function pendingAuditOpen(): boolean {
   const audit = storage.getStore()?.pendingAudit;
-  return audit?.state === 'open' && audit.open === 0;
+  return audit !== undefined && !audit.closed && audit.open === 0;
+}
+
+/**
+ * A row inserted during an admin write (`sqlRows` for an INSERT that answers an `id`, and every
+ * model `create`): the first one in the table of the route's collection is the target of a
+ * create whose path names none, written in the transaction (`createdTarget`).
+ */
+export function noteCreatedRow(table: string, id: unknown): void {
+  const context = storage.getStore();
+  if (!context?.pendingAudit || context.pendingAudit.closed) return;
+  if (typeof id !== 'number' && typeof id !== 'string' && typeof id !== 'bigint') return;
+  const created = (context.auditCreated ??= []);
+  if (created.length < 32) created.push({ table, id: String(id) });
+}
+
+/** The first row created in the table of `collection` (`product-menus` → `product_menus`, `roles` → `admin_roles`). */
+export function createdTarget(context: RequestContext, collection: string): { type: string; id: string } | null {
+  const name = collection.replace(/-/g, '_');
+  const row = context.auditCreated?.find((r) => r.table === name || r.table.endsWith(`_${name}`));
+  return row ? { type: collection, id: row.id } : null;
+}
+
+/**
+ * Runs `work` (follow-up work queued after a commit, `afterCommit`) with the request's id and
+ * address but outside its admin audit: what it writes is not a change of the call.
+ */
+export function outsideAdminAudit<T>(work: () => T): T {
+  const context = storage.getStore();
+  if (!context?.pendingAudit) return work();
+  return storage.run({ requestId: context.requestId, ip: context.ip, userAgent: context.userAgent }, work);
 }
 
 /**
  * Called by every transaction helper (`db/sql.ts`, the wrapped `sequelize.transaction`) right
- * before COMMIT: when the current request is an admin write whose audit row is not written yet,
- * it is inserted on the transaction's connection, so the change and its row commit together
- * (or neither: a failing insert fails the transaction). Answers the function to call once the
- * transaction has ended (`true` when it committed), or null when nothing was written (no
- * request, not an admin write, or already written: the first committing transaction writes it).
+ * before COMMIT: during an admin write not answered yet, the call's row is inserted on the
+ * transaction's connection (`request` by the first transaction that commits, `answer` by later
+ * ones), so the change and its row commit together (or neither: a failing insert fails the
+ * transaction). Answers the function to call once the transaction has ended (`true` when it
+ * committed), or null when nothing was written (no request, not an admin write, or answered).
  * Costs one AsyncLocalStorage lookup elsewhere.
  */
 export async function writePendingAudit(query: AuditQuery): Promise<((committed: boolean) => void) | null> {
   const audit = storage.getStore()?.pendingAudit;
-  if (!audit || audit.state !== 'open') return null;
-  audit.state = 'claimed';
-  if (audit.open > 1) {
-    // Another transaction of the request is open: this one writes the row too (its change must
-    // not commit without it), but never waits long for the chain head, which that other
-    // transaction may hold (a catalogue row inserted early) while it waits for this one. Given
-    // up (a savepoint keeps the change), the row is left to the next transaction that commits.
-    try {
-      await query('SAVEPOINT pending_audit', []);
-      await query(`SET LOCAL lock_timeout = '${BESIDE_LOCK_TIMEOUT}'`, []);
-      await audit.write(query);
-      await query('RELEASE SAVEPOINT pending_audit', []);
-      await query('SET LOCAL lock_timeout = DEFAULT', []);
-    } catch {
-      await query('ROLLBACK TO SAVEPOINT pending_audit', []);
-      await query('SET LOCAL lock_timeout = DEFAULT', []);
-      audit.state = 'open';
-      return null;
-    }
-  } else {
-    try {
-      await audit.write(query);
-    } catch (err) {
-      audit.state = 'open';
-      throw err;
-    }
-  }
+  if (!audit || audit.closed) return null;
+  const source = audit.written ? 'answer' : 'request';
+  // Another transaction of the request is open: never wait long for the chain head, which that
+  // other transaction may hold (a catalogue row inserted early) while it waits for this one.
+  // Given up, this transaction is refused (rolled back): its change never commits without a row.
+  if (audit.open > 1) await query(`SET LOCAL lock_timeout = '${BESIDE_LOCK_TIMEOUT}'`, []);
+  await audit.write(query, source);
   return (committed) => {
-    if (audit.state === 'claimed') audit.state = committed ? 'written' : 'open';
+    if (committed && source === 'request') audit.written = true;
   };
 }

@@ -3,7 +3,7 @@ import { routePath } from 'hono/route';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { auditOutsideTransaction, httpRequestDuration, httpRequests, label } from '../../lib/metrics.js';
 import { redactBounded } from '../../lib/redact.js';
-import { currentRequestContext, runWithRequestContext, type PendingAudit } from '../../lib/request-context.js';
+import { createdTarget, currentRequestContext, runWithRequestContext, type PendingAudit } from '../../lib/request-context.js';
 import { insertAuditRecord, type AuditRequestRecord } from '../../domain/logs/admin-audit.js';
 import type { AppEnv } from '../context.js';
 import { requestMeta } from './request-meta.js';
@@ -152,19 +152,23 @@ async function answerData(res: Response): Promise<unknown> {
  * One `request` row per call: route template, target, action, outcome, the redacted request
  * fields, the `before` a domain function offered, request id and address.
  *
- * Before the handler runs, the row waits in the request context (`pendingAudit`); the first
- * transaction that commits during the request inserts it before its COMMIT (db/sql.ts,
- * db/sequelize.ts), with status 200 and code 0: a change and its audit row commit together, and
- * when the row cannot be written the change is rolled back and the call answers an error (fail
- * closed). After the answer:
- * - the row was written: an `answer` row records the real outcome (status, code, the answer's
- *   data as `after`, a target the answer names); the routes show it merged into the row;
+ * Every change of the call commits with a row (lib/request-context.ts, `writePendingAudit`):
+ * the first transaction that commits inserts the `request` row before its COMMIT, complete with
+ * what is known then (status 200 and code 0, the outcome of a committed change; the target from
+ * the path, `offerAuditTarget`, or the first row a create inserted in its collection's table);
+ * each later transaction that commits inserts an `answer` row naming the call. When the row
+ * cannot be written the change is rolled back and the call answers an error (fail closed).
+ * After the handler, before the answer leaves:
+ * - something committed: an `answer` row records the answer (status, code, the answer's data
+ *   as `after`, a target the answer names), awaited, so an answer is never sent unrecorded; a
+ *   crash before it leaves the change with its `request` row, and the admin without an answer.
+ *   The routes show it merged into the row;
  * - nothing committed (refused, invalid, failed, or a call that wrote nothing): the whole row is
  *   written then, one INSERT of its own. A 2xx answer here is logged as a warning and counted
  *   (`admin_audit_outside_transaction_total`): either the call wrote nothing in the database, or
  *   it wrote where no helper could add the row (a raw pg write outside `inTransaction`), which
  *   must be fixed. Writes through Sequelize outside a transaction are wrapped (db/sequelize.ts).
- * Rows after the answer never fail or delay it.
+ * A failure to write the rows after the change never fails the answer (the change has its row).
  */
 export function auditAdminWrite(route: { method: string; path: string }): MiddlewareHandler<AppEnv> {
   const method = route.method.toUpperCase();
@@ -176,7 +180,7 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
     const shape = auditShape(method, route.path, c.req.param() as Record<string, string>);
     const fields = await requestFields(c);
     const base = (): AuditRequestRecord => {
-      const target = context.auditTarget ?? shape.target;
+      const target = context.auditTarget ?? shape.target ?? createdTarget(context, shape.collection);
       return {
         adminId: admin.id,
         adminName: admin.username,
@@ -197,9 +201,10 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
       };
     };
     const pending: PendingAudit = {
-      state: 'open',
+      written: false,
+      closed: false,
       open: 0,
-      write: (query) => insertAuditRecord(query, base()),
+      write: (query, source) => insertAuditRecord(query, source === 'request' ? base() : { ...base(), source, before: null, request: null }),
     };
     context.pendingAudit = pending;
     let thrown: unknown = null;
@@ -209,16 +214,17 @@ export function auditAdminWrite(route: { method: string; path: string }): Middle
       thrown = err;
       throw err;
     } finally {
-      const written = pending.state === 'written';
-      pending.state = 'closed';
+      const written = pending.written;
+      pending.closed = true;
       try {
         const outcome = await answerOutcome(c, thrown, shape.collection);
-        const target = context.auditTarget ?? shape.target ?? outcome.target;
+        const target = context.auditTarget ?? shape.target ?? outcome.target ?? createdTarget(context, shape.collection);
         if (written) {
           const record = base();
           const adds = outcome.status !== record.status || outcome.code !== record.code || outcome.after !== null || target?.id !== record.targetId;
           if (adds) {
-            writer.write({
+            // Awaited: the answer leaves once it is recorded (a failure is logged and counted, never the answer's).
+            await writer.record({
               ...record,
               source: 'answer',
               status: outcome.status,

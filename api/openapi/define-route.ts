@@ -7,6 +7,7 @@ import { accessCheck, preconditionCheck, secondFactorCheck } from '../middleware
 import { auditAdminWrite } from '../middleware/operations.js';
 import { idempotentRoute } from '../middleware/idempotency.js';
 import { checkStrings, JSON_BODY_LIMIT_BYTES, limitBody } from '../middleware/input-guard.js';
+import { unknownBodyKeysCheck } from '../middleware/body-keys.js';
 import { queryKeysOf, unknownQueryCheck } from '../middleware/query-keys.js';
 import { type RouteCheck, runChecks } from '../middleware/route-checks.js';
 import { throwValidationError } from '../middleware/validation.js';
@@ -86,6 +87,9 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
   // Any route can be sent an undeclared query parameter, which is refused (42200) unless the route is open to them.
   if (spec.request || !spec.openQuery) codes.add(ErrorCode.VALIDATION);
   const queryRule = spec.openQuery ? null : unknownQueryCheck(spec.request?.query ? queryKeysOf(spec.request.query) : []);
+  // A JSON body's undeclared keys are refused (42200 naming them) as the query's are; an open map declares itself (z.record, z.looseObject).
+  const jsonBody = (spec.request?.body?.content as Record<string, { schema?: unknown }> | undefined)?.['application/json']?.schema;
+  const bodyRule = jsonBody ? unknownBodyKeysCheck(jsonBody as z.ZodType) : null;
   if (spec.request?.body) codes.add(ErrorCode.MALFORMED_BODY).add(ErrorCode.PAYLOAD_TOO_LARGE).add(ErrorCode.UNSUPPORTED_MEDIA_TYPE);
   if (spec.access.surface !== 'public') codes.add(ErrorCode.UNAUTHENTICATED).add(ErrorCode.FORBIDDEN);
   if (spec.access.surface === 'admin' && spec.access.stepUp) codes.add(ErrorCode.STEP_UP_REQUIRED);
@@ -120,7 +124,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
     description: [spec.description, queryText(spec), accessText(spec.access)].filter(Boolean).join('\n\n'),
     ...documentAccess(spec.access),
     ...openQuery(spec.openQuery),
-    middleware: routeMiddleware(spec, queryRule, precondition, idempotency?.middleware),
+    middleware: routeMiddleware(spec, queryRule, bodyRule, precondition, idempotency?.middleware),
     request: (idempotency ? { ...spec.request, headers: idempotency.headers } : (spec.request ?? {})) as R,
     responses: {
       200: { description: '成功', content: { 'application/json': { schema: envelopeSchema(spec.data) } } },
@@ -135,7 +139,8 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
  * scope), for admin writes the audit (so the refusals after it are audited too: enrol-only
  * session, step-up), the admin's second factor, undeclared query keys (after access: a caller
  * without it learns nothing; before the client's e-mail / real-name precondition: the request is
- * wrong whoever sends it), the precondition, the strings every route refuses, then a replayed
+ * wrong whoever sends it), the precondition, the strings every route refuses, undeclared JSON
+ * body keys, then a replayed
  * answer for a repeated idempotency key. Consecutive checks run in one middleware (`runChecks`),
  * which also parses the query string once for them and the query validator: a read has one hop
  * here instead of four.
@@ -143,6 +148,7 @@ export function defineRoute<D extends z.ZodType, R extends RequestSpec = {}>(dec
 function routeMiddleware(
   spec: { method: string; path: string; access: Access; request?: RequestSpec | undefined; bodyLimitBytes?: number | undefined },
   queryRule: RouteCheck | null,
+  bodyRule: RouteCheck | null,
   precondition: AccessAction | undefined,
   idempotency: MiddlewareHandler<AppEnv> | undefined,
 ): MiddlewareHandler<AppEnv>[] {
@@ -152,6 +158,7 @@ function routeMiddleware(
     ...(queryRule ? [queryRule] : []),
     ...(precondition ? [preconditionCheck(precondition)] : []),
     checkStrings,
+    ...(bodyRule ? [bodyRule] : []),
   ];
   const allowed = accessCheck(access);
   // Every admin write is audited, here and only here (docs/operations.md "Admin audit"), refused ones included.

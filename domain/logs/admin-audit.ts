@@ -9,13 +9,14 @@ import { listLogRows } from './log-list.js';
  * The admin audit (`admin_audit_logs`, append-only and hash-chained by triggers: migrations
  * 0021 and 0023). Rows of three sources:
  * - `request`: one per admin write (every admin route that is not a GET, installed once in
- *   `defineRoute`). When the request changed something in a transaction, the row is inserted in
- *   that transaction before its COMMIT (`writePendingAudit`, lib/request-context.ts): the change
- *   and its row commit together or not at all. A request that committed nothing (refused,
- *   invalid, failed) gets its row after the answer, one INSERT of its own.
- * - `answer`: the outcome of a request whose row was written in its transaction (status, code,
- *   answer data, target named by the answer), written after the answer; the list and the detail
- *   show it merged into its `request` row (same `request_id`).
+ *   `defineRoute`). When the request changes something, the row is inserted in the first
+ *   transaction that commits, before its COMMIT (`writePendingAudit`, lib/request-context.ts):
+ *   the change and its row commit together or not at all. A request that committed nothing
+ *   (refused, invalid, failed) gets its row after the answer, one INSERT of its own.
+ * - `answer`: rows naming a call whose `request` row committed: one in each later transaction of
+ *   the call that commits (status 200, code 0), and the answer (status, code, answer data,
+ *   target named by the answer), written before the answer leaves; the list and the detail show
+ *   the latest merged into its `request` row (same `request_id`).
  * - `catalogue`: the field-level diffs the catalogue writes in its own transactions
  *   (`domain/catalogue/audit.ts`, through the `catalogue_audit_logs` view).
  * Values are redacted before they get here (`lib/redact.ts`); what PostgreSQL refuses (NUL,
@@ -83,25 +84,31 @@ export async function insertAuditRecords(deps: Pick<DomainDeps, 'db'>, rows: Aud
  */
 export type AuditWriter = {
   write(record: AuditRequestRecord): void;
+  /** The same row, awaited (the answer of a committed call waits for it); never throws. */
+  record(record: AuditRequestRecord): Promise<void>;
   flush(): Promise<void>;
   close(): Promise<void>;
 };
 
 export function createAuditWriter(deps: Pick<DomainDeps, 'db' | 'logger'>): AuditWriter {
   const pending = new Set<Promise<void>>();
-  const write = (record: AuditRequestRecord) => {
-    const done = insertAuditRecord((sql, bind) => sqlRows(deps, sql, bind), record)
+  const record = (row: AuditRequestRecord): Promise<void> => {
+    const done = insertAuditRecord((sql, bind) => sqlRows(deps, sql, bind), row)
       .catch((err: unknown) => {
         logRowsDropped.inc({ log: 'audit' }, 1);
-        deps.logger.error({ err, requestId: record.requestId, route: record.route }, 'admin audit row not written');
+        deps.logger.error({ err, requestId: row.requestId, route: row.route }, 'admin audit row not written');
       })
       .finally(() => pending.delete(done));
     pending.add(done);
+    return done;
+  };
+  const write = (row: AuditRequestRecord) => {
+    void record(row);
   };
   const flush = async () => {
     while (pending.size) await Promise.all([...pending]);
   };
-  return { write, flush, close: flush };
+  return { write, record, flush, close: flush };
 }
 
 export type AuditListQuery = {

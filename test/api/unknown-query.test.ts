@@ -1,6 +1,10 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSession } from '../../domain/auth/sessions.js';
 import { expectError } from '../helpers/http.js';
+import { WRITE_TEXT } from '../../db/sql.js';
+import { currentRequestContext } from '../../lib/request-context.js';
+import { plausibleBody, resolveSchema, type Schema, type SchemaDocument } from '../helpers/plausible-body.js';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
 
 /**
@@ -8,8 +12,12 @@ import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
  * must not answer everything), on every operation of the OpenAPI document: today's routes and
  * every route added later. Only the routes marked `x-open-query` take undeclared parameters.
  */
-type Operation = { 'x-access'?: { surface: 'public' | 'admin' | 'client' }; 'x-open-query'?: string };
-type Document = { paths: Record<string, Record<string, Operation>> };
+type Operation = {
+  'x-access'?: { surface: 'public' | 'admin' | 'client' };
+  'x-open-query'?: string;
+  requestBody?: { content: Record<string, { schema?: Schema }> };
+};
+type Document = SchemaDocument & { paths: Record<string, Record<string, Operation>> };
 
 const UNKNOWN = 'zz_not_a_parameter';
 
@@ -124,5 +132,57 @@ describe('declared parameters', () => {
     expect(body.code).toBe(42200);
     expect(body.message).not.toContain('未知');
     expect(body.data.errors.page?.[0]).not.toContain('未知');
+  });
+});
+
+/** What a request wrote (statements sent on its behalf that change rows), besides its audit row. */
+async function writesOf<T>(requestId: string, work: () => Promise<T>): Promise<{ result: T; writes: string[] }> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const writes: string[] = [];
+  proto.query = function watch(this: unknown, ...args: unknown[]) {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
+    if (typeof text === 'string' && currentRequestContext()?.requestId === requestId && WRITE_TEXT.test(text) && !/admin_audit_logs/.test(text)) {
+      writes.push(text.slice(0, 120));
+    }
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await work(), writes };
+  } finally {
+    proto.query = original;
+  }
+}
+
+describe('an undeclared JSON body key', () => {
+  const EXTRA = 'zz_not_a_field';
+
+  it('is refused with 42200 naming it, and changes nothing, on every operation with a JSON body (a free map at the root excepted)', { timeout: 300_000 }, async () => {
+    const withBody = operations().filter((o) => o.method !== 'get' && o.op.requestBody?.content['application/json']);
+    expect(withBody.length).toBeGreaterThan(80);
+    const wrong: string[] = [];
+    const open: string[] = [];
+    for (const [i, { name, method, path, op }] of withBody.entries()) {
+      const schema = resolveSchema(doc, op.requestBody?.content['application/json']?.schema);
+      if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+        open.push(name);
+        continue;
+      }
+      const token = await tokenFor(op['x-access']?.surface ?? 'public');
+      const body = { ...(plausibleBody(doc, schema) as Record<string, unknown>), [EXTRA]: 'super_admin' };
+      const requestId = `body-key-${i}`;
+      const { result: res, writes } = await writesOf(requestId, () =>
+        platform.api.call(method.toUpperCase(), path.replace(/\{[^}]+\}/g, '1'), { token, body, headers: { 'x-request-id': requestId } }),
+      );
+      const named = (res.body.data as { errors?: Record<string, string[]> } | null)?.errors?.[EXTRA]?.[0] ?? '';
+      if (res.body.code !== 42200 || res.status !== 422 || !named.includes('未知的字段') || !res.body.message.includes(EXTRA)) {
+        wrong.push(`${name}: ${res.status} ${res.body.code} ${res.body.message}`);
+      }
+      if (writes.length) wrong.push(`${name}: wrote ${writes.join(' | ')}`);
+    }
+    expect(wrong).toEqual([]);
+    // A route whose whole body is a free map declares it (z.record): none does today.
+    expect(open).toEqual([]);
   });
 });

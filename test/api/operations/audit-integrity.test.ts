@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { verifyAuditChainDaily } from '../../../domain/logs/audit-chain.js';
+import { verifyAuditChain, verifyAuditChainDaily } from '../../../domain/logs/audit-chain.js';
 import { startApiProcess } from '../../helpers/api-process.js';
 import { expectError } from '../../helpers/http.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
@@ -128,6 +128,54 @@ describe('a change and its audit row commit together', () => {
     }
     const state = await disableState(userId);
     expect(state.rows).toBe(state.disabled ? 1 : 0);
+  });
+});
+
+describe('a crash right after the commit of an admin write, before its answer', () => {
+  it('leaves the change with its row (outcome and created target) committed together; no answer left unrecorded; the chain verifies', async () => {
+    const api = startApiProcess(platform);
+    const base = await api.ready;
+    const requestId = `crash-after-commit-${platform.id}`;
+    const email = `after-commit-${platform.id}@example.com`;
+    const { sequelize } = platform.deps.db;
+    // The answer's row (written after the commit, before the answer leaves) waits on a lock this test holds:
+    // the process is stopped between the commit of the change and its answer.
+    await platform.deps.db.read(`CREATE FUNCTION test_hold_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.source = 'answer' AND NEW.request_id = '${requestId}' THEN PERFORM pg_advisory_xact_lock(736201); END IF; RETURN NEW; END $$`);
+    await sql(`CREATE TRIGGER test_hold_answer BEFORE INSERT ON admin_audit_logs FOR EACH ROW EXECUTE FUNCTION test_hold_answer()`);
+    const holder = await sequelize.transaction();
+    try {
+      await sequelize.query('SELECT pg_advisory_xact_lock(736201)', { transaction: holder });
+      const answer = fetch(`${base}/api/v2/admin/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ email, password: 'audit-Secret-pw-2026' }),
+      }).then(
+        (res) => res.status,
+        () => 'no answer',
+      );
+      const blocked = await eventually(async () => {
+        const rows = await sql<{ pid: number }>(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 736201 AND NOT granted`);
+        return rows.length ? rows : null;
+      });
+      await api.kill();
+      for (const { pid } of blocked) await sql('SELECT pg_terminate_backend($1)', [pid]);
+      expect(await answer).toBe('no answer');
+    } finally {
+      await holder.rollback();
+      await api.kill();
+      await sql('DROP TRIGGER test_hold_answer ON admin_audit_logs');
+      await sql('DROP FUNCTION test_hold_answer()');
+    }
+    const [user] = await sql<{ id: number }>('SELECT id FROM users WHERE email = $1', [email]);
+    expect(user).toBeDefined();
+    const rows = await sql<{ source: string; status: number; code: number; target_type: string; target_id: string }>(
+      'SELECT source, status, code, target_type, target_id FROM admin_audit_logs WHERE request_id = $1 ORDER BY id',
+      [requestId],
+    );
+    // The change committed with its complete row: the outcome of a committed change and the user it created.
+    expect(rows).toEqual([{ source: 'request', status: 200, code: 0, target_type: 'users', target_id: String(user?.id) }]);
+    expect((await verifyAuditChain(platform.deps)).intact).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@ import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { TASK_RUN_WORKFLOW_TYPE, taskWorkflowId } from '../../../workflows/task-run/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
+import { startWorkerProcess } from '../../helpers/worker-process.js';
 import { createProbePlugins, HOOK_SECRET, type ProbeLine } from '../../helpers/schedule-fixtures.js';
 import { eventually } from '../../helpers/wait.js';
 
@@ -220,5 +221,33 @@ describe('custom hooks', () => {
     const run = await platform.deps.db.models.TaskRun.findByPk(result.taskRunId);
     expect(run?.summary).toEqual({ refused: true, reason: '自定义钩子名称必须是 plugins.task_probe.<action>' });
     expect(run?.trigger).toBe('automation');
+  });
+});
+
+describe('plugin tasks with several workers polling', () => {
+  it('runs each task a plugin registers once per slot, however many heartbeats of that slot the workers run at once', { timeout: 300_000 }, async () => {
+    const slotAt = '2026-01-12T01:00:00.000Z'; // 09:00 Asia/Shanghai: probe.every and probe.cron are due
+    // Two worker processes beside this file's own worker, on the same queues, with the probe plugins.
+    const workers = [startWorkerProcess(platform), startWorkerProcess(platform)];
+    try {
+      await Promise.all(workers.map((w) => w.ready));
+      probes.clearLines();
+      await Promise.all(Array.from({ length: 6 }, () => runCadence(HEARTBEAT_WORKFLOW_TYPE, slotAt)));
+      for (const taskKey of ['probe.every', 'probe.cron']) {
+        // One run of the slot (a start refused while that run is going is recorded as `skipped`, never run).
+        const runs = await eventually(async () => {
+          const rows = await platform.deps.db.models.TaskRun.findAll({ where: { task_key: taskKey, slot_at: new Date(slotAt) } });
+          const ran = rows.filter((r) => r.status !== 'skipped');
+          return ran.length > 0 && ran.every((r) => r.status !== 'running') ? ran : null;
+        });
+        expect(runs.map((r) => r.status)).toEqual(['succeeded']);
+        // The task's own work (its custom hook) happened once.
+        await eventually(async () => (probes.lines().some((l) => l.hook === 'after_cron' && l.context.task_key === taskKey) ? true : null));
+        const done = probes.lines().filter((l) => l.hook === 'plugins.task_probe.done' && l.context.task_key === taskKey);
+        expect(done).toHaveLength(1);
+      }
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
   });
 });

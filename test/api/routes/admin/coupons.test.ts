@@ -58,7 +58,7 @@ describe('coupons on the one pricing function', () => {
 
     const refund = await platform.api.post(`/api/v2/admin/users/${client.id}/invoices/${second.body.data.id}/refunds`, {
       token: root,
-      body: { refund_method: 'balance', reason: '测试退款' },
+      body: { refund_method: 'balance', remark: '测试退款' },
     });
     expect(refund.body.code, refund.body.message).toBe(0);
     expect((await platform.deps.db.models.Refund.findByPk(refund.body.data.id as number))?.amount).toBe('68.00');

@@ -241,7 +241,11 @@ describe('bulk binding to a category', () => {
     expectError(unknown, 42200, 422);
     expect(unknown.body.data.errors.ids[0]).toContain('999999');
     expect((await admin.call('get', `/api/v2/admin/products/${a.id}`)).base.product_type).toBe('cloud_server');
-    const done = await admin.call('post', '/api/v2/admin/products/category-bindings', { ids: [a.id, b.id], product_group_id: webCategory.id, product_type: 'cdn' });
+    // The type is derived from the category, never taken from the body: a body naming it is refused.
+    const typed = await platform.api.post('/api/v2/admin/products/category-bindings', { token, body: { ids: [a.id, b.id], product_group_id: webCategory.id, product_type: 'cdn' } });
+    expectError(typed, 42200, 422);
+    expect(Object.keys(typed.body.data.errors)).toEqual(['product_type']);
+    const done = await admin.call('post', '/api/v2/admin/products/category-bindings', { ids: [a.id, b.id], product_group_id: webCategory.id });
     expect(done).toEqual({ ids: [a.id, b.id], product_group_id: webCategory.id, updated: 2 });
     for (const id of [a.id, b.id]) {
       const detail = await admin.call('get', `/api/v2/admin/products/${id}`);

@@ -58,7 +58,7 @@ describe('referral commissions and withdrawals', () => {
     expectError(await platform.api.post(`/api/v2/admin/referral-withdrawals/${w.body.data.id}/reject`, { token: root, body: { reason: '晚了' } }), 40981, 409);
 
     // A full refund after the commission was released and withdrawn claws all of it back (a debt).
-    const refund = await platform.api.post(`/api/v2/admin/users/${invitee.id}/invoices/${invoice.body.data.id}/refunds`, { token: root, body: { refund_method: 'balance', reason: '退款' } });
+    const refund = await platform.api.post(`/api/v2/admin/users/${invitee.id}/invoices/${invoice.body.data.id}/refunds`, { token: root, body: { refund_method: 'balance', remark: '退款' } });
     expect(refund.body.code, refund.body.message).toBe(0);
     expect(await referralOf(referrer)).toMatchObject({ available_amount: '-15.00' });
     const commissions = await platform.api.get('/api/v2/client/referral/commissions', { token: referrer.token });
@@ -82,7 +82,7 @@ describe('referral commissions and withdrawals', () => {
     const invoice = await buy(invitee, product.id);
     await payByBalance(invitee, invoice.body.data.id);
     const [refund] = await Promise.all([
-      platform.api.post(`/api/v2/admin/users/${invitee.id}/invoices/${invoice.body.data.id}/refunds`, { token: root, body: { refund_method: 'balance', reason: '部分退款', amount: '50.00' } }),
+      platform.api.post(`/api/v2/admin/users/${invitee.id}/invoices/${invoice.body.data.id}/refunds`, { token: root, body: { refund_method: 'balance', remark: '部分退款', amount: '50.00' } }),
       ...Array.from({ length: 5 }, () => resettleCommission(platform.deps, invoice.body.data.id)),
     ]);
     expect(refund.body.code, refund.body.message).toBe(0);
