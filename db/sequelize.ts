@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Sequelize, type Transaction, type TransactionOptions } from 'sequelize';
-import { enterTransaction, inAdminWrite, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import type { Logger } from '../lib/logger.js';
 import { queryConfig, WRITE_TEXT, type Statement } from './statement.js';
 import { defineModels, type Models } from './models/index.js';

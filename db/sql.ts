@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
-import { enterTransaction, inAdminWrite, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { enterTransaction, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
 import { retryOnConflict } from './pg-errors.js';
 import type { Database } from './sequelize.js';
 import { queryConfig, statement, WRITE_TEXT, type Statement } from './statement.js';

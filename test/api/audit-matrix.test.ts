@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WRITE_TEXT } from '../../db/sql.js';
+import { WRITE_TEXT } from '../../db/statement.js';
 import { issueSession } from '../../domain/auth/sessions.js';
 import { verifyAuditChain } from '../../domain/logs/audit-chain.js';
 import { currentRequestContext } from '../../lib/request-context.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSession } from '../../domain/auth/sessions.js';
 import { expectError } from '../helpers/http.js';
-import { WRITE_TEXT } from '../../db/sql.js';
+import { WRITE_TEXT } from '../../db/statement.js';
 import { currentRequestContext } from '../../lib/request-context.js';
 import { plausibleBody, resolveSchema, type Schema, type SchemaDocument } from '../helpers/plausible-body.js';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.js';
