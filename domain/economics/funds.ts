@@ -1,5 +1,5 @@
 import { inTransaction, sqlOne, sqlRows, statement } from '../../db/sql.js';
-import { formatMoney, money, MONEY_PATTERN } from '../../lib/money.js';
+import { money, parseUpstreamAmount } from '../../lib/money.js';
 import { label, supplierBalance, upstreamFundsAlerts, upstreamWorkAwaitingFunds } from '../../lib/metrics.js';
 import { AWAITING_UPSTREAM_FUNDS, type FundsCheck } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
@@ -41,10 +41,10 @@ const NOTE_SHORTAGE = statement(
 /** Reads a supplier's balance upstream (throws UpstreamStepError when it cannot). */
 async function readCredit(deps: DomainDeps, supplierId: number, traceId?: string): Promise<{ balance: string; currency: string }> {
   const data = await callSupplier(deps, supplierId, CREDIT_ACTION, {}, traceId ? { traceId } : {});
-  const balance = data['balance'];
-  if (typeof balance !== 'string' || !MONEY_PATTERN.test(balance)) throw new UpstreamStepError('permanent', 'unexpected_response', '上游余额数据格式不正确');
+  const balance = parseUpstreamAmount(data['balance']);
+  if (balance === null) throw new UpstreamStepError('permanent', 'unexpected_response', '上游余额数据格式不正确');
   const currency = typeof data['currency'] === 'string' && /^[A-Z]{3}$/.test(data['currency']) ? data['currency'] : 'CNY';
-  return { balance: formatMoney(balance), currency };
+  return { balance, currency };
 }
 
 /** Reads and keeps a supplier's balance; `covers`: the read covered what a check needed (closes an open shortage). */

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { inTransaction, sqlRows, statement } from '../../db/sql.js';
-import { formatMoney, money, MONEY_PATTERN } from '../../lib/money.js';
+import { formatMoney, money, parseUpstreamAmount } from '../../lib/money.js';
 import { upstreamFundsAlerts } from '../../lib/metrics.js';
 import type { DomainDeps } from '../deps.js';
 import { readSettings } from '../settings/settings.js';
@@ -63,8 +63,8 @@ function upstreamPrices(deps: DomainDeps) {
         : Promise.resolve(null);
       cache.set(key, pricing);
     }
-    const amount = (await pricing)?.[period];
-    return typeof amount === 'string' && MONEY_PATTERN.test(amount) && money(amount).gt(0) ? formatMoney(amount) : null;
+    const amount = parseUpstreamAmount((await pricing)?.[period]);
+    return amount !== null && money(amount).gt(0) ? amount : null;
   };
 }
 

@@ -1,5 +1,5 @@
 import { sqlRows, statement, type Tx } from '../../db/sql.js';
-import { formatMoney, MONEY_PATTERN } from '../../lib/money.js';
+import { parseUpstreamAmount } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
 
@@ -12,16 +12,10 @@ import { callSupplier } from '../suppliers/supplier-call.js';
 export const UPSTREAM_COST_KINDS = ['provision', 'renew', 'traffic_package', 'upgrade'] as const;
 export type UpstreamCostKind = (typeof UPSTREAM_COST_KINDS)[number];
 
-/** An amount as an upstream answer gave it: a two-digit string, or null when absent or malformed (never zero for "missing"). */
-export function upstreamAmount(value: unknown): string | null {
-  if (typeof value !== 'string' || !MONEY_PATTERN.test(value.trim()) || value.trim().startsWith('-')) return null;
-  return formatMoney(value.trim());
-}
-
-/** The first amount the answers carried, in the order given. */
+/** The first amount the answers carried, in the order given (each read by `parseUpstreamAmount`). */
 export function firstAmount(...values: unknown[]): string | null {
   for (const value of values) {
-    const amount = upstreamAmount(value);
+    const amount = parseUpstreamAmount(value);
     if (amount !== null) return amount;
   }
   return null;
@@ -34,7 +28,7 @@ export function firstAmount(...values: unknown[]): string | null {
 export async function checkedBillAmount(deps: DomainDeps, supplierId: number, upstreamInvoiceId: number, traceId: string): Promise<string | null> {
   const data = await callSupplier(deps, supplierId, 'upstream.check_order', { invoice_id: upstreamInvoiceId }, { traceId });
   const invoice = data['invoice'];
-  return typeof invoice === 'object' && invoice !== null ? upstreamAmount((invoice as Record<string, unknown>)['total']) : null;
+  return typeof invoice === 'object' && invoice !== null ? parseUpstreamAmount((invoice as Record<string, unknown>)['total']) : null;
 }
 
 /**
