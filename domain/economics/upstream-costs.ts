@@ -1,4 +1,5 @@
 import { sqlRows, statement, type Tx } from '../../db/sql.js';
+import { SERVICE_ORDER_KINDS } from '../../db/models/service-order.js';
 import { parseUpstreamAmount } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
@@ -9,7 +10,7 @@ import { callSupplier } from '../suppliers/supplier-call.js';
  * exists exactly when the payment is recorded and never twice (UNIQUE per our invoice and
  * service, and per supplier and upstream bill).
  */
-export const UPSTREAM_COST_KINDS = ['provision', 'renew', 'traffic_package', 'upgrade'] as const;
+export const UPSTREAM_COST_KINDS = ['provision', ...SERVICE_ORDER_KINDS] as const;
 export type UpstreamCostKind = (typeof UPSTREAM_COST_KINDS)[number];
 
 /** The first amount the answers carried, in the order given (each read by `parseUpstreamAmount`). */

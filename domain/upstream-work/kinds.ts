@@ -1,6 +1,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { SERVICE_ORDER_KINDS, type ServiceOrderKind } from '../../db/models/service-order.js';
 import { ErrorCode, type ErrorCodeValue } from '../../lib/errors.js';
+import { INVOICE_KINDS } from '../billing/invoice-kinds.js';
 import { decideUpdate, PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../workflows/renewal/contract.js';
 import { decideServiceOrderUpdate } from '../../workflows/service-order/contract.js';
@@ -100,9 +101,9 @@ export const UPSTREAM_WORK_KINDS: Record<UpstreamWorkKind, UpstreamWorkKindSpec>
     eventKind: 'provision',
     messages: { notAwaiting: '该开通当前不在等待管理员处理的状态，不能重试或取消', otherDecision: '该开通已有管理员作出其他处理决定，请刷新后查看' },
   },
-  renew: orderKind('续费', 'renew', { type: RENEW_WORKFLOW_TYPE, pattern: 'renew:<invoice_no>', id: (r) => renewWorkflowId(r.invoiceNo) }),
-  traffic_package: orderKind('流量包', 'traffic', { type: TRAFFIC_WORKFLOW_TYPE, pattern: 'traffic:<invoice_no>', id: (r) => trafficWorkflowId(r.invoiceNo) }),
-  upgrade: orderKind('配置变更', 'upgrade', { type: UPGRADE_WORKFLOW_TYPE, pattern: 'upgrade:<invoice_no>', id: (r) => upgradeWorkflowId(r.invoiceNo) }),
+  renew: orderKind(INVOICE_KINDS.renew.label, 'renew', { type: RENEW_WORKFLOW_TYPE, pattern: 'renew:<invoice_no>', id: (r) => renewWorkflowId(r.invoiceNo) }),
+  traffic_package: orderKind(INVOICE_KINDS.traffic_package.label, 'traffic', { type: TRAFFIC_WORKFLOW_TYPE, pattern: 'traffic:<invoice_no>', id: (r) => trafficWorkflowId(r.invoiceNo) }),
+  upgrade: orderKind(INVOICE_KINDS.upgrade.label, 'upgrade', { type: UPGRADE_WORKFLOW_TYPE, pattern: 'upgrade:<invoice_no>', id: (r) => upgradeWorkflowId(r.invoiceNo) }),
 };
 
 const KIND_NAMES = Object.keys(UPSTREAM_WORK_KINDS) as UpstreamWorkKind[];

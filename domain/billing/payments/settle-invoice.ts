@@ -27,6 +27,8 @@ export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | nu
 
 /** Invoice types whose settlement marks their order paid (a purchase also creates its services). */
 const ORDERED_TYPES = invoiceTypesWhere('orderType');
+/** Invoice types whose settlement creates their services, to be provisioned (a purchase), and takes them from the stock. */
+const PROVISIONED_TYPES = invoiceTypesWhere('fulfilment', 'provisioning');
 /** Invoice types fulfilled by the settlement itself (a recharge): dispatched at once. */
 const SETTLED_IN_PLACE_TYPES = invoiceTypesWhere('fulfilment', 'settlement');
 
@@ -39,6 +41,7 @@ type SettleParam =
   | 'fulfilledTypes'
   | 'outboxChannel'
   | 'orderedTypes'
+  | 'provisionedTypes'
   | 'settledInPlaceTypes'
   | 'catalogueChannel'
   | CommissionParam;
@@ -75,11 +78,11 @@ const SETTLE = namedStatement<SettleParam>(
      SELECT s.user_id, (s.payload->>'product_id')::int, o.id, s.id, n, 'pending', s.payload->>'product_type', s.payload->>'billing_period',
             COALESCE(s.payload->'config', '{}'::jsonb), (s.payload->>'unit_price')::numeric, left(COALESCE(s.payload->>'product_name', ''), 128)
        FROM settled s CROSS JOIN paid_order o CROSS JOIN generate_series(1, (s.payload->>'quantity')::int) AS n
-      WHERE s.type = 'purchase'
+      WHERE s.type = ANY(${p('provisionedTypes')}::varchar[])
      ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id
    ), stocked AS (
      UPDATE products p SET stock_qty = GREATEST(p.stock_qty - (s.payload->>'quantity')::int, 0), updated_at = now()
-       FROM settled s WHERE s.type = 'purchase' AND EXISTS (SELECT 1 FROM paid_order)
+       FROM settled s WHERE s.type = ANY(${p('provisionedTypes')}::varchar[]) AND EXISTS (SELECT 1 FROM paid_order)
         AND p.id = (s.payload->>'product_id')::int AND p.stock_control
      RETURNING pg_notify(${p('catalogueChannel')}, '{}')
    ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', p)}
@@ -109,6 +112,7 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
       fulfilledTypes: FULFILLED_TYPES,
       outboxChannel: OUTBOX_CHANNEL,
       orderedTypes: ORDERED_TYPES,
+      provisionedTypes: PROVISIONED_TYPES,
       settledInPlaceTypes: SETTLED_IN_PLACE_TYPES,
       catalogueChannel: CATALOGUE_CHANNEL,
       ...commissionValues(referral),
