@@ -8,7 +8,7 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
+import { FULFILMENT_KEY_PREFIX, fulfilmentIntentSql, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../fulfilment/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
@@ -66,10 +66,7 @@ const SETTLE = namedStatement<SettleParam>(
          dispatched_at = CASE WHEN type = ANY(${p('settledInPlaceTypes')}::varchar[]) THEN now() ELSE dispatched_at END, updated_at = now()
        WHERE id = ${p('invoiceId')} AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
    ), intent AS (
-     INSERT INTO outbox (kind, key, payload, next_attempt_at)
-     SELECT 'start_fulfilment', ${p('fulfilmentKeyPrefix')} || id, jsonb_build_object('invoice_id', id), now()
-       FROM settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])
-     ON CONFLICT (key) DO NOTHING RETURNING pg_notify(${p('outboxChannel')}, '0')
+     ${fulfilmentIntentSql(`settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])`, p('fulfilmentKeyPrefix'), p('outboxChannel'))}
    ), paid_order AS (
      UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
        FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY(${p('orderedTypes')}::varchar[]) RETURNING o.id
