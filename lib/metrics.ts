@@ -80,13 +80,6 @@ export const logRowsDropped = new Counter({
   registers: [metricsRegistry],
 });
 
-export const adminAlertsRaised = new Counter({
-  name: 'admin_alerts_raised_total',
-  help: 'Admin alerts raised (one per change: price drift, supplier funds, runway, reconciliation), by kind',
-  labelNames: ['kind'] as const,
-  registers: [metricsRegistry],
-});
-
 export const auditOutsideTransaction = new Counter({
   name: 'admin_audit_outside_transaction_total',
   help: 'Admin writes answered 2xx whose audit row no transaction wrote (nothing written, or a write no helper saw); the row was written after the answer. By route template',
@@ -106,25 +99,42 @@ export const auditChainRows = new Gauge({
   registers: [metricsRegistry],
 });
 
-export const supplierBalance = new Gauge({
-  name: 'upstream_supplier_balance',
-  help: 'Last read balance of each supplier account (CNY), by supplier code',
-  labelNames: ['supplier'] as const,
-  registers: [metricsRegistry],
-});
+/**
+ * Business facts that are rows (alerts, balances, work waiting): gauges read from the database at
+ * scrape time, never counted in process, so a rolled-back transaction counts nothing and every
+ * process answers the same. Each gauge is one bounded, indexed query, given by the process that
+ * serves it (`watchFacts`, the API: `domain/economics/fact-gauges.ts`); without a source it is empty.
+ */
+export type FactGauge = 'admin_alerts_open' | 'upstream_supplier_balance' | 'upstream_work_awaiting_funds';
+export type FactRow = { labels: Record<string, string>; value: number };
 
-export const upstreamWorkAwaitingFunds = new Gauge({
-  name: 'upstream_work_awaiting_funds',
-  help: 'Provisionings and service orders waiting in awaiting_upstream_funds, counted by the last balances task in this process',
-  registers: [metricsRegistry],
-});
+let factSource: ((gauge: FactGauge) => Promise<FactRow[]>) | null = null;
 
-export const upstreamFundsAlerts = new Counter({
-  name: 'upstream_funds_alerts_total',
-  help: 'Funds alerts raised (once each): shortage (work waits for the supplier balance) or runway (renewals due not covered)',
-  labelNames: ['kind'] as const,
-  registers: [metricsRegistry],
-});
+export function watchFacts(read: (gauge: FactGauge) => Promise<FactRow[]>): () => void {
+  factSource = read;
+  return () => {
+    if (factSource === read) factSource = null;
+  };
+}
+
+function factGauge(name: FactGauge, help: string, labelNames: readonly string[]) {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [metricsRegistry],
+    async collect() {
+      const read = factSource;
+      const rows = read ? await read(name).catch(() => []) : [];
+      this.reset();
+      for (const row of rows) this.set(Object.fromEntries(Object.entries(row.labels).map(([k, v]) => [k, label(v)])), row.value);
+    },
+  });
+}
+
+factGauge('admin_alerts_open', 'Admin alerts not yet read (price drift, funds shortage, runway, reconciliation), by kind, counted from admin_alerts', ['kind']);
+factGauge('upstream_supplier_balance', 'Last read balance of each supplier account (CNY), by supplier code, from supplier_balances', ['supplier']);
+factGauge('upstream_work_awaiting_funds', 'Provisionings and service orders waiting in awaiting_upstream_funds, counted from their rows', []);
 
 /** Connection pool of a process's database, read at scrape time. */
 export type PoolStats = { size: number; available: number; using: number; waiting: number; max: number };

@@ -4546,7 +4546,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * 服务订单（续费、流量包或配置变更）详情（按账单 id）
+         * 服务订单（续费、流量包或升降级）详情（按账单 id）
          * @description 含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。工作流状态向 Temporal 查询，最多等待约 2 秒；Temporal 或执行该工作流的 worker 未在此时间内应答时，本接口仍正常返回：workflow.live 为 false，workflow.stage 与 workflow.runs 取自数据库（工作流每一步写入的读模型），workflow.status 为 Temporal 已答复的状态或 null。
          *
          *     需要管理员登录，权限 service.view
@@ -27928,7 +27928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40940 该服务已有未支付的续费账单，请先支付或取消；40941 该服务有正在处理的服务订单（续费、流量包或配置变更），请稍后再试；40942 服务当前状态不可续费；40980 优惠券已被领完或已达使用上限 */
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40940 该服务已有未支付的续费账单，请先支付或取消；40941 该服务有正在处理的服务订单（续费、流量包或升降级），请稍后再试；40942 服务当前状态不可续费；40980 优惠券已被领完或已达使用上限 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -28274,7 +28274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40930 上游供应商拒绝了该请求；40941 该服务有正在处理的服务订单（续费、流量包或配置变更），请稍后再试；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40946 该服务已有未支付的流量包账单，请先支付或取消；40947 该服务不支持此操作 */
+            /** @description 40920 相同幂等键的请求正在处理中，请稍后重试；40930 上游供应商拒绝了该请求；40941 该服务有正在处理的服务订单（续费、流量包或升降级），请稍后再试；40943 该服务未绑定上游主机，控制台为只读；40944 服务未处于运行状态，暂不支持此操作；40946 该服务已有未支付的流量包账单，请先支付或取消；40947 该服务不支持此操作 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -30763,7 +30763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40945 该服务订单（续费、流量包或配置变更）当前不在等待管理员处理的状态 */
+            /** @description 40945 该服务订单（续费、流量包或升降级）当前不在等待管理员处理的状态 */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -30887,7 +30887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description 40945 该服务订单（续费、流量包或配置变更）当前不在等待管理员处理的状态 */
+            /** @description 40945 该服务订单（续费、流量包或升降级）当前不在等待管理员处理的状态 */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { RECONCILIATION_FINDING_KINDS, RECONCILIATION_FINDING_STATES, RECONCILIATION_RUN_STATUSES } from '../../db/models/reconciliation.js';
 import { formatMoney } from '../../lib/money.js';
 import { formatDateTime } from '../../lib/time.js';
-import type { FindingSummary, FindingWithSupplier, RunWithSupplier } from '../../domain/reconciliation/findings.js';
-import { FINDING_KIND_LABELS, FINDING_STATE_LABELS, RUN_STATUS_LABELS } from '../../domain/reconciliation/kinds.js';
+import type { FindingSummary, FindingWithSupplier, RunWithSupplier } from '../../domain/economics/reconciliation/findings.js';
+import { FINDING_KIND_LABELS, FINDING_STATE_LABELS, RUN_STATUS_LABELS } from '../../domain/economics/reconciliation/kinds.js';
 import { dateTimeString, moneyString } from '../schemas.js';
 
 const idOrNull = (v: string | number | null) => (v === null ? null : Number(v));

@@ -6,8 +6,14 @@ import {
   type Model,
   type Sequelize,
 } from 'sequelize';
+import type { InvoiceType } from './billing.js';
 
-export const SERVICE_ORDER_KINDS = ['renew', 'traffic_package', 'upgrade'] as const;
+/**
+ * The stored vocabulary of `service_orders.kind` (its CHECK): the invoice types whose fulfilment
+ * is `service_order` in the table of invoice kinds (`domain/billing/invoice-kinds.ts`), a test
+ * holds the two equal (`test/domain/billing/invoice-kinds.test.ts`).
+ */
+export const SERVICE_ORDER_KINDS = ['renew', 'traffic_package', 'upgrade'] as const satisfies readonly InvoiceType[];
 export type ServiceOrderKind = (typeof SERVICE_ORDER_KINDS)[number];
 
 export const SERVICE_ORDER_STATUSES = ['pending', 'processing', 'awaiting_admin', 'succeeded', 'cancelled'] as const;

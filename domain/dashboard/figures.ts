@@ -55,8 +55,9 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
   {
     key: 'suppliers_funds_short',
     label: '上游余额不足的供应商',
-    table: 'supplier_funds_alerts',
-    sql: "SELECT count(DISTINCT supplier_id)::int AS n FROM supplier_funds_alerts WHERE kind = 'shortage' AND resolved_at IS NULL",
+    table: 'admin_alerts',
+    // One open shortage per supplier (admin_alerts_open_funds_short, migration 0036).
+    sql: "SELECT count(*)::int AS n FROM admin_alerts WHERE kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL",
   },
 ];
 

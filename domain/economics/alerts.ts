@@ -1,6 +1,5 @@
 import { sqlOne, sqlParams, sqlRows, type Tx } from '../../db/sql.js';
 import type { Actor } from '../../lib/actor.js';
-import { adminAlertsRaised } from '../../lib/metrics.js';
 import { notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -9,7 +8,9 @@ import type { DomainDeps } from '../deps.js';
  * one row of `admin_alerts` per change, raised in the transaction of what it reports, with a
  * UNIQUE key so a run that finds the same thing again raises nothing. The spec has no admin
  * notice channel (client notices go to users by mail and SMS); admins read these in the admin
- * list, the dashboard's open count and the `admin_alerts_raised_total` series.
+ * list, the dashboard's open count and the `admin_alerts_open` gauge (counted from the rows at
+ * scrape time, `countOpenAlerts`). The one store: a funds shortage or runway shortfall is an alert
+ * too, its episode in `detail` (`domain/economics/funds.ts`).
  */
 export const ALERT_KINDS = ['price_drift', 'funds_short', 'runway_short', 'reconciliation'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -32,6 +33,8 @@ export type AdminAlertInput = {
   message: string;
   /** Ids an admin follows (product, supplier, service, finding…); never secrets. */
   subject?: Record<string, string | number | null>;
+  /** What the change was (a funds episode: supplier, balance, needed, started and ended); never secrets. */
+  detail?: Record<string, string | number | null>;
 };
 
 export type AdminAlert = {
@@ -42,6 +45,7 @@ export type AdminAlert = {
   title: string;
   message: string;
   subject: Record<string, unknown>;
+  detail: Record<string, unknown>;
   acknowledged_by: number | null;
   acknowledged_at: Date | null;
   created_at: Date;
@@ -49,18 +53,18 @@ export type AdminAlert = {
 
 /**
  * Raises an alert once: in `tx` (the transaction that records the change) where there is one.
- * Answers whether this call raised it (false: the key was raised before).
+ * Answers whether this call raised it (false: the key was raised before, or another UNIQUE index
+ * of the table refused it, such as the one open funds shortage per supplier).
  */
 export async function raiseAdminAlert(deps: DomainDeps, alert: AdminAlertInput, tx?: Tx): Promise<boolean> {
   const row = await sqlOne<{ id: string }>(
     deps,
-    `INSERT INTO admin_alerts (kind, alert_key, severity, title, message, subject)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (alert_key) DO NOTHING RETURNING id::text AS id`,
-    [alert.kind, alert.key.slice(0, 191), alert.severity ?? 'warning', alert.title.slice(0, 191), alert.message, JSON.stringify(alert.subject ?? {})],
+    `INSERT INTO admin_alerts (kind, alert_key, severity, title, message, subject, detail)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) ON CONFLICT DO NOTHING RETURNING id::text AS id`,
+    [alert.kind, alert.key.slice(0, 191), alert.severity ?? 'warning', alert.title.slice(0, 191), alert.message, JSON.stringify(alert.subject ?? {}), JSON.stringify(alert.detail ?? {})],
     tx,
   );
   if (!row) return false;
-  adminAlertsRaised.inc({ kind: alert.kind });
   deps.logger.warn({ alert_id: row.id, kind: alert.kind, subject: alert.subject ?? {} }, `admin alert: ${alert.title}`);
   return true;
 }
@@ -75,7 +79,7 @@ function where(filters: AlertFilters, param: (value: unknown) => string): string
   return parts.join(' AND ');
 }
 
-const COLUMNS = 'id::text AS id, kind, alert_key, severity, title, message, subject, acknowledged_by, acknowledged_at, created_at';
+const COLUMNS = 'id::text AS id, kind, alert_key, severity, title, message, subject, detail, acknowledged_by, acknowledged_at, created_at';
 
 /** The admin list, newest first. */
 export async function listAdminAlerts(deps: DomainDeps, query: AlertFilters & { page: number; page_size: number }): Promise<{ rows: AdminAlert[]; total: number }> {
@@ -119,4 +123,9 @@ export async function acknowledgeAdminAlert(deps: DomainDeps, id: number, operat
   const row = await sqlOne<AdminAlert>(deps, `SELECT ${COLUMNS} FROM admin_alerts WHERE id = $1`, [id]);
   if (!row) throw notFound('提醒不存在');
   return row;
+}
+
+/** The `admin_alerts_open` gauge at scrape time: unread alerts per kind, through `admin_alerts_open_idx` (bounded by what admins have not read). */
+export async function countOpenAlerts(deps: DomainDeps): Promise<Array<{ kind: string; open: number }>> {
+  return sqlRows<{ kind: string; open: number }>(deps, 'SELECT kind, count(*)::int AS open FROM admin_alerts WHERE acknowledged_at IS NULL GROUP BY kind', []);
 }

@@ -1,6 +1,5 @@
-import { inTransaction, sqlOne, sqlRows, statement } from '../../db/sql.js';
-import { formatMoney, money, MONEY_PATTERN } from '../../lib/money.js';
-import { label, supplierBalance, upstreamFundsAlerts, upstreamWorkAwaitingFunds } from '../../lib/metrics.js';
+import { sqlOne, sqlRows, statement } from '../../db/sql.js';
+import { money, parseUpstreamAmount } from '../../lib/money.js';
 import { AWAITING_UPSTREAM_FUNDS, type FundsCheck } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
@@ -10,7 +9,9 @@ import { raiseAdminAlert } from './alerts.js';
  * Upstream funds (issue #29, docs/economics.md): the supplier balance read through the
  * plugin's `upstream.credit` action (`GET /cart/credit`) and kept in `supplier_balances`, the
  * check before each upstream payment (the workflow waits in `awaiting_upstream_funds` while it
- * answers short), and the funds alerts admins are told of once (`supplier_funds_alerts`).
+ * answers short), and the funds alerts admins are told of once: admin alerts (`funds_short`,
+ * `runway_short`) whose `detail` holds the episode (migration 0036; `supplier_funds_alerts` is no
+ * longer read or written).
  */
 
 /** The plugin action that reads the supplier account balance (plugins/upstream/upstream_finance/actions/registry.ts). */
@@ -26,33 +27,26 @@ const SAVE_BALANCE = statement(
      ON CONFLICT (supplier_id) DO UPDATE SET balance = EXCLUDED.balance, currency = EXCLUDED.currency, read_at = EXCLUDED.read_at, updated_at = now()
      RETURNING supplier_id),
    resolved AS (
-     UPDATE supplier_funds_alerts SET resolved_at = now()
-      WHERE $4::boolean AND supplier_id = $1 AND kind = 'shortage' AND resolved_at IS NULL RETURNING id)
+     UPDATE admin_alerts SET detail = detail || jsonb_build_object('ended_at', now())
+      WHERE $4::boolean AND kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL AND detail->>'supplier_id' = $1::text
+      RETURNING id)
    SELECT s.code, (SELECT count(*) FROM saved)::int AS saved, (SELECT count(*) FROM resolved)::int AS resolved FROM suppliers s WHERE s.id = $1`,
-);
-
-/** One shortage per supplier and episode: the partial UNIQUE index of open shortages refuses a second. */
-const NOTE_SHORTAGE = statement(
-  `INSERT INTO supplier_funds_alerts (supplier_id, kind, occasion, balance, needed, message, workflow_id)
-   VALUES ($1, 'shortage', $2, $3::numeric, $4::numeric, $5, $6)
-   ON CONFLICT DO NOTHING RETURNING id`,
 );
 
 /** Reads a supplier's balance upstream (throws UpstreamStepError when it cannot). */
 async function readCredit(deps: DomainDeps, supplierId: number, traceId?: string): Promise<{ balance: string; currency: string }> {
   const data = await callSupplier(deps, supplierId, CREDIT_ACTION, {}, traceId ? { traceId } : {});
-  const balance = data['balance'];
-  if (typeof balance !== 'string' || !MONEY_PATTERN.test(balance)) throw new UpstreamStepError('permanent', 'unexpected_response', '上游余额数据格式不正确');
+  const balance = parseUpstreamAmount(data['balance']);
+  if (balance === null) throw new UpstreamStepError('permanent', 'unexpected_response', '上游余额数据格式不正确');
   const currency = typeof data['currency'] === 'string' && /^[A-Z]{3}$/.test(data['currency']) ? data['currency'] : 'CNY';
-  return { balance: formatMoney(balance), currency };
+  return { balance, currency };
 }
 
 /** Reads and keeps a supplier's balance; `covers`: the read covered what a check needed (closes an open shortage). */
 export async function refreshSupplierBalance(deps: DomainDeps, supplierId: number, options: { traceId?: string; needed?: string | null } = {}): Promise<string> {
   const { balance, currency } = await readCredit(deps, supplierId, options.traceId);
   const covers = options.needed === undefined || options.needed === null || money(balance).gte(options.needed);
-  const row = await sqlOne<{ code: string }>(deps, SAVE_BALANCE, [supplierId, balance, currency, covers]);
-  supplierBalance.set({ supplier: label(row?.code) }, Number(balance));
+  await sqlOne<{ code: string }>(deps, SAVE_BALANCE, [supplierId, balance, currency, covers]);
   return balance;
 }
 
@@ -87,9 +81,10 @@ export async function checkUpstreamFunds(deps: DomainDeps, input: FundsCheckInpu
 }
 
 /**
- * The admins' notice of a shortage, once per supplier and episode (a UNIQUE key: the open
- * shortage of the supplier): the alert row (GET /admin/economics/funds/alerts), the metric
- * `upstream_funds_alerts_total{kind="shortage"}` and a warning in the log.
+ * The admins' notice of a shortage, once per supplier and episode: an admin alert `funds_short`
+ * whose detail is the episode (`admin_alerts_open_funds_short` lets one per supplier be open;
+ * a balance read that covers the need ends it, so the next shortage is told again), read back by
+ * GET /admin/economics/funds/alerts, and a warning in the log.
  */
 export async function noteFundsShortage(
   deps: DomainDeps,
@@ -99,21 +94,17 @@ export async function noteFundsShortage(
     input.amount !== null && input.balance !== null
       ? `上游余额 ${input.balance} 元不足以支付账单 ${input.amount} 元，相关开通与订单等待充值后自动继续`
       : '上游拒绝支付：供应商余额不足，相关开通与订单等待充值后自动继续';
-  // The episode's row and the admin alert (docs/economics.md "Admin alerts") in one transaction.
-  const inserted = await inTransaction(deps, async (tx) => {
-    const rows = await sqlRows<{ id: string }>(deps, NOTE_SHORTAGE, [input.supplierId, new Date().toISOString(), input.balance, input.amount, message, input.workflowId], tx);
-    const id = rows[0]?.id;
-    if (id !== undefined) {
-      await raiseAdminAlert(
-        deps,
-        { kind: 'funds_short', key: `funds-short:${id}`, severity: 'critical', title: `供应商 #${input.supplierId} 上游余额不足`, message, subject: { supplier_id: input.supplierId, workflow_id: input.workflowId } },
-        tx,
-      );
-    }
-    return rows;
+  const startedAt = new Date().toISOString();
+  const raised = await raiseAdminAlert(deps, {
+    kind: 'funds_short',
+    key: `funds-short:${input.supplierId}:${startedAt}`,
+    severity: 'critical',
+    title: `供应商 #${input.supplierId} 上游余额不足`,
+    message,
+    subject: { supplier_id: input.supplierId, workflow_id: input.workflowId },
+    detail: { supplier_id: input.supplierId, occasion: startedAt, balance: input.balance, needed: input.amount, workflow_id: input.workflowId, started_at: startedAt, ended_at: null },
   });
-  if (inserted.length === 0) return false;
-  upstreamFundsAlerts.inc({ kind: 'shortage' });
+  if (!raised) return false;
   deps.logger.warn({ supplierId: input.supplierId, balance: input.balance, amount: input.amount, workflowId: input.workflowId }, 'upstream funds shortage: work waits for a top-up');
   return true;
 }
@@ -126,13 +117,13 @@ const WAITING_WORK = `
   SELECT o.supplier_id FROM service_orders o
    WHERE o.stage = '${AWAITING_UPSTREAM_FUNDS}' AND o.status IN ('pending', 'processing', 'awaiting_admin') AND o.supplier_id IS NOT NULL`;
 
-/** The count of upstream work waiting for funds (dashboard, metric). */
+/** The count of upstream work waiting for funds (dashboard, the `upstream_work_awaiting_funds` gauge at scrape time). */
 export const AWAITING_FUNDS_COUNT_SQL = `SELECT count(*)::int AS n FROM (${WAITING_WORK}) w`;
 
 /**
  * `upstream.balances` (every heartbeat): reads each active supplier's balance into
- * `supplier_balances` (and the gauge `upstream_supplier_balance`); one supplier failing does not
- * stop the others. Also sets the gauge of work awaiting funds.
+ * `supplier_balances` (the gauge `upstream_supplier_balance` reads them at scrape time); one
+ * supplier failing does not stop the others. Reports the work awaiting funds.
  */
 export async function refreshSupplierBalances(deps: DomainDeps): Promise<Record<string, unknown>> {
   const suppliers = await sqlRows<{ id: number }>(deps, `SELECT id FROM suppliers WHERE status = 'active' ORDER BY id`, []);
@@ -148,7 +139,6 @@ export async function refreshSupplierBalances(deps: DomainDeps): Promise<Record<
     }
   }
   const waiting = await sqlOne<{ n: number }>(deps, AWAITING_FUNDS_COUNT_SQL, []);
-  upstreamWorkAwaitingFunds.set(waiting?.n ?? 0);
   return { suppliers: suppliers.length, read, failed_supplier_ids: failed, awaiting_funds: waiting?.n ?? 0 };
 }
 
@@ -176,7 +166,8 @@ export async function listSupplierFunds(deps: DomainDeps, query: { page: number;
       deps,
       `WITH waiting AS (SELECT supplier_id, count(*)::int AS n FROM (${WAITING_WORK}) w GROUP BY supplier_id)
        SELECT s.id AS supplier_id, s.code, s.name, b.balance, b.currency, b.read_at, COALESCE(w.n, 0) AS awaiting_funds,
-              EXISTS (SELECT 1 FROM supplier_funds_alerts a WHERE a.supplier_id = s.id AND a.kind = 'shortage' AND a.resolved_at IS NULL) AS open_shortage,
+              EXISTS (SELECT 1 FROM admin_alerts a WHERE a.kind = 'funds_short' AND a.detail ? 'supplier_id' AND (a.detail->>'ended_at') IS NULL
+                         AND a.detail->>'supplier_id' = s.id::text) AS open_shortage,
               b.runway_days, b.runway_cost, b.runway_renewals, b.runway_estimated, b.runway_at
          FROM suppliers s LEFT JOIN supplier_balances b ON b.supplier_id = s.id LEFT JOIN waiting w ON w.supplier_id = s.id
         ORDER BY s.id LIMIT $1 OFFSET $2`,
@@ -201,21 +192,28 @@ export type FundsAlertRow = {
   resolved_at: Date | null;
 };
 
-/** The funds alerts (the admins' notices), newest first. */
+/** The alert kind of each funds alert kind of the route (`shortage`, `runway`). */
+const FUNDS_ALERT_KINDS = { shortage: 'funds_short', runway: 'runway_short' } as const;
+
+/** The funds alerts (the admins' notices), newest first: the funds kinds of `admin_alerts`, the episode read from `detail`. */
 export async function listFundsAlerts(
   deps: DomainDeps,
   query: { page: number; page_size: number; supplier_id?: number | undefined; kind?: string | undefined },
 ): Promise<{ rows: FundsAlertRow[]; total: number }> {
-  const where = 'WHERE ($1::int IS NULL OR supplier_id = $1) AND ($2::text IS NULL OR kind = $2)';
-  const filters = [query.supplier_id ?? null, query.kind ?? null];
+  const where = `WHERE kind IN ('funds_short', 'runway_short') AND detail ? 'supplier_id'
+      AND ($1::text IS NULL OR detail->>'supplier_id' = $1::text) AND ($2::text IS NULL OR kind = $2)`;
+  const filters = [query.supplier_id === undefined ? null : String(query.supplier_id), query.kind === undefined ? null : FUNDS_ALERT_KINDS[query.kind as keyof typeof FUNDS_ALERT_KINDS] ?? query.kind];
   const [rows, counted] = await Promise.all([
     sqlRows<FundsAlertRow>(
       deps,
-      `SELECT id, supplier_id, kind, occasion, balance, needed, message, workflow_id, created_at, resolved_at FROM supplier_funds_alerts ${where}
+      `SELECT id::int AS id, (detail->>'supplier_id')::int AS supplier_id, CASE kind WHEN 'funds_short' THEN 'shortage' ELSE 'runway' END AS kind,
+              COALESCE(detail->>'occasion', '') AS occasion, detail->>'balance' AS balance, detail->>'needed' AS needed, message,
+              detail->>'workflow_id' AS workflow_id, created_at, (detail->>'ended_at')::timestamptz AS resolved_at
+         FROM admin_alerts ${where}
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [...filters, query.page_size, (query.page - 1) * query.page_size],
     ),
-    sqlOne<{ total: number }>(deps, `SELECT count(*)::int AS total FROM supplier_funds_alerts ${where}`, filters),
+    sqlOne<{ total: number }>(deps, `SELECT count(*)::int AS total FROM admin_alerts ${where}`, filters),
   ]);
   return { rows, total: counted?.total ?? 0 };
 }

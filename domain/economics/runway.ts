@@ -1,7 +1,6 @@
 import type { Decimal } from 'decimal.js';
-import { inTransaction, sqlRows, statement } from '../../db/sql.js';
-import { formatMoney, money, MONEY_PATTERN } from '../../lib/money.js';
-import { upstreamFundsAlerts } from '../../lib/metrics.js';
+import { sqlRows, statement } from '../../db/sql.js';
+import { formatMoney, money, parseUpstreamAmount } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { readSettings } from '../settings/settings.js';
 import { economicsSettings } from '../settings/groups/economics.js';
@@ -39,11 +38,8 @@ const SAVE_RUNWAY = statement(
     WHERE supplier_id = $1 RETURNING balance::text AS balance`,
 );
 
-const NOTE_RUNWAY = statement(
-  `INSERT INTO supplier_funds_alerts (supplier_id, kind, occasion, balance, needed, message)
-   VALUES ($1, 'runway', to_char(now() AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD'), $2::numeric, $3::numeric, $4)
-   ON CONFLICT DO NOTHING RETURNING id`,
-);
+/** The (Asia/Shanghai, no daylight saving) day of now: a runway alert is once per supplier and day. */
+const shanghaiDay = (): string => new Date(Date.now() + 8 * 3_600_000).toISOString().slice(0, 10);
 
 /** The supplier's current price of a product and period, or null (read once per product in a run). */
 function upstreamPrices(deps: DomainDeps) {
@@ -63,8 +59,8 @@ function upstreamPrices(deps: DomainDeps) {
         : Promise.resolve(null);
       cache.set(key, pricing);
     }
-    const amount = (await pricing)?.[period];
-    return typeof amount === 'string' && MONEY_PATTERN.test(amount) && money(amount).gt(0) ? formatMoney(amount) : null;
+    const amount = parseUpstreamAmount((await pricing)?.[period]);
+    return amount !== null && money(amount).gt(0) ? amount : null;
   };
 }
 
@@ -100,15 +96,16 @@ export async function forecastRunway(deps: DomainDeps): Promise<{ days: number; 
     let alerted = false;
     if (covered === false) {
       const message = `上游余额 ${balance ?? ''} 元不足以支付未来 ${days} 天内到期的 ${sum.renewals} 笔续费（预计上游成本 ${cost} 元），请及时充值`;
-      alerted = await inTransaction(deps, async (tx) => {
-        const rows = await sqlRows<{ id: string }>(deps, NOTE_RUNWAY, [supplierId, balance, cost, message], tx);
-        const id = rows[0]?.id;
-        if (id === undefined) return false;
-        await raiseAdminAlert(deps, { kind: 'runway_short', key: `runway:${id}`, title: `供应商 #${supplierId} 上游余额不够未来 ${days} 天的续费`, message, subject: { supplier_id: supplierId } }, tx);
-        return true;
+      const day = shanghaiDay();
+      alerted = await raiseAdminAlert(deps, {
+        kind: 'runway_short',
+        key: `runway:${supplierId}:${day}`,
+        title: `供应商 #${supplierId} 上游余额不够未来 ${days} 天的续费`,
+        message,
+        subject: { supplier_id: supplierId },
+        detail: { supplier_id: supplierId, occasion: day, balance, needed: cost, renewals: sum.renewals, days, started_at: new Date().toISOString(), ended_at: null },
       });
       if (alerted) {
-        upstreamFundsAlerts.inc({ kind: 'runway' });
         deps.logger.warn({ supplierId, balance, cost, days }, 'upstream runway not covered');
       }
     }

@@ -3,6 +3,10 @@ import { cancelInvoice } from '../billing/invoices/cancel-invoice.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { sqlRows, statement } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
+import type { InvoiceType } from '../../db/models/billing.js';
+
+/** The kinds the task cancels (every kind with a `staleWhen`), each counted as `<type>_cancelled` in its summary. */
+const STALE_TYPES = invoiceTypesWhere('staleWhen');
 
 /** Invoices read per statement; a run walks all stale ones, a batch at a time. */
 const STALE_BATCH = 500;
@@ -35,19 +39,18 @@ const STALE_INVOICES = statement(
  * upgrade invoices once their quote's (Shanghai) day has passed or their service stopped running:
  * cancelling one releases the service's pending change (nothing else was reserved for it).
  */
-export async function cancelStaleInvoices(deps: DomainDeps) {
-  const summary = { candidates: 0, purchase_cancelled: 0, traffic_package_cancelled: 0, renew_cancelled: 0, upgrade_cancelled: 0, kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
+export type StaleInvoiceSummary = { candidates: number; kept: number; stale_days: number } & { [K in `${InvoiceType}_cancelled`]?: number };
+
+export async function cancelStaleInvoices(deps: DomainDeps): Promise<StaleInvoiceSummary> {
+  const summary: StaleInvoiceSummary = { candidates: 0, ...Object.fromEntries(STALE_TYPES.map((type) => [`${type}_cancelled`, 0])), kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
   const bind = [deps.config.lifecycle.staleInvoiceDays, invoiceTypesWhere('staleWhen', 'days_old'), invoiceTypesWhere('staleWhen', 'quote_day_over'), invoiceTypesWhere('staleWhen', 'service_ended')];
   for (let last = 0; ; ) {
-    const invoices = await sqlRows<{ id: number; user_id: number; type: string }>(deps, STALE_INVOICES, [...bind, last, STALE_BATCH]);
+    const invoices = await sqlRows<{ id: number; user_id: number; type: InvoiceType }>(deps, STALE_INVOICES, [...bind, last, STALE_BATCH]);
     summary.candidates += invoices.length;
     for (const invoice of invoices) {
       try {
         await cancelInvoice(deps, { userId: invoice.user_id, invoiceId: invoice.id });
-        if (invoice.type === 'purchase') summary.purchase_cancelled += 1;
-        else if (invoice.type === 'traffic_package') summary.traffic_package_cancelled += 1;
-        else if (invoice.type === 'upgrade') summary.upgrade_cancelled += 1;
-        else summary.renew_cancelled += 1;
+        summary[`${invoice.type}_cancelled`] = (summary[`${invoice.type}_cancelled`] ?? 0) + 1;
       } catch (error) {
         // Paid or given a QR payment meanwhile: the user's action wins.
         if (!(error instanceof AppError)) throw error;

@@ -55,19 +55,40 @@ export type Intent = {
 };
 
 /**
+ * The one way an outbox row is written: `rows` gives (kind, key, payload, next_attempt_at) as
+ * VALUES or a SELECT; a key recorded before changes nothing; each new row wakes the relay
+ * (`pg_notify(channel, delay)`, delivered only on commit). `recordIntent` runs it for one row;
+ * the settlement runs it as a CTE of its one statement (`fulfilmentIntentSql`).
+ */
+function insertIntentsSql(rows: string, channel: string, delayMs: string): string {
+  return `INSERT INTO outbox (kind, key, payload, next_attempt_at) ${rows}
+     ON CONFLICT (key) DO NOTHING RETURNING id, pg_notify(${channel}, ${delayMs}) AS notified`;
+}
+
+const RECORD_INTENT = insertIntentsSql('VALUES ($1, $2, $3, now() + make_interval(secs => $4::int / 1000.0))', '$5', '$4::int::text');
+
+/**
  * Records an intent in the caller's transaction (alone, without one) and wakes the relay once it
  * commits (`pg_notify` is delivered only on commit). A key recorded before changes nothing;
  * answers whether the row is new.
  */
 export async function recordIntent(deps: DomainDeps, intent: Intent, tx?: Tx): Promise<boolean> {
-  const rows = await sqlRows<{ id: string }>(
-    deps,
-    `INSERT INTO outbox (kind, key, payload, next_attempt_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::int / 1000.0))
-     ON CONFLICT (key) DO NOTHING RETURNING id, pg_notify($5, $4::int::text) AS notified`,
-    [intent.kind, intent.key, JSON.stringify(intent.payload), Math.max(0, Math.round(intent.delayMs)), OUTBOX_CHANNEL],
-    tx,
-  );
+  const rows = await sqlRows<{ id: string }>(deps, RECORD_INTENT, [intent.kind, intent.key, JSON.stringify(intent.payload), Math.max(0, Math.round(intent.delayMs)), OUTBOX_CHANNEL], tx);
   return rows.length > 0;
+}
+
+/** A paid invoice's fulfilment promise (`start_fulfilment`, key `fulfil:<invoice id>`, due at once), as `recordIntent` writes it. */
+export function fulfilmentIntent(invoiceId: number): Intent {
+  return { kind: 'start_fulfilment', key: intentKeys.fulfilment(invoiceId), payload: { invoice_id: invoiceId }, delayMs: 0 };
+}
+
+/**
+ * The same row as the data-modifying CTE of the settlement's one statement (a payment path keeps
+ * one round trip): for each invoice `from` selects (its `id`), with the key prefix and channel as
+ * the statement's parameters (`FULFILMENT_KEY_PREFIX`, `OUTBOX_CHANNEL`).
+ */
+export function fulfilmentIntentSql(from: string, keyPrefix: string, channel: string): string {
+  return insertIntentsSql(`SELECT 'start_fulfilment', ${keyPrefix} || id, jsonb_build_object('invoice_id', id), now() FROM ${from}`, channel, "'0'");
 }
 
 /** Marks an intent done (by whoever performed it: the writer's own try, the relay, a workflow's activity); `note` says why when nothing was needed. */

@@ -1,6 +1,7 @@
 import { sqlOne, type Statement, statement } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
-import { firstAmount, upstreamAmount } from '../economics/upstream-costs.js';
+import { parseUpstreamAmount } from '../../lib/money.js';
+import { firstAmount } from '../economics/upstream-costs.js';
 import { callSupplier } from '../suppliers/supplier-call.js';
 import { homeSql, type UpstreamWorkRef, WORK_HOMES, type WorkHomeName } from './kinds.js';
 import type { StepCall } from './pay-bill.js';
@@ -87,7 +88,7 @@ export async function recordUpstreamPaid(
 export async function checkedBillAmount(deps: DomainDeps, call: StepCall, upstreamInvoiceId: number): Promise<string | null> {
   const data = await callSupplier(deps, call.supplierId, 'upstream.check_order', { invoice_id: upstreamInvoiceId }, { traceId: call.traceId, ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}) });
   const invoice = data['invoice'];
-  return typeof invoice === 'object' && invoice !== null ? upstreamAmount((invoice as Record<string, unknown>)['total']) : null;
+  return typeof invoice === 'object' && invoice !== null ? parseUpstreamAmount((invoice as Record<string, unknown>)['total']) : null;
 }
 
 /** What the work already recorded of its bill: its amount, and whether it is marked paid. */

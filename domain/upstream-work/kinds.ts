@@ -2,6 +2,7 @@ import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import { SERVICE_ORDER_KINDS, type ServiceOrderKind } from '../../db/models/service-order.js';
 import type { AppConfig } from '../../lib/config.js';
 import { ErrorCode, type ErrorCodeValue } from '../../lib/errors.js';
+import { INVOICE_KINDS } from '../billing/invoice-kinds.js';
 import { decideUpdate, PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, type ProvisionInput, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../workflows/renewal/contract.js';
 import { SearchAttr } from '../../workflows/search-attributes.js';
@@ -161,9 +162,9 @@ export const UPSTREAM_WORK_KINDS: { provision: UpstreamWorkKindSpec } & Record<S
     messages: { notAwaiting: '该开通当前不在等待管理员处理的状态，不能重试或取消', otherDecision: '该开通已有管理员作出其他处理决定，请刷新后查看' },
     holdBelowCost: true,
   },
-  renew: orderKind('续费', 'renew', orderWorkflow(RENEW_WORKFLOW_TYPE, 'renew:<invoice_no>', renewWorkflowId), RENEW),
-  traffic_package: orderKind('流量包', 'traffic', orderWorkflow(TRAFFIC_WORKFLOW_TYPE, 'traffic:<invoice_no>', trafficWorkflowId), TRAFFIC_PACKAGE),
-  upgrade: orderKind('配置变更', 'upgrade', orderWorkflow(UPGRADE_WORKFLOW_TYPE, 'upgrade:<invoice_no>', upgradeWorkflowId), UPGRADE),
+  renew: orderKind(INVOICE_KINDS.renew.label, 'renew', orderWorkflow(RENEW_WORKFLOW_TYPE, 'renew:<invoice_no>', renewWorkflowId), RENEW),
+  traffic_package: orderKind(INVOICE_KINDS.traffic_package.label, 'traffic', orderWorkflow(TRAFFIC_WORKFLOW_TYPE, 'traffic:<invoice_no>', trafficWorkflowId), TRAFFIC_PACKAGE),
+  upgrade: orderKind(INVOICE_KINDS.upgrade.label, 'upgrade', orderWorkflow(UPGRADE_WORKFLOW_TYPE, 'upgrade:<invoice_no>', upgradeWorkflowId), UPGRADE),
 };
 
 const KIND_NAMES = Object.keys(UPSTREAM_WORK_KINDS) as UpstreamWorkKind[];

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../deps.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../outbox/intents.js';
+import { FULFILMENT_KEY_PREFIX, fulfilmentIntent, OUTBOX_CHANNEL, recordIntent } from '../outbox/intents.js';
 import { FULFILLED_TYPES } from './dispatch-fulfilment.js';
 
 export type FulfilmentRepairSummary = {
@@ -26,9 +26,9 @@ const STUCK_AHEAD_SECONDS = 300;
 
 /**
  * The paid, undispatched invoices (paid at least `graceSeconds` ago, so the relay is not raced)
- * with their outbox rows repaired in the same statement: a missing row inserted (ON CONFLICT DO
- * NOTHING), a stuck one (done although the invoice is not dispatched, or put off too far) made due
- * again; both wake the relay. Rows the relay holds are left alone.
+ * with their stuck outbox rows (done although the invoice is not dispatched, or put off too far)
+ * made due again in the same statement, waking the relay; a missing row is `missing`, recorded
+ * next by `recordIntent`. Rows the relay holds are left alone.
  */
 const REPAIR = `
   WITH pending AS (
@@ -37,10 +37,6 @@ const REPAIR = `
      WHERE i.dispatched_at IS NULL AND i.paid_at IS NOT NULL AND i.status IN ('paid', 'partially_refunded')
        AND i.type = ANY($2::varchar[]) AND i.paid_at < now() - make_interval(secs => $3)
      ORDER BY i.paid_at LIMIT $4
-  ), inserted AS (
-    INSERT INTO outbox (kind, key, payload, next_attempt_at)
-    SELECT 'start_fulfilment', $1 || id, jsonb_build_object('invoice_id', id), now() FROM pending WHERE outbox_id IS NULL
-    ON CONFLICT (key) DO NOTHING RETURNING (payload->>'invoice_id')::int AS invoice_id, pg_notify($5, '0')
   ), reopened AS (
     UPDATE outbox o SET done_at = NULL, next_attempt_at = now(), updated_at = now()
       FROM pending p
@@ -48,7 +44,7 @@ const REPAIR = `
     RETURNING (o.payload->>'invoice_id')::int AS invoice_id, pg_notify($5, '0')
   )
   SELECT p.id AS invoice_id, p.last_error,
-         CASE WHEN p.id IN (SELECT invoice_id FROM inserted) THEN 'inserted'
+         CASE WHEN p.outbox_id IS NULL THEN 'missing'
               WHEN p.id IN (SELECT invoice_id FROM reopened) THEN 'reopened'
               ELSE 'waiting' END AS repair
     FROM pending p ORDER BY p.id`;
@@ -61,7 +57,7 @@ const REPAIR = `
  * Anything found means the relay did not do its job in time: logged as a warning. Safe at any time.
  */
 export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceSeconds?: number; limit?: number } = {}): Promise<FulfilmentRepairSummary> {
-  const rows = await sqlRows<{ invoice_id: number; last_error: string | null; repair: 'inserted' | 'reopened' | 'waiting' }>(deps, REPAIR, [
+  const found = await sqlRows<{ invoice_id: number; last_error: string | null; repair: 'missing' | 'reopened' | 'waiting' }>(deps, REPAIR, [
     FULFILMENT_KEY_PREFIX,
     FULFILLED_TYPES,
     options.graceSeconds ?? 60,
@@ -69,6 +65,12 @@ export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceS
     OUTBOX_CHANNEL,
     STUCK_AHEAD_SECONDS,
   ]);
+  // A missing row is the fulfilment promise the settlement makes, recorded the one way (a row written meanwhile: the relay's).
+  const rows: Array<{ invoice_id: number; last_error: string | null; repair: 'inserted' | 'reopened' | 'waiting' }> = [];
+  for (const row of found) {
+    const repair = row.repair === 'missing' ? ((await recordIntent(deps, fulfilmentIntent(row.invoice_id))) ? 'inserted' : 'waiting') : row.repair;
+    rows.push({ ...row, repair });
+  }
   const backlog = await sqlOne<{ pending: number; overdue: number }>(
     deps,
     `SELECT count(*)::int AS pending, (count(*) FILTER (WHERE next_attempt_at < now() - interval '5 minutes'))::int AS overdue

@@ -1,6 +1,6 @@
 import type { DomainDeps } from '../../domain/deps.js';
-import { DUE_DATE_TOLERANCE_MS } from '../../domain/reconciliation/compare.js';
-import { reconcileSupplier } from '../../domain/reconciliation/reconcile.js';
+import { DUE_DATE_TOLERANCE_MS } from '../../domain/economics/reconciliation/compare.js';
+import { reconcileSupplier } from '../../domain/economics/reconciliation/reconcile.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { UpstreamFinanceSandbox } from '../../sandbox/upstream-finance/types.js';
 import { DEMO_SUPPLIER_CODE } from './supplier.js';

@@ -2,27 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { formatMoney } from '../../../lib/money.js';
 import { formatDateTime } from '../../../lib/time.js';
 import { TRANSACTION_TYPE_LABELS } from '../../../domain/billing/constants.js';
-import { RECHARGE_DIRECTIONS, RECHARGE_ENTRY_TYPES, RECHARGE_SCENES, TRANSACTION_TYPES, type RechargeDirection, type RechargeEntryType, type RechargeScene, type TransactionType } from '../../../db/models/billing.js';
+import type { InferAttributes } from 'sequelize';
+import { RECHARGE_DIRECTIONS, RECHARGE_ENTRY_TYPES, RECHARGE_SCENES, TRANSACTION_TYPES, type AccountTransactionRow, type RechargeRecordRow } from '../../../db/models/billing.js';
 import { dateTimeString, moneyString } from '../../schemas.js';
 
-export type AccountTransactionSource = {
-  id: number;
-  user_id: number;
-  seq: number;
-  type: TransactionType;
-  amount: string;
-  balance_before: string;
-  balance_after: string;
-  invoice_id: number | null;
-  payment_id: number | null;
-  refund_id: number | null;
-  remark: string;
-  operator_type: string;
-  operator_id: number | null;
-  operator_name: string;
-  trace_id: string;
-  created_at: Date;
-};
+/** A ledger line as the model reads it (one declaration: the model's). */
+export type AccountTransactionSource = InferAttributes<AccountTransactionRow>;
 
 const balanceLogShape = {
   id: z.number().int(),
@@ -83,29 +68,8 @@ export function accountTransactionResource(t: AccountTransactionSource) {
   };
 }
 
-export type RechargeRecordSource = {
-  id: number;
-  record_no: string;
-  user_id: number;
-  order_id: number | null;
-  invoice_id: number;
-  payment_id: number | null;
-  account_transaction_id: number | null;
-  refund_id: number | null;
-  origin_recharge_record_id: number | null;
-  scene: RechargeScene;
-  direction: RechargeDirection;
-  entry_type: RechargeEntryType;
-  amount: string;
-  offset_amount: string;
-  remark: string;
-  reason: string;
-  operator_type: string;
-  operator_id: number | null;
-  operator_name: string;
-  trace_id: string;
-  created_at: Date;
-};
+/** A recharge record as the model reads it (one declaration: the model's). */
+export type RechargeRecordSource = InferAttributes<RechargeRecordRow>;
 
 export const rechargeRecordSchema = z
   .object({

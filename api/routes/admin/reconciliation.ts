@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { RECONCILIATION_FINDING_KINDS, RECONCILIATION_FINDING_STATES, RECONCILIATION_RUN_STATUSES } from '../../../db/models/reconciliation.js';
 import { ErrorCode } from '../../../lib/errors.js';
-import { changeFindingState, listFindings, listRuns, summariseFindings } from '../../../domain/reconciliation/findings.js';
+import { changeFindingState, listFindings, listRuns, summariseFindings } from '../../../domain/economics/reconciliation/findings.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { findingResource, findingSchema, findingSummaryResource, findingSummarySchema, runResource, runSchema } from '../../resources/reconciliation.js';

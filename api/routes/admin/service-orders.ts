@@ -41,7 +41,7 @@ const detail = defineRoute({
   method: 'get',
   path: '/api/v2/admin/service-orders/{invoice}',
   tags,
-  summary: '服务订单（续费、流量包或配置变更）详情（按账单 id）',
+  summary: '服务订单（续费、流量包或升降级）详情（按账单 id）',
   description:
     '含上游账单、步骤记录（最近 50 条）、工作流的实时状态与 Temporal UI 链接。工作流状态向 Temporal 查询，最多等待约 2 秒；Temporal 或执行该工作流的 worker 未在此时间内应答时，' +
     '本接口仍正常返回：workflow.live 为 false，workflow.stage 与 workflow.runs 取自数据库（工作流每一步写入的读模型），workflow.status 为 Temporal 已答复的状态或 null。',

@@ -8,7 +8,7 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
-import { FULFILMENT_KEY_PREFIX, OUTBOX_CHANNEL } from '../../outbox/intents.js';
+import { FULFILMENT_KEY_PREFIX, fulfilmentIntentSql, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../../upstream-work/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
 import { finalizeCouponUseCte } from '../../marketing/coupon-uses.js';
@@ -27,6 +27,8 @@ export type Settlement = { invoice: InvoiceRecord; rechargeRecordId: number | nu
 
 /** Invoice types whose settlement marks their order paid (a purchase also creates its services). */
 const ORDERED_TYPES = invoiceTypesWhere('orderType');
+/** Invoice types whose settlement creates their services, to be provisioned (a purchase), and takes them from the stock. */
+const PROVISIONED_TYPES = invoiceTypesWhere('fulfilment', 'provisioning');
 /** Invoice types fulfilled by the settlement itself (a recharge): dispatched at once. */
 const SETTLED_IN_PLACE_TYPES = invoiceTypesWhere('fulfilment', 'settlement');
 
@@ -39,6 +41,7 @@ type SettleParam =
   | 'fulfilledTypes'
   | 'outboxChannel'
   | 'orderedTypes'
+  | 'provisionedTypes'
   | 'settledInPlaceTypes'
   | 'catalogueChannel'
   | CommissionParam;
@@ -63,10 +66,7 @@ const SETTLE = namedStatement<SettleParam>(
          dispatched_at = CASE WHEN type = ANY(${p('settledInPlaceTypes')}::varchar[]) THEN now() ELSE dispatched_at END, updated_at = now()
        WHERE id = ${p('invoiceId')} AND status = 'unpaid' RETURNING ${INVOICE_COLUMNS}
    ), intent AS (
-     INSERT INTO outbox (kind, key, payload, next_attempt_at)
-     SELECT 'start_fulfilment', ${p('fulfilmentKeyPrefix')} || id, jsonb_build_object('invoice_id', id), now()
-       FROM settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])
-     ON CONFLICT (key) DO NOTHING RETURNING pg_notify(${p('outboxChannel')}, '0')
+     ${fulfilmentIntentSql(`settled WHERE type = ANY(${p('fulfilledTypes')}::varchar[])`, p('fulfilmentKeyPrefix'), p('outboxChannel'))}
    ), paid_order AS (
      UPDATE orders o SET status = 'paid', paid_at = now(), updated_at = now()
        FROM settled s WHERE o.invoice_id = s.id AND o.status = 'pending' AND s.type = ANY(${p('orderedTypes')}::varchar[]) RETURNING o.id
@@ -75,11 +75,11 @@ const SETTLE = namedStatement<SettleParam>(
      SELECT s.user_id, (s.payload->>'product_id')::int, o.id, s.id, n, 'pending', s.payload->>'product_type', s.payload->>'billing_period',
             COALESCE(s.payload->'config', '{}'::jsonb), (s.payload->>'unit_price')::numeric, left(COALESCE(s.payload->>'product_name', ''), 128)
        FROM settled s CROSS JOIN paid_order o CROSS JOIN generate_series(1, (s.payload->>'quantity')::int) AS n
-      WHERE s.type = 'purchase'
+      WHERE s.type = ANY(${p('provisionedTypes')}::varchar[])
      ON CONFLICT (invoice_id, seq) DO NOTHING RETURNING id
    ), stocked AS (
      UPDATE products p SET stock_qty = GREATEST(p.stock_qty - (s.payload->>'quantity')::int, 0), updated_at = now()
-       FROM settled s WHERE s.type = 'purchase' AND EXISTS (SELECT 1 FROM paid_order)
+       FROM settled s WHERE s.type = ANY(${p('provisionedTypes')}::varchar[]) AND EXISTS (SELECT 1 FROM paid_order)
         AND p.id = (s.payload->>'product_id')::int AND p.stock_control
      RETURNING pg_notify(${p('catalogueChannel')}, '{}')
    ), ${finalizeCouponUseCte('settled')}, ${commissionCtes('settled', p)}
@@ -109,6 +109,7 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
       fulfilledTypes: FULFILLED_TYPES,
       outboxChannel: OUTBOX_CHANNEL,
       orderedTypes: ORDERED_TYPES,
+      provisionedTypes: PROVISIONED_TYPES,
       settledInPlaceTypes: SETTLED_IN_PLACE_TYPES,
       catalogueChannel: CATALOGUE_CHANNEL,
       ...commissionValues(referral),

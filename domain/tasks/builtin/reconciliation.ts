@@ -1,4 +1,4 @@
-import { reconcileSuppliers } from '../../reconciliation/reconcile.js';
+import { reconcileSuppliers } from '../../economics/reconciliation/reconcile.js';
 import type { BuiltinTask } from '../types.js';
 
 /** Reconciliation with the supplier (docs/economics.md): findings only, nothing else changes. */

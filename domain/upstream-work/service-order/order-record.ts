@@ -1,12 +1,13 @@
 import type { Transaction } from 'sequelize';
-import type { ServiceOrderKind, ServiceOrderRow } from '../../../db/models/service-order.js';
+import { SERVICE_ORDER_KINDS, type ServiceOrderKind, type ServiceOrderRow } from '../../../db/models/service-order.js';
+import { INVOICE_KINDS } from '../../billing/invoice-kinds.js';
 import { notFound } from '../../../lib/errors.js';
 import type { DomainDeps } from '../../deps.js';
 import type { SentMark } from '../../suppliers/send-once.js';
 import { UPSTREAM_WORK_KINDS, WORK_HOMES } from '../kinds.js';
 import { recordServiceEvent, type ServiceEventInput } from '../../services/service-events.js';
 
-export const SERVICE_ORDER_KIND_LABELS: Record<ServiceOrderKind, string> = { renew: '续费', traffic_package: '流量包', upgrade: '升降级' };
+export const SERVICE_ORDER_KIND_LABELS = Object.fromEntries(SERVICE_ORDER_KINDS.map((kind) => [kind, INVOICE_KINDS[kind].label])) as Record<ServiceOrderKind, string>;
 
 /** One row of the order's service history (kind from the order, serviceId from its service). */
 export function recordOrderEvent(

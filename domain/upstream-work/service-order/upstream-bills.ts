@@ -1,6 +1,6 @@
 import { UniqueConstraintError } from 'sequelize';
 import type { ServiceOrderRow } from '../../../db/models/service-order.js';
-import { formatMoney, MONEY_PATTERN } from '../../../lib/money.js';
+import { parseUpstreamAmount } from '../../../lib/money.js';
 import type { DomainDeps } from '../../deps.js';
 import { recordOrderEvent } from './order-record.js';
 import { UpstreamStepError } from '../../suppliers/supplier-call.js';
@@ -48,7 +48,7 @@ export async function recordUpstreamBill(
   via: 'requested' | 'reconciled',
   workflowId: string,
 ): Promise<void> {
-  const amount = typeof bill.amount === 'string' && MONEY_PATTERN.test(bill.amount) ? formatMoney(bill.amount) : null;
+  const amount = parseUpstreamAmount(bill.amount);
   try {
     await deps.db.sequelize.transaction(async (transaction) => {
       const [updated] = await deps.db.models.ServiceOrder.update(

@@ -1,5 +1,11 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INVOICE_TYPES, ORDER_TYPES, RECHARGE_SCENES } from '../../../db/models/billing.js';
+import { SERVICE_ORDER_KINDS } from '../../../db/models/service-order.js';
+import { UPSTREAM_COST_KINDS } from '../../../domain/economics/upstream-costs.js';
+import { SERVICE_ORDER_KIND_LABELS } from '../../../domain/upstream-work/service-order/order-record.js';
+import { UPSTREAM_WORK_KINDS } from '../../../domain/upstream-work/kinds.js';
 import { FULFILLED_TYPES } from '../../../domain/upstream-work/dispatch-fulfilment.js';
 import { DISPATCHED_FULFILMENTS, INVOICE_KINDS, type InvoiceKind, invoiceTypeNames, invoiceTypesWhere } from '../../../domain/billing/invoice-kinds.js';
 
@@ -88,5 +94,48 @@ describe('the invoice kinds table', () => {
     expect(invoiceTypeNames(invoiceTypesWhere('refundable'))).toBe('新购、续费、流量包与升降级');
     expect(invoiceTypeNames(['recharge'])).toBe('充值');
     expect(invoiceTypeNames([])).toBe('');
+  });
+
+  describe('every rule about kinds elsewhere reads this table', () => {
+    const serviceOrderKinds = invoiceTypesWhere('fulfilment', 'service_order');
+
+    it('service orders are the kinds fulfilled by a service order, upstream costs those and the provisioning', () => {
+      expect([...SERVICE_ORDER_KINDS]).toEqual(serviceOrderKinds);
+      expect([...UPSTREAM_COST_KINDS]).toEqual(['provision', ...serviceOrderKinds]);
+      expect(Object.keys(UPSTREAM_WORK_KINDS)).toEqual([...UPSTREAM_COST_KINDS]);
+    });
+
+    it('a kind has one label, the table one (an upgrade is 升降级 on the invoice, the service order and the upstream work)', () => {
+      for (const kind of serviceOrderKinds) {
+        expect(SERVICE_ORDER_KIND_LABELS[kind as keyof typeof SERVICE_ORDER_KIND_LABELS], kind).toBe(INVOICE_KINDS[kind].label);
+        expect(UPSTREAM_WORK_KINDS[kind as keyof typeof UPSTREAM_WORK_KINDS].label, kind).toBe(INVOICE_KINDS[kind].label);
+      }
+    });
+
+    it('no source file lists kinds or labels them by hand (the stored vocabularies in db/models aside)', () => {
+      const root = join(import.meta.dirname, '../../..');
+      const allowed = new Set(['domain/billing/invoice-kinds.ts', 'db/models/billing.ts', 'db/models/service-order.ts']);
+      const kindName = `['"](?:${INVOICE_TYPES.join('|')}|provision)['"]`;
+      const handList = new RegExp(`${kindName}\\s*,\\s*${kindName}`);
+      const handLabel = /\b(?:renew|traffic_package):\s*['"][^'"]*[\u4e00-\u9fff]/;
+      const found: string[] = [];
+      const walk = (dir: string): void => {
+        for (const name of readdirSync(dir)) {
+          const path = join(dir, name);
+          if (statSync(path).isDirectory()) walk(path);
+          else if (name.endsWith('.ts')) {
+            const file = relative(root, path);
+            if (allowed.has(file)) continue;
+            readFileSync(path, 'utf8')
+              .split('\n')
+              .forEach((line, i) => {
+                if (handList.test(line) || handLabel.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+              });
+          }
+        }
+      };
+      for (const dir of ['domain', 'api', 'activities', 'workflows', 'lib', 'db/models']) walk(join(root, dir));
+      expect(found).toEqual([]);
+    });
   });
 });

@@ -30,9 +30,9 @@ describe('the upstream-work kernel’s table of kinds', () => {
   });
 
   it('names the kind in its refusals, and an unknown service order names every kind (upgrades too)', () => {
-    expect(WORK_HOMES.service_order.notFound).toBe('服务订单（续费、流量包或配置变更）不存在');
-    expect(UPSTREAM_WORK_KINDS.upgrade.messages.notAwaiting).toContain('配置变更订单');
-    expect(UPSTREAM_WORK_KINDS.upgrade.messages.otherDecision).toContain('配置变更订单');
+    expect(WORK_HOMES.service_order.notFound).toBe('服务订单（续费、流量包或升降级）不存在');
+    expect(UPSTREAM_WORK_KINDS.upgrade.messages.notAwaiting).toContain('升降级订单');
+    expect(UPSTREAM_WORK_KINDS.upgrade.messages.otherDecision).toContain('升降级订单');
     for (const kind of Object.values(UPSTREAM_WORK_KINDS)) {
       expect(kind.messages.notAwaiting).toContain(kind.label);
       expect(kind.messages.otherDecision).toContain(kind.label);

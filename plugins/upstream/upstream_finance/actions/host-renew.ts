@@ -1,6 +1,6 @@
 import { unexpectedResponse } from '../client/upstream-error.js';
 import { BILLING_PERIODS, toUpstreamCycle } from '../normalise/billing-period.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { asInt, asRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 import { requireOneOf, requirePositiveInt } from './payload.js';
@@ -19,5 +19,5 @@ export const renewHost: FinanceAction = async ({ input, session }) => {
   const data = asRecord(envelope.data) ?? {};
   const invoiceId = asInt(data['invoiceid']);
   if (invoiceId === null) throw unexpectedResponse('上游续费结果缺少账单编号，请先核对主机账单', 'ambiguous');
-  return { message: '上游续费账单已生成', data: { host_id: hostId, invoice_id: invoiceId, billing_period: period, amount: normaliseAmount(data['total']) } };
+  return { message: '上游续费账单已生成', data: { host_id: hostId, invoice_id: invoiceId, billing_period: period, amount: parseUpstreamAmount(data['total']) } };
 };

@@ -1,5 +1,5 @@
 import { invalidInput, unexpectedResponse } from '../client/upstream-error.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { asInt, asRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 import { requirePositiveInt } from './payload.js';
@@ -20,5 +20,5 @@ export const upgradeHost: FinanceAction = async ({ input, session }) => {
   const data = asRecord(envelope.data) ?? {};
   const invoiceId = asInt(data['invoiceid']);
   if (invoiceId === null) throw unexpectedResponse('上游配置变更结果缺少账单编号，请先核对主机账单', 'ambiguous');
-  return { message: '上游配置变更账单已生成', data: { host_id: hostId, invoice_id: invoiceId, amount: normaliseAmount(data['total']) } };
+  return { message: '上游配置变更账单已生成', data: { host_id: hostId, invoice_id: invoiceId, amount: parseUpstreamAmount(data['total']) } };
 };

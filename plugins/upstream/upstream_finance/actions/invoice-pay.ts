@@ -2,7 +2,7 @@ import { UpstreamError } from '../client/upstream-error.js';
 import type { FinanceAction } from './action-types.js';
 import { readInvoiceState } from './check-order.js';
 import { requirePositiveInt } from './payload.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { asRecord } from '../read.js';
 
 const PAID_STATUS = 1001;
@@ -17,7 +17,7 @@ export const payInvoice: FinanceAction = async ({ input, session }) => {
   const invoiceId = requirePositiveInt(input.payload, 'invoice_id');
   const envelope = await session.call({ method: 'POST', path: '/pay', query: { action: 'billing', pay: 'true' }, form: { invoiceid: invoiceId }, commits: true });
   if (envelope.status === PAID_STATUS) {
-    const amount = normaliseAmount(asRecord(envelope.data)?.['total']);
+    const amount = parseUpstreamAmount(asRecord(envelope.data)?.['total']);
     return { message: '上游账单已支付', data: { invoice_id: invoiceId, paid: true, status: 'paid', checked: false, amount } };
   }
   const invoice = await readInvoiceState(session, invoiceId).catch((err: unknown) => {

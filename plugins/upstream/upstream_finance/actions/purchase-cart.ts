@@ -1,6 +1,6 @@
 import { invalidInput } from '../client/upstream-error.js';
 import { BILLING_PERIODS, toUpstreamCycle } from '../normalise/billing-period.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { asInt, asRecord, type UnknownRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 import { downstreamForm, readDownstream } from './downstream.js';
@@ -47,6 +47,6 @@ export const preparePurchaseCart: FinanceAction = async ({ input, session }) => 
   const data = asRecord(envelope.data) ?? {};
   return {
     message: '已加入上游购物车',
-    data: { cart_ready: true, existing: null, item_count: asInt(data['count']) ?? 1, amount: normaliseAmount(data['total']) },
+    data: { cart_ready: true, existing: null, item_count: asInt(data['count']) ?? 1, amount: parseUpstreamAmount(data['total']) },
   };
 };

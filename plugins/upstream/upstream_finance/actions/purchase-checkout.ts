@@ -1,6 +1,6 @@
 import { unexpectedResponse } from '../client/upstream-error.js';
 import { readIds } from '../normalise/order.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { asInt, asRecord } from '../read.js';
 import type { FinanceAction } from './action-types.js';
 import { downstreamForm, readDownstream } from './downstream.js';
@@ -19,6 +19,6 @@ export const checkoutPurchase: FinanceAction = async ({ input, session }) => {
   if (invoiceId === null || hostIds.length === 0) throw unexpectedResponse('上游下单结果缺少账单或主机编号，请先核对订单', 'ambiguous');
   return {
     message: '上游订单已生成',
-    data: { invoice_id: invoiceId, host_ids: hostIds, host_id: hostIds[0], order_id: asInt(data['orderid']), amount: normaliseAmount(data['total']) },
+    data: { invoice_id: invoiceId, host_ids: hostIds, host_id: hostIds[0], order_id: asInt(data['orderid']), amount: parseUpstreamAmount(data['total']) },
   };
 };

@@ -1,5 +1,5 @@
 import { asInt, asRecord, asString } from '../read.js';
-import { normaliseAmount } from '../normalise/pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import type { FinanceAction } from './action-types.js';
 
 function maskPhone(phone: string): string {
@@ -18,7 +18,7 @@ export const readUser: FinanceAction = async ({ session }) => {
         username: asString(user['username']) ?? '',
         email: asString(user['email']) ?? '',
         phone: maskPhone(asString(user['phonenumber']) ?? ''),
-        credit: normaliseAmount(user['credit']),
+        credit: parseUpstreamAmount(user['credit']),
         currency: asString(user['currency_code']) ?? 'CNY',
       },
     },

@@ -1,6 +1,6 @@
 import { formatDateTime } from '../../../../lib/time.js';
 import { asArray, asInt, asString, type UnknownRecord } from '../read.js';
-import { normaliseAmount } from './pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 
 const BILL_STATUSES: Record<string, BillStatus> = { paid: 'paid', unpaid: 'unpaid', cancelled: 'cancelled', refunded: 'refunded' };
 const BILL_TYPES: Record<string, string> = { product: 'product', renew: 'renew', flow_packet: 'traffic_package', upgrade: 'upgrade' };
@@ -35,7 +35,7 @@ export function normaliseBill(raw: UnknownRecord, id: number): BillItem {
     id,
     type: BILL_TYPES[type] ?? type.slice(0, 32),
     status: BILL_STATUSES[(asString(raw['status']) ?? '').toLowerCase()] ?? 'unknown',
-    amount: normaliseAmount(raw['total']),
+    amount: parseUpstreamAmount(raw['total']),
     host_ids: readHostIds(raw['hostid']),
     created_at: readTime(raw['create_time']),
     paid_at: readTime(raw['paid_time']),

@@ -1,6 +1,6 @@
 import { asArray, asInt, asRecord, asString } from '../read.js';
 import { toBillingPeriod } from './billing-period.js';
-import { normaliseAmount } from './pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 import { toProductType } from './product-type.js';
 
 export type CatalogueProduct = {
@@ -21,7 +21,7 @@ function normaliseProduct(raw: unknown): CatalogueProduct | null {
   if (!product || id === null) return null;
   const upstreamType = asString(product['type']) ?? '';
   const period = toBillingPeriod(asString(product['billingcycle']) ?? '');
-  const amount = normaliseAmount(product['sale_price']);
+  const amount = parseUpstreamAmount(product['sale_price']);
   return {
     id,
     name: asString(product['name']) ?? `商品 ${id}`,

@@ -1,7 +1,7 @@
 import { formatDateTime } from '../../../../lib/time.js';
 import { asArray, asInt, asRecord, asString, type UnknownRecord } from '../read.js';
 import { toBillingPeriod } from './billing-period.js';
-import { normaliseAmount } from './pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 
 const HOST_STATUSES: Record<string, string> = {
   pending: 'pending',
@@ -59,7 +59,7 @@ export function normaliseHostSummary(raw: UnknownRecord, id: number): HostSummar
     ip: asString(raw['dedicatedip'])?.trim() ?? '',
     next_due_at: readTime(raw['nextduedate']),
     billing_cycle: cycle ? (toBillingPeriod(cycle) ?? cycle) : null,
-    amount: normaliseAmount(raw['amount']),
+    amount: parseUpstreamAmount(raw['amount']),
   };
 }
 
@@ -84,7 +84,7 @@ export function normaliseHostDetail(hostData: unknown): HostDetail | null {
     port: asInt(raw['port']),
     os: asString(raw['os']) ?? '',
     registered_at: readTime(raw['regdate']),
-    bandwidth: { limit_gb: asInt(raw['bwlimit']), used_gb: normaliseAmount(raw['bwusage']), extra_gb: Math.max(0, asInt(raw['flow_packet_total']) ?? 0) },
+    bandwidth: { limit_gb: asInt(raw['bwlimit']), used_gb: parseUpstreamAmount(raw['bwusage']), extra_gb: Math.max(0, asInt(raw['flow_packet_total']) ?? 0) },
     has_password: (asString(raw['password']) ?? '') !== '',
   };
 }

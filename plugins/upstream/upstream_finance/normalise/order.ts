@@ -1,7 +1,6 @@
 import { formatDateTime } from '../../../../lib/time.js';
-import { money } from '../../../../lib/money.js';
+import { money, parseUpstreamAmount } from '../../../../lib/money.js';
 import { asArray, asBool, asInt, asRecord, asString, type UnknownRecord } from '../read.js';
-import { normaliseAmount } from './pricing.js';
 
 export type InvoiceStatus = 'paid' | 'unpaid' | 'partially_paid' | 'cancelled' | 'refunded' | 'unknown';
 export type InvoiceKind = 'purchase' | 'renewal' | 'traffic_package' | 'upgrade' | 'other';
@@ -61,14 +60,14 @@ function invoiceStatus(raw: string, amountPaid: string | null): InvoiceStatus {
 export function normaliseInvoiceSummary(raw: UnknownRecord): InvoiceSummary | null {
   const id = asInt(raw['id']);
   if (id === null) return null;
-  const amountPaid = normaliseAmount(raw['credit']);
+  const amountPaid = parseUpstreamAmount(raw['credit']);
   const status = invoiceStatus(asString(raw['status']) ?? '', amountPaid);
   return {
     invoice_id: id,
     kind: INVOICE_KINDS[(asString(raw['type']) ?? '').toLowerCase()] ?? 'other',
     status,
     paid: status === 'paid',
-    total: normaliseAmount(raw['total']),
+    total: parseUpstreamAmount(raw['total']),
     amount_paid: amountPaid,
     paid_at: readTime(raw['paid_time']),
     created_at: readTime(raw['create_time']),
@@ -106,5 +105,5 @@ export function normaliseExistingPurchase(data: unknown): ExistingPurchase | nul
   const hostIds = readIds(raw['hostids'] ?? raw['hostid']);
   const first = hostIds[0];
   if (first === undefined) return null;
-  return { host_id: first, host_ids: hostIds, invoice_id: asInt(raw['invoiceid']), order_id: asInt(raw['orderid']), paid: asBool(raw['paid']), amount: normaliseAmount(raw['total']) };
+  return { host_id: first, host_ids: hostIds, invoice_id: asInt(raw['invoiceid']), order_id: asInt(raw['orderid']), paid: asBool(raw['paid']), amount: parseUpstreamAmount(raw['total']) };
 }

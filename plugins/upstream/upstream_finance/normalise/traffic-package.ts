@@ -1,5 +1,5 @@
 import { asArray, asInt, asRecord, asString } from '../read.js';
-import { normaliseAmount } from './pricing.js';
+import { parseUpstreamAmount } from '../../../../lib/money.js';
 
 /** A traffic package ("flow packet") on sale for a host. */
 export type TrafficPackage = { package_id: number; name: string; size_gb: number; price: string };
@@ -11,7 +11,7 @@ export function normaliseTrafficPackages(value: unknown): TrafficPackage[] {
     if (!raw) return [];
     const id = asInt(raw['id']);
     const size = asInt(raw['capacity']);
-    const price = normaliseAmount(raw['price']);
+    const price = parseUpstreamAmount(raw['price']);
     const onSale = raw['status'] === undefined || asInt(raw['status']) === 1;
     if (id === null || size === null || size <= 0 || price === null || !onSale) return [];
     return [{ package_id: id, name: asString(raw['name']) ?? `流量包 ${size}GB`, size_gb: size, price }];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne } from '../../../../db/sql.js';
-import { reconcileSuppliers } from '../../../../domain/reconciliation/reconcile.js';
+import { reconcileSuppliers } from '../../../../domain/economics/reconciliation/reconcile.js';
 import { clearAllTokens } from '../../../../plugins/upstream/upstream_finance/client/token-cache.js';
 import { expectError } from '../../../helpers/http.js';
 import { createTestSupplier, createUser, daysFromNow, seedRenewInvoice, seedService } from '../../../helpers/lifecycle.js';

@@ -329,7 +329,7 @@ describe('renewals awaiting an admin', () => {
     const unknown = await platform.api.post('/api/v2/admin/service-orders/999999/retry', { token });
     expectError(unknown, 40400, 404);
     // Upgrades are service orders too: the message names every kind, not only renewals and traffic packages.
-    expect(unknown.body.message).toBe('服务订单（续费、流量包或配置变更）不存在');
+    expect(unknown.body.message).toBe('服务订单（续费、流量包或升降级）不存在');
     expectError(await platform.api.get('/api/v2/admin/service-orders/999999', { token }), 40400, 404);
     expectError(await platform.api.post('/api/v2/admin/service-orders/1/cancel', { token, body: { reason: 'x'.repeat(201) } }), 42200, 422);
   });

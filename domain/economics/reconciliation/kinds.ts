@@ -1,4 +1,4 @@
-import type { ReconciliationFindingKind, ReconciliationFindingState, ReconciliationRunStatus } from '../../db/models/reconciliation.js';
+import type { ReconciliationFindingKind, ReconciliationFindingState, ReconciliationRunStatus } from '../../../db/models/reconciliation.js';
 
 /** Chinese labels of the finding kinds, as the admin list shows them. */
 export const FINDING_KIND_LABELS: Record<ReconciliationFindingKind, string> = {

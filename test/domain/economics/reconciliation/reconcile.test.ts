@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlOne } from '../../../db/sql.js';
-import { reconcileSupplier } from '../../../domain/reconciliation/reconcile.js';
-import { clearAllTokens } from '../../../plugins/upstream/upstream_finance/client/token-cache.js';
-import { LIST_TOTAL_SHAPES } from '../../../sandbox/upstream-finance/types.js';
-import { createTestSupplier, createUser, daysFromNow, seedService } from '../../helpers/lifecycle.js';
-import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
-import { startUpstreamForPlatform, type UpstreamSandbox } from '../../helpers/upstream-supplier.js';
+import { sqlOne } from '../../../../db/sql.js';
+import { reconcileSupplier } from '../../../../domain/economics/reconciliation/reconcile.js';
+import { clearAllTokens } from '../../../../plugins/upstream/upstream_finance/client/token-cache.js';
+import { LIST_TOTAL_SHAPES } from '../../../../sandbox/upstream-finance/types.js';
+import { createTestSupplier, createUser, daysFromNow, seedService } from '../../../helpers/lifecycle.js';
+import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+import { startUpstreamForPlatform, type UpstreamSandbox } from '../../../helpers/upstream-supplier.js';
 
 /**
  * The upstream notes name no field for a list's total: the host list is read whole whether the

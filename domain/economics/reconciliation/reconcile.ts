@@ -1,31 +1,21 @@
-import { AppError } from '../../lib/errors.js';
-import { inTransaction, sqlOne, sqlRows } from '../../db/sql.js';
-import type { DomainDeps } from '../deps.js';
-import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
-import type { TaskRunContext } from '../tasks/types.js';
+import { AppError } from '../../../lib/errors.js';
+import { inTransaction, sqlOne, sqlRows } from '../../../db/sql.js';
+import type { DomainDeps } from '../../deps.js';
+import { invokeSupplierPlugin } from '../../suppliers/supplier-plugin.js';
+import type { TaskRunContext } from '../../tasks/types.js';
 import { compareSupplier, type BoundService, type Finding, type UpstreamBill, type UpstreamHost } from './compare.js';
 import { BILL_KINDS, FINDING_KIND_LABELS, HOST_KINDS } from './kinds.js';
-import { raiseAdminAlert } from '../economics/alerts.js';
-import type { ReconciliationFindingKind } from '../../db/models/reconciliation.js';
+import { raiseAdminAlert } from '../alerts.js';
+import type { ReconciliationFindingKind, ReconciliationRunRow } from '../../../db/models/reconciliation.js';
 
 /** A whole list may take many pages of 100; the plugin pages it in one action. */
 const LIST_TIMEOUT_MS = 120_000;
 
 /** One supplier's line of the task summary: counts only, and our Chinese message when it failed. */
-export type ReconcileLine = {
-  supplier_id: number;
-  run_id: number;
-  status: 'succeeded' | 'failed';
-  hosts_compared: boolean;
-  bills_compared: boolean;
-  upstream_hosts: number;
-  upstream_bills: number;
-  local_services: number;
-  findings_seen: number;
-  findings_opened: number;
-  findings_resolved: number;
-  error: string | null;
-};
+export type ReconcileLine = Pick<
+  ReconciliationRunRow,
+  'supplier_id' | 'hosts_compared' | 'bills_compared' | 'upstream_hosts' | 'upstream_bills' | 'local_services' | 'findings_seen' | 'findings_opened' | 'findings_resolved' | 'error'
+> & { run_id: number; status: Exclude<ReconciliationRunRow['status'], 'running'> };
 
 type ListRead = { ok: true; data: Record<string, unknown> } | { ok: false; message: string };
 

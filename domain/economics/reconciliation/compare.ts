@@ -1,5 +1,5 @@
-import { formatDateTime, parseDateTime } from '../../lib/time.js';
-import type { ReconciliationFindingKind } from '../../db/models/reconciliation.js';
+import { formatDateTime, parseDateTime } from '../../../lib/time.js';
+import type { ReconciliationFindingKind } from '../../../db/models/reconciliation.js';
 
 /** A host of the supplier's list (the plugin's `upstream.host_list` summary; it carries no password). */
 export type UpstreamHost = {

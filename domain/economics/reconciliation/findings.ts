@@ -1,6 +1,6 @@
-import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
-import { offerAuditBefore } from '../../lib/request-context.js';
-import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
+import { AppError, ErrorCode, notFound } from '../../../lib/errors.js';
+import { offerAuditBefore } from '../../../lib/request-context.js';
+import { sqlOne, sqlParams, sqlRows } from '../../../db/sql.js';
 import {
   RECONCILIATION_FINDING_KINDS,
   RECONCILIATION_FINDING_STATES,
@@ -9,9 +9,9 @@ import {
   type ReconciliationFindingState,
   type ReconciliationRunRow,
   type ReconciliationRunStatus,
-} from '../../db/models/reconciliation.js';
-import { formatMoney, money } from '../../lib/money.js';
-import type { DomainDeps } from '../deps.js';
+} from '../../../db/models/reconciliation.js';
+import { formatMoney, money } from '../../../lib/money.js';
+import type { DomainDeps } from '../../deps.js';
 
 export type FindingFilters = {
   supplier_id?: number | undefined;
