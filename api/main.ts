@@ -7,6 +7,7 @@ import { createLogger } from '../lib/logger.js';
 import { stopTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { watchSupplierEconomics } from '../domain/economics/margins.js';
+import { watchBackupStatus } from '../domain/backups/status.js';
 import { closeAppDeps, createAppDeps } from './deps.js';
 import { serveApp } from './server.js';
 
@@ -22,6 +23,7 @@ export async function startApi() {
   deps.lifecycle = lifecycle;
   const served = await serveApp(createApp(deps), { hostname: config.host, port: config.port });
   const unwatchEconomics = watchSupplierEconomics(deps);
+  const unwatchBackups = watchBackupStatus(deps);
   const metrics = config.metrics.apiPort
     ? await serveMetrics({ host: config.metrics.host, port: config.metrics.apiPort, token: config.metrics.token })
     : null;
@@ -49,6 +51,7 @@ export async function startApi() {
     if (cutOff > 0) logger.warn({ cutOff }, 'api grace ran out: requests cut off');
     await metrics?.close();
     unwatchEconomics();
+    unwatchBackups();
     await closeAppDeps(deps);
     logger.info('api stopped');
     await stopTracing();

@@ -33,6 +33,7 @@ import { migration0032AdminAlerts } from './0032-admin-alerts.js';
 import { migration0033ListIndexes } from './0033-list-indexes.js';
 import { migration0034LogPartitions } from './0034-log-partitions.js';
 import { migration0035TaskIndexes } from './0035-task-indexes.js';
+import { migration0037DatabaseBackups } from './0037-database-backups.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -72,4 +73,5 @@ export const migrations: Migration[] = [
   migration0033ListIndexes,
   migration0034LogPartitions,
   migration0035TaskIndexes,
+  migration0037DatabaseBackups,
 ];
