@@ -51,9 +51,11 @@ async function backupCommands(): Promise<boolean> {
 }
 
 async function main() {
-  if (await backupCommands()) {
-    process.exit(0);
-  }
+  const ran = await backupCommands().catch((err: unknown) => {
+    console.error(`[cluster] ${process.argv[2]} 失败 / failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+  if (ran) process.exit(0);
 
   const dataDir = resolve(process.env.CLUSTER_DATA_DIR ?? '.data-cluster');
   const port = envPort('CLUSTER_PORT', 8090);
