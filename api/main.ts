@@ -8,6 +8,7 @@ import { stopTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { watchSupplierEconomics } from '../domain/economics/margins.js';
 import { watchFactGauges } from '../domain/economics/fact-gauges.js';
+import { watchBackupStatus } from '../domain/backups/status.js';
 import { closeAppDeps, createAppDeps } from './deps.js';
 import { serveApp } from './server.js';
 
@@ -24,6 +25,7 @@ export async function startApi() {
   const served = await serveApp(createApp(deps), { hostname: config.host, port: config.port });
   const unwatchEconomics = watchSupplierEconomics(deps);
   const unwatchFacts = watchFactGauges(deps);
+  const unwatchBackups = watchBackupStatus(deps);
   const metrics = config.metrics.apiPort
     ? await serveMetrics({ host: config.metrics.host, port: config.metrics.apiPort, token: config.metrics.token })
     : null;
@@ -52,6 +54,7 @@ export async function startApi() {
     await metrics?.close();
     unwatchEconomics();
     unwatchFacts();
+    unwatchBackups();
     await closeAppDeps(deps);
     logger.info('api stopped');
     await stopTracing();

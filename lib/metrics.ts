@@ -215,6 +215,49 @@ economicsGauge('economics_revenue_yuan', 'Paid service invoices (purchase, renew
 economicsGauge('economics_refunds_yuan', 'Succeeded refunds of those invoices by supplier code, all time, CNY', 'refunds');
 economicsGauge('economics_upstream_cost_yuan', 'Recorded upstream costs (upstream_costs) by supplier code, all time, CNY; unknown costs count as nothing', 'cost');
 
+/**
+ * The backups (docs/production.md "Back up"): the newest base backup's age and the last
+ * successful WAL archive, read from the database at scrape time (kept 5 s), so every API answers
+ * the server's figures. -1 when there is none (no backup taken, archiving never succeeded).
+ */
+export type BackupFigures = { backupAgeSeconds: number | null; walArchivedAgeSeconds: number | null; walArchiveFailing: boolean };
+
+let backupSource: (() => Promise<BackupFigures | null>) | null = null;
+let backupRead: { at: number; figures: Promise<BackupFigures | null> } | null = null;
+
+export function watchBackups(read: () => Promise<BackupFigures | null>): () => void {
+  backupSource = read;
+  backupRead = null;
+  return () => {
+    if (backupSource === read) backupSource = null;
+    backupRead = null;
+  };
+}
+
+function readBackups(): Promise<BackupFigures | null> {
+  const source = backupSource;
+  if (!source) return Promise.resolve(null);
+  if (!backupRead || Date.now() - backupRead.at > ECONOMICS_READ_MS) backupRead = { at: Date.now(), figures: source().catch(() => null) };
+  return backupRead.figures;
+}
+
+function backupGauge(name: string, help: string, value: (f: BackupFigures) => number) {
+  return new Gauge({
+    name,
+    help,
+    registers: [metricsRegistry],
+    async collect() {
+      const figures = await readBackups();
+      this.reset();
+      if (figures) this.set(value(figures));
+    },
+  });
+}
+
+backupGauge('database_backup_age_seconds', 'Seconds since the newest base backup finished (database_backups); -1 when none was taken', (f) => f.backupAgeSeconds ?? -1);
+backupGauge('wal_archive_last_success_age_seconds', 'Seconds since the server last archived a WAL segment (pg_stat_archiver); -1 when it never did', (f) => f.walArchivedAgeSeconds ?? -1);
+backupGauge('wal_archive_failing', '1 when the last WAL archive attempt failed and none succeeded since (pg_stat_archiver), else 0', (f) => (f.walArchiveFailing ? 1 : 0));
+
 /** Bounded label text: the vocabularies are small, but a label must never carry input. */
 export function label(value: string | null | undefined, fallback = 'unknown'): string {
   if (!value) return fallback;

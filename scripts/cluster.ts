@@ -9,7 +9,8 @@ import { ensureSuperAdmin } from '../domain/admins/bootstrap.js';
 import type { RunningSandboxes } from '../sandbox/launcher.js';
 import { startDemoSandboxes } from './lib/demo-sandboxes.js';
 import { launcherStops } from './lib/children.js';
-import { type Cluster, ClusterUnavailableError, startCluster } from './lib/cluster.js';
+import { backupCluster, type Cluster, clusterPaths, ClusterUnavailableError, restoreCluster, startCluster } from './lib/cluster.js';
+import { embeddedPostgresUrl } from './lib/postgres.js';
 import { envPort } from './lib/ports.js';
 import { devSandboxSecrets } from './lib/sandbox-secrets.js';
 import { TEMPORAL_SERVER_VERSION } from './lib/temporal-cluster.js';
@@ -25,7 +26,37 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
+/**
+ * The operator's backup commands (docs/production.md "Back up", "Restore to a point in time"):
+ * `npm run cluster -- backup` (cluster running) and `npm run cluster -- restore --to "<time>"`
+ * (cluster stopped). Answers whether a command ran.
+ */
+async function backupCommands(): Promise<boolean> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command !== 'backup' && command !== 'restore') return false;
+  const dataDir = resolve(process.env.CLUSTER_DATA_DIR ?? '.data-cluster');
+  const paths = clusterPaths(dataDir);
+  const pgPort = envPort('CLUSTER_PG_PORT', 54339);
+  if (command === 'backup') {
+    const backup = await backupCluster({ adminDatabaseUrl: embeddedPostgresUrl(pgPort, 'postgres'), paths });
+    log(`基础备份完成 / base backup done: ${backup.dir} (${(backup.bytes / 1e6).toFixed(1)} MB, ${backup.startLsn} → ${backup.stopLsn}); restorable from ${backup.finishedAt.toISOString()}`);
+    return true;
+  }
+  const at = rest.indexOf('--to');
+  const to = at >= 0 ? rest[at + 1] : undefined;
+  if (!to) throw new Error('用法 / usage: npm run cluster -- restore --to "2026-11-28 17:05:00+00"');
+  const restored = await restoreCluster({ paths, pgPort, target: new Date(to), log });
+  log(`已恢复到 / restored to ${restored.target.toISOString()} from ${restored.backup.dir}; old data: ${restored.movedAside ?? '(none)'}`);
+  log('下一步 / next: npm run cluster, then trigger the task billing.redispatch_fulfilment (docs/production.md "After a restore")');
+  return true;
+}
+
 async function main() {
+  const ran = await backupCommands().catch((err: unknown) => {
+    console.error(`[cluster] ${process.argv[2]} 失败 / failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+  if (ran) process.exit(0);
 
   const dataDir = resolve(process.env.CLUSTER_DATA_DIR ?? '.data-cluster');
   const port = envPort('CLUSTER_PORT', 8090);

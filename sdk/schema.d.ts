@@ -8594,7 +8594,7 @@ export interface components {
              * @description price_drift、funds_short、runway_short、reconciliation
              * @enum {string}
              */
-            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
             kind_label: string;
             /** @enum {string} */
             severity: "info" | "warning" | "critical";
@@ -24622,7 +24622,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24693,7 +24693,7 @@ export interface operations {
     adminEconomicsAlertsSummaryGet: {
         parameters: {
             query?: {
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24721,6 +24721,7 @@ export interface operations {
                                 funds_short: number;
                                 runway_short: number;
                                 reconciliation: number;
+                                backup_archive: number;
                             };
                         };
                         timestamp: number;

@@ -34,6 +34,7 @@ import { migration0033ListIndexes } from './0033-list-indexes.js';
 import { migration0034LogPartitions } from './0034-log-partitions.js';
 import { migration0035TaskIndexes } from './0035-task-indexes.js';
 import { migration0036FundsAlertsInAdminAlerts } from './0036-funds-alerts-in-admin-alerts.js';
+import { migration0037DatabaseBackups } from './0037-database-backups.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -74,4 +75,5 @@ export const migrations: Migration[] = [
   migration0034LogPartitions,
   migration0035TaskIndexes,
   migration0036FundsAlertsInAdminAlerts,
+  migration0037DatabaseBackups,
 ];

@@ -59,6 +59,15 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
     // One open shortage per supplier (admin_alerts_open_funds_short, migration 0036).
     sql: "SELECT count(*)::int AS n FROM admin_alerts WHERE kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL",
   },
+  // The backups (docs/production.md "Back up"): null when no backup was taken / no segment archived yet.
+  { key: 'backup_age_seconds', label: '最近一次基础备份距今（秒）', table: 'database_backups', sql: 'SELECT floor(extract(epoch FROM now() - max(finished_at)))::int AS n FROM database_backups' },
+  { key: 'wal_archived_age_seconds', label: '最近一次 WAL 归档成功距今（秒）', table: 'pg_stat_archiver', sql: 'SELECT floor(extract(epoch FROM now() - last_archived_time))::int AS n FROM pg_stat_archiver' },
+  {
+    key: 'wal_archive_failing',
+    label: 'WAL 归档正在失败（1 是，0 否）',
+    table: 'pg_stat_archiver',
+    sql: 'SELECT (last_failed_time IS NOT NULL AND (last_archived_time IS NULL OR last_failed_time > last_archived_time))::int AS n FROM pg_stat_archiver',
+  },
 ];
 
 /** What the money figures sum (`countsAs` of the invoice kinds), passed as the arrays `$3` and `$4`. */
@@ -133,7 +142,8 @@ export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
       continue;
     }
     const counted = await sqlOne<{ n: number }>(deps, extra.sql, []);
-    extras[extra.key] = counted?.n ?? 0;
+    // A count is never null; an age is null when there is nothing to measure from.
+    extras[extra.key] = counted ? counted.n : 0;
   }
   return {
     active_services: row.active_services,

@@ -1,3 +1,4 @@
+import { walArchiveTask } from './builtin/backups.js';
 import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
 import { supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
 import {
@@ -44,6 +45,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   reconcileSuppliersTask,
   supplierBalancesTask,
   supplierRunwayTask,
+  walArchiveTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

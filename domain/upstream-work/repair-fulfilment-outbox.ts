@@ -1,5 +1,9 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { DomainDeps } from '../deps.js';
 import { sqlOne, sqlRows } from '../../db/sql.js';
+import { BACKGROUND_DEADLINE_MS } from '../../lib/temporal.js';
+import { provisionWorkflowId } from '../../workflows/provisioning/contract.js';
+import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { FULFILMENT_KEY_PREFIX, fulfilmentIntent, OUTBOX_CHANNEL, recordIntent } from '../outbox/intents.js';
 import { FULFILLED_TYPES } from './dispatch-fulfilment.js';
 
@@ -16,6 +20,12 @@ export type FulfilmentRepairSummary = {
   failed: number;
   invoiceIds: { inserted: number[]; reopened: number[]; waiting: number[] };
   errors: Array<{ invoiceId: number; error: string }>;
+  /**
+   * Purchases recorded as dispatched whose services are not provisioned and whose provisioning
+   * workflow Temporal does not know (Temporal's data restored to an earlier instant than the
+   * platform's, docs/production.md "After a restore"): undispatched and their row made due again.
+   */
+  unknownToTemporal: number[];
   /** Outbox rows not done yet (any kind), and those of them due for over 5 minutes (no relay took them: is a worker running?). */
   outboxPending: number;
   outboxOverdue: number;
@@ -49,12 +59,55 @@ const REPAIR = `
               ELSE 'waiting' END AS repair
     FROM pending p ORDER BY p.id`;
 
+/** Dispatched purchases with a service still being provisioned (each must have its workflow). */
+const DISPATCHED_UNFINISHED = `
+  SELECT DISTINCT ON (s.invoice_id) s.invoice_id, s.id AS service_id
+    FROM services s JOIN invoices i ON i.id = s.invoice_id
+   WHERE s.status IN ('pending', 'provisioning') AND i.dispatched_at IS NOT NULL
+     AND i.dispatched_at < now() - make_interval(secs => $1) AND i.type = ANY($2::varchar[])
+   ORDER BY s.invoice_id, s.id LIMIT $3`;
+
+/** The dispatch undone and the `fulfil:` row due again (inserted when missing), in one statement. */
+const REDISPATCH = `
+  WITH undone AS (UPDATE invoices SET dispatched_at = NULL, updated_at = now() WHERE id = $2 AND dispatched_at IS NOT NULL RETURNING id),
+  reopened AS (
+    INSERT INTO outbox (kind, key, payload, next_attempt_at)
+    SELECT 'start_fulfilment', $1 || id, jsonb_build_object('invoice_id', id), now() FROM undone
+    ON CONFLICT (key) DO UPDATE SET done_at = NULL, next_attempt_at = now(), updated_at = now()
+    RETURNING id)
+  SELECT count(*)::int AS n, pg_notify($3, '0') FROM reopened`;
+
+async function redispatchUnknownToTemporal(deps: DomainDeps, graceSeconds: number, limit: number): Promise<number[]> {
+  const temporal = deps.temporal;
+  if (!temporal) return [];
+  const rows = await sqlRows<{ invoice_id: number; service_id: number }>(deps, DISPATCHED_UNFINISHED, [graceSeconds, invoiceTypesWhere('fulfilment', 'provisioning'), limit]);
+  const reopened: number[] = [];
+  for (const row of rows) {
+    const known = await temporal
+      .withDeadline((client) => client.workflow.getHandle(provisionWorkflowId(row.service_id)).describe(), BACKGROUND_DEADLINE_MS)
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return false;
+          throw err;
+        },
+      );
+    if (known) continue;
+    await sqlRows(deps, REDISPATCH, [FULFILMENT_KEY_PREFIX, row.invoice_id, OUTBOX_CHANNEL]);
+    reopened.push(row.invoice_id);
+  }
+  return reopened;
+}
+
 /**
  * The hourly report and repair behind the outbox (task `billing.redispatch_fulfilment`): it never
  * dispatches. The relay is the one owner of fulfilment; this finds the paid invoices whose
  * dispatch is not recorded, gives each a due `fulfil:` row (inserted when missing, reopened when
  * stuck) for the relay to perform, and reports counts and invoice ids, with the outbox's backlog.
  * Anything found means the relay did not do its job in time: logged as a warning. Safe at any time.
+ * It also asks Temporal for the provisioning workflow of each dispatched purchase still being
+ * provisioned, and dispatches again those it does not know (after a restore; the start is
+ * idempotent and the downstream reference deterministic, so nothing is bought twice upstream).
  */
 export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceSeconds?: number; limit?: number } = {}): Promise<FulfilmentRepairSummary> {
   const found = await sqlRows<{ invoice_id: number; last_error: string | null; repair: 'missing' | 'reopened' | 'waiting' }>(deps, REPAIR, [
@@ -71,6 +124,7 @@ export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceS
     const repair = row.repair === 'missing' ? ((await recordIntent(deps, fulfilmentIntent(row.invoice_id))) ? 'inserted' : 'waiting') : row.repair;
     rows.push({ ...row, repair });
   }
+  const unknownToTemporal = await redispatchUnknownToTemporal(deps, options.graceSeconds ?? 60, options.limit ?? 200);
   const backlog = await sqlOne<{ pending: number; overdue: number }>(
     deps,
     `SELECT count(*)::int AS pending, (count(*) FILTER (WHERE next_attempt_at < now() - interval '5 minutes'))::int AS overdue
@@ -88,9 +142,10 @@ export async function repairFulfilmentOutbox(deps: DomainDeps, options: { graceS
     failed: errors.length,
     invoiceIds,
     errors,
+    unknownToTemporal,
     outboxPending: backlog?.pending ?? 0,
     outboxOverdue: backlog?.overdue ?? 0,
   };
-  if (summary.found > 0 || summary.outboxOverdue > 0) deps.logger.warn(summary, 'the fulfilment backstop had work: the outbox relay is late or failing');
+  if (summary.found > 0 || summary.outboxOverdue > 0 || unknownToTemporal.length > 0) deps.logger.warn(summary, 'the fulfilment backstop had work: the outbox relay is late or failing');
   return summary;
 }

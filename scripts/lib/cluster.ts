@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { onPath } from './go-build.js';
-import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres, withDatabase } from './postgres.js';
+import { ensureDatabase, type RunningPostgres, startEmbeddedPostgres, withDatabase, withPgClient } from './postgres.js';
+import { baseBackupFor, type BaseBackup, moveDataDirAside, takeBaseBackup } from './backup.js';
 import { devSecretKey } from './secret-key.js';
 import { ensureTemporalServer, installTemporalSchemas, startTemporalServer, TEMPORAL_SERVER_VERSION, temporalServerEnv } from './temporal-cluster.js';
 import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from './node-flags.js';
@@ -191,8 +192,10 @@ export type ClusterOptions = {
   temporalPort: number;
   /** The Temporal UI's port (its URL is the APIs' TEMPORAL_UI_URL). */
   temporalUiPort: number;
-  /** An existing PostgreSQL server instead of the embedded one (the platform's database is its path). */
+  /** An existing PostgreSQL server instead of the embedded one (the platform's database is its path); its backups are its own. */
   databaseUrl?: string;
+  /** Where the embedded server archives its WAL and the base backups go (default: under dataDir; clusterPaths). */
+  paths?: ClusterPaths;
   /** Environment for the APIs and workers, over the cluster's own. */
   env?: Record<string, string>;
   /** Runs after migrations and the Temporal prepare step, before the APIs and workers start. */
@@ -220,6 +223,93 @@ export type Cluster = {
 
 export const CLUSTER_DATABASES = { platform: 'platform', persistence: 'temporal', visibility: 'temporal_visibility' } as const;
 
+/** The embedded server's data, its WAL archive and its base backups (docs/production.md "Back up"). */
+export type ClusterPaths = { pgData: string; walArchive: string; backups: string };
+
+/** `CLUSTER_WAL_ARCHIVE_DIR` and `CLUSTER_BACKUP_DIR` (in production: another disk), else folders of dataDir. */
+export function clusterPaths(dataDir: string, env: NodeJS.ProcessEnv = process.env): ClusterPaths {
+  return {
+    pgData: join(dataDir, 'postgres'),
+    walArchive: resolve(env.CLUSTER_WAL_ARCHIVE_DIR ?? join(dataDir, 'wal-archive')),
+    backups: resolve(env.CLUSTER_BACKUP_DIR ?? join(dataDir, 'backups')),
+  };
+}
+
+/**
+ * `npm run cluster -- backup`: a base backup of the running embedded server (all three
+ * databases), recorded in the platform's `database_backups` (the dashboard's and the metrics' age).
+ */
+export async function backupCluster(options: { adminDatabaseUrl: string; paths: ClusterPaths; platformDb?: string }): Promise<BaseBackup> {
+  mkdirSync(options.paths.backups, { recursive: true });
+  const backup = await takeBaseBackup({ adminUrl: options.adminDatabaseUrl, dataDir: options.paths.pgData, backupsDir: options.paths.backups });
+  await withPgClient(withDatabase(options.adminDatabaseUrl, options.platformDb ?? CLUSTER_DATABASES.platform), (c) =>
+    c.query(
+      `INSERT INTO database_backups (label, started_at, finished_at, start_lsn, stop_lsn, size_bytes, location)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (label) DO NOTHING`,
+      [backup.label, backup.startedAt, backup.finishedAt, backup.startLsn, backup.stopLsn, backup.bytes, backup.dir],
+    ),
+  );
+  return backup;
+}
+
+function serverRunning(pgData: string): boolean {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(join(realpathSync(pgData), 'postmaster.pid'), 'utf8'), 10);
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type ClusterRestore = { backup: BaseBackup; target: Date; movedAside: string | null };
+
+/**
+ * `npm run cluster -- restore --to <time>` (the cluster stopped): the newest base backup finished
+ * before the target copied into a fresh data folder, the archived WAL replayed up to the target,
+ * then promoted (a new timeline, archived as well). The data folder it replaces is moved aside,
+ * never deleted. The next `npm run cluster` starts on the restored server (docs/production.md
+ * "Restore to a point in time" says what the platform then reconciles).
+ */
+export async function restoreCluster(options: { paths: ClusterPaths; pgPort: number; target: Date; log?: (m: string) => void }): Promise<ClusterRestore> {
+  const log = options.log ?? (() => {});
+  if (Number.isNaN(options.target.getTime())) throw new Error('恢复时间无效 / the restore time is not a valid time');
+  if (options.target.getTime() > Date.now()) throw new Error('恢复时间在未来 / the restore time is in the future');
+  if (serverRunning(options.paths.pgData)) throw new Error('PostgreSQL 仍在运行：请先停止集群 / PostgreSQL is still running: stop the cluster first');
+  const backup = baseBackupFor(options.paths.backups, options.target);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const movedAside = moveDataDirAside(options.paths.pgData, stamp);
+  log(`从基础备份 ${backup.dir}（完成于 ${backup.finishedAt.toISOString()}）恢复到 ${options.target.toISOString()} / restoring; the old data folder moved to ${movedAside ?? '(none)'}`);
+  try {
+    const pg = await startEmbeddedPostgres({
+      dataDir: options.paths.pgData,
+      port: options.pgPort,
+      persistent: true,
+      walArchiveDir: options.paths.walArchive,
+      recovery: { baseBackupDir: backup.dir, targetTime: options.target },
+      log,
+    });
+    await pg.stop();
+  } catch (err) {
+    // Put the old folder back: a failed restore leaves the cluster as it was.
+    if (movedAside) {
+      const oldReal = movedAside.slice(0, movedAside.lastIndexOf('.before-restore-'));
+      const link = lstatSync(options.paths.pgData, { throwIfNoEntry: false });
+      if (link) rmSync(realpathSync(options.paths.pgData), { recursive: true, force: true });
+      if (link?.isSymbolicLink()) unlinkSync(options.paths.pgData);
+      renameSync(movedAside, oldReal);
+      if (oldReal !== options.paths.pgData) symlinkSync(oldReal, options.paths.pgData);
+    }
+    throw err;
+  }
+  return { backup, target: options.target, movedAside };
+}
+
 /**
  * The production shape on one machine: PostgreSQL with the platform's and Temporal's two
  * databases, the real Temporal server (schemas by temporal-sql-tool), migrations and the
@@ -245,7 +335,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       platformDb = new URL(options.databaseUrl).pathname.slice(1) || CLUSTER_DATABASES.platform;
     } else {
       log(`启动内置 PostgreSQL / starting embedded PostgreSQL on ${options.pgPort} (data: ${options.dataDir}/postgres)`);
-      const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: join(options.dataDir, 'postgres'), port: options.pgPort, persistent: true, log });
+      const paths = options.paths ?? clusterPaths(options.dataDir);
+      const pg: RunningPostgres = await startEmbeddedPostgres({ dataDir: paths.pgData, port: options.pgPort, persistent: true, walArchiveDir: paths.walArchive, log });
       stops.push(() => pg.stop());
       adminDatabaseUrl = pg.url('postgres');
     }

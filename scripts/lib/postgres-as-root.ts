@@ -341,9 +341,9 @@ export async function initdbAs(opts: { binDir: string; dataDir: string; ids: Pos
 export type PostgresProcess = { stop(): Promise<void> };
 
 /** postgres as the postgres user; resolves once it accepts connections. */
-export async function startPostgresAs(opts: { binDir: string; dataDir: string; ids: PostgresIds; port: number }): Promise<PostgresProcess> {
+export async function startPostgresAs(opts: { binDir: string; dataDir: string; ids: PostgresIds; port: number; flags?: string[] }): Promise<PostgresProcess> {
   const lines: string[] = [];
-  const child = run(join(opts.binDir, 'postgres'), ['-D', opts.dataDir, '-p', String(opts.port)], {
+  const child = run(join(opts.binDir, 'postgres'), ['-D', opts.dataDir, '-p', String(opts.port), ...(opts.flags ?? [])], {
     ids: opts.ids,
     cwd: dirname(opts.dataDir),
     env: { ...process.env, LC_MESSAGES: 'C' },

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,21 @@ import {
   postgresSystemUser,
   startPostgresAs,
 } from './postgres-as-root.js';
+import { archiveSettings, recoverySettings, seedFromBaseBackup } from './backup.js';
+
+/** `-c` flags of the WAL archive and, on the first start of a restored folder, of its recovery. */
+function archiveFlags(options: StartPostgresOptions, fresh: boolean): string[] {
+  const settings: Record<string, string> = {};
+  if (options.walArchiveDir) {
+    if (process.getuid?.() !== 0) mkdirSync(options.walArchiveDir, { recursive: true, mode: 0o700 });
+    Object.assign(settings, archiveSettings(options.walArchiveDir));
+  }
+  if (options.recovery && fresh) {
+    if (!options.walArchiveDir) throw new Error('a restore needs the WAL archive (walArchiveDir)');
+    Object.assign(settings, recoverySettings(options.walArchiveDir, options.recovery.targetTime));
+  }
+  return Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+}
 
 export type RunningPostgres = { url(database: string): string; stop(): Promise<void> };
 
@@ -74,6 +89,13 @@ export type StartPostgresOptions = {
   distributionDir?: string;
   /** As root: the root-owned folder for the binary copy and relocated data (default /var/lib/hosting-platform). */
   rootRuntimeDir?: string;
+  /** Continuous WAL archiving into this folder (scripts/lib/backup.ts; docs/production.md "Back up"). */
+  walArchiveDir?: string;
+  /**
+   * A fresh data folder is made from this base backup instead of initdb, and recovers from the
+   * WAL archive to `targetTime`, then promotes (`start` resolves once it accepts writes).
+   */
+  recovery?: { baseBackupDir: string; targetTime: Date };
 };
 
 const PASSWORD = 'postgres';
@@ -92,17 +114,25 @@ export function embeddedPostgresUrl(port: number, database: string): string {
 export async function startEmbeddedPostgres(options: StartPostgresOptions): Promise<RunningPostgres> {
   if (process.getuid?.() === 0) return startAsRoot(options);
   const EmbeddedPostgres = await importEmbeddedPostgres();
+  const fresh = !existsSync(join(options.dataDir, 'PG_VERSION'));
+  if (fresh && options.recovery) seedFromBaseBackup(options.recovery.baseBackupDir, options.dataDir, null);
+  const flags = archiveFlags(options, fresh);
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     user: 'postgres',
     password: PASSWORD,
     port: options.port,
     persistent: options.persistent,
+    postgresFlags: flags,
     onLog: () => {},
     onError: (e) => options.log?.(`postgres: ${String(e)}`),
   });
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  try {
+    await server.start();
+  } catch (err) {
+    throw new Error(`postgres 未能启动 / postgres did not start on ${options.port}${options.recovery ? ' (recovery: is the WAL up to the target archived?)' : ''}: ${err instanceof Error ? err.message : 'exited'}`);
+  }
   return {
     url: urlFor(options.port),
     stop: () => stopWithin(() => server.stop(), 10_000),
@@ -118,8 +148,13 @@ async function startAsRoot(options: StartPostgresOptions): Promise<RunningPostgr
     const distribution = ensureReachableDistribution(options.distributionDir ?? (await installedDistributionDir()), runtimeDir, ids, log);
     const binDir = join(distribution, 'bin');
     dataDir = placeDataDir(options.dataDir, options.persistent, runtimeDir, ids, log);
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initdbAs({ binDir, dataDir, ids, user: 'postgres', password: PASSWORD });
-    const server = await startPostgresAs({ binDir, dataDir, ids, port: options.port });
+    const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
+    if (fresh && options.recovery) seedFromBaseBackup(options.recovery.baseBackupDir, dataDir, ids);
+    else if (fresh) await initdbAs({ binDir, dataDir, ids, user: 'postgres', password: PASSWORD });
+    // The archive folder is written by the postgres user: placed where it can reach it, as the data is.
+    const walArchiveDir = options.walArchiveDir ? placeDataDir(options.walArchiveDir, true, runtimeDir, ids, log) : undefined;
+    const flags = archiveFlags({ ...options, ...(walArchiveDir ? { walArchiveDir } : {}) }, fresh);
+    const server = await startPostgresAs({ binDir, dataDir, ids, port: options.port, flags });
     const placed = dataDir;
     return {
       url: urlFor(options.port),

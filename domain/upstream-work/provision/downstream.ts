@@ -1,4 +1,5 @@
-import { randomInt } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
+import { deriveKey } from '../../../lib/crypto.js';
 
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789';
 
@@ -8,9 +9,16 @@ function randomAlnum(length: number): string {
   return out;
 }
 
-/** The 32-character token of a downstream reference (letters and digits, as the upstream expects). */
-export function newDownstreamToken(): string {
-  return randomAlnum(32);
+/**
+ * The 32-character token of a downstream reference (letters and digits, as the upstream expects),
+ * derived from the service (its id, its invoice, the instant it was created) under the app's key:
+ * the same service always gets the same token, so a platform restored to an instant before its
+ * token was stored asks the upstream again with the same reference and gets the order it already
+ * placed (docs/production.md "After a restore"). A service created later with a reused id has
+ * another invoice and creation instant, so another token.
+ */
+export function downstreamTokenFor(secretKey: string, service: { id: number; invoiceNo: string; createdMicros: string }): string {
+  return createHmac('sha256', deriveKey(secretKey, 'downstream-token')).update(`${service.id}\n${service.invoiceNo}\n${service.createdMicros}`).digest('hex').slice(0, 32);
 }
 
 /** A root password the upstream accepts (8–32 letters and digits) with every character class. */

@@ -4,7 +4,7 @@ import type { ServiceRow } from '../../../db/models/service.js';
 import { readPluginSchemas } from '../../catalogue/plugin-schemas.js';
 import { resolveTemplates } from '../../catalogue/product-types.js';
 import type { DomainDeps } from '../../deps.js';
-import { type DownstreamReference, newDownstreamToken, newServicePassword } from './downstream.js';
+import { type DownstreamReference, downstreamTokenFor, newServicePassword } from './downstream.js';
 import type { Actor } from '../../../lib/actor.js';
 import { provisioningWork } from '../kinds.js';
 import { recordAdminRetry } from '../record.js';
@@ -53,6 +53,7 @@ type LockedService = Pick<
   | 'failure_reason'
 > & {
   invoice_no: string;
+  created_micros: string;
   ctx_product_name: string | null;
   product_config_options: Array<{ field: string; parameter: string }> | null;
   purchase_template: string | null;
@@ -71,7 +72,7 @@ type LockedService = Pick<
 const LOCK_SERVICE = statement(
   `SELECT w.status, w.user_id, w.product_id, w.product_type, w.billing_period, w.config, w.console_template, w.product_name,
           w.provider_key, w.plugin_key, w.supplier_id, w.hostname, w.password_sealed, w.downstream_token, w.failure_code, w.failure_reason,
-          i.invoice_no, COALESCE(NULLIF(p.display_name, ''), p.name) AS ctx_product_name, p.config_options AS product_config_options,
+          i.invoice_no, (extract(epoch FROM w.created_at) * 1000000)::bigint::text AS created_micros, COALESCE(NULLIF(p.display_name, ''), p.name) AS ctx_product_name, p.config_options AS product_config_options,
           p.purchase_template, p.console_template AS console_template_explicit,
           b.plugin_id AS binding_plugin_id, b.supplier_id AS binding_supplier_id, b.provider_key AS binding_provider_key,
           b.upstream_product_id, s.code AS supplier_code, s.status AS supplier_status,
@@ -152,7 +153,7 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
       supplier_id: service.supplier_id ?? ctx.binding_supplier_id,
       hostname: service.hostname || `srv${serviceId}`,
       password_sealed: service.password_sealed || deps.secretBox.seal(newServicePassword()),
-      downstream_token: service.downstream_token ?? newDownstreamToken(),
+      downstream_token: service.downstream_token ?? downstreamTokenFor(deps.config.secretKey, { id: serviceId, invoiceNo: ctx.invoice_no, createdMicros: ctx.created_micros }),
       status: service.status,
       failure_code: service.failure_code,
       failure_reason: service.failure_reason,

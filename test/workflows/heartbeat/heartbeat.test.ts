@@ -42,8 +42,8 @@ describe('heartbeat schedule', () => {
     expect(res.body.code).toBe(0);
     const run = await eventually(async () => (await finishedRuns()).find((r) => r.status !== 'running'));
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'schedule', error: null });
-    // The built-in tasks of every heartbeat: services.unsuspend_renewed, upstream.sync_hosts and upstream.balances.
-    expect(run.summary).toEqual({ ended_sessions_purged: 0, expired_runs_failed: 0, tasks_started: 3, tasks_skipped: 0, hook_failures: 0 });
+    // The built-in tasks of every heartbeat: services.unsuspend_renewed, upstream.sync_hosts, upstream.balances and backups.check_wal_archive.
+    expect(run.summary).toEqual({ ended_sessions_purged: 0, expired_runs_failed: 0, tasks_started: 4, tasks_skipped: 0, hook_failures: 0 });
     expect(run.workflow_id.startsWith(`schedule:${heartbeatId}`)).toBe(true);
     expect(run.scheduled_at).not.toBeNull();
     const handle = platform.temporal.workflow.getHandle(run.workflow_id);
