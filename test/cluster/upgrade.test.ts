@@ -17,7 +17,7 @@ import { type Cluster, type ClusterProcess, clusterProcess, ensureProductionBuil
 import { freePortRange } from '../../scripts/lib/ports.js';
 import { provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { type ApiClient, createApiClient } from '../helpers/http.js';
-import { ROOT_ADMIN, type TestPlatform } from '../helpers/platform.js';
+import type { TestPlatform } from '../helpers/platform.js';
 import type * as bootstrapModule from '../../domain/admins/bootstrap.js';
 import type * as provisioningHelpers from '../helpers/provisioning.js';
 import { PROVISION_TEST_ENV, type UpstreamCatalogue } from '../helpers/provisioning.js';
@@ -36,6 +36,12 @@ import { eventually } from '../helpers/wait.js';
 const HOOK_TIMEOUT_MS = 30 * 60_000;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const log = (m: string) => console.log(`[upgrade test] ${m}`);
+/**
+ * The root admin, made by the old release's bootstrap. Not `ROOT_ADMIN` of our platform helper:
+ * importing that module installs the Temporal runtime, which the old release's helpers install
+ * again (one runtime per process).
+ */
+const ROOT_ADMIN = { username: 'root', password: 'upgrade-root-password-2026' } as const;
 
 /** The commit of the release before this tree: the first line of ops/previous-release that is not a comment. */
 function previousRelease(): string {
