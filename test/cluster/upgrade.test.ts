@@ -177,7 +177,8 @@ beforeAll(async () => {
     workers: 2,
     pgPort: base + 3,
     temporalPort: base + 4,
-    env: { ...PROVISION_TEST_ENV, LOG_LEVEL: 'warn' },
+    // info: a worker is ready when it logs "worker started".
+    env: { ...PROVISION_TEST_ENV, LOG_LEVEL: 'info' },
     log,
   });
   // The catalogue is set up by the old release's own code and helpers, on its own schema.
