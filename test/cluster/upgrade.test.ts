@@ -20,7 +20,7 @@ import { type ApiClient, createApiClient } from '../helpers/http.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import type * as bootstrapModule from '../../domain/admins/bootstrap.js';
 import type * as provisioningHelpers from '../helpers/provisioning.js';
-import { PROVISION_TEST_ENV, type UpstreamCatalogue } from '../helpers/provisioning.js';
+import type { UpstreamCatalogue } from '../helpers/provisioning.js';
 import { eventually } from '../helpers/wait.js';
 
 /**
@@ -168,6 +168,8 @@ beforeAll(async () => {
   // This release's dist/ is built before the old cluster starts, so the upgrade itself waits for nothing.
   ensureProductionBuild(log);
   const oldCluster = await previous<typeof clusterModule>(previousDir, 'scripts/lib/cluster.ts');
+  // The old release's helpers (ours would install the Temporal runtime a second time in this process).
+  const oldProvisioning = await previous<typeof provisioningHelpers>(previousDir, 'test/helpers/provisioning.ts');
   dataDir = mkdtempSync(join(tmpdir(), 'platform-upgrade-'));
   const base = await freePortRange(14);
   cluster = await oldCluster.startCluster({
@@ -178,14 +180,13 @@ beforeAll(async () => {
     pgPort: base + 3,
     temporalPort: base + 4,
     // info: a worker is ready when it logs "worker started".
-    env: { ...PROVISION_TEST_ENV, LOG_LEVEL: 'info' },
+    env: { ...oldProvisioning.PROVISION_TEST_ENV, LOG_LEVEL: 'info' },
     log,
   });
   // The catalogue is set up by the old release's own code and helpers, on its own schema.
   const oldDeps = await previous<typeof appDeps>(previousDir, 'api/deps.ts');
   const oldConfig = await previous<typeof configModule>(previousDir, 'lib/config.ts');
   const oldBootstrap = await previous<typeof bootstrapModule>(previousDir, 'domain/admins/bootstrap.ts');
-  const oldProvisioning = await previous<typeof provisioningHelpers>(previousDir, 'test/helpers/provisioning.ts');
   const setupDeps = oldDeps.createAppDeps(oldConfig.loadConfig(cluster.env), createLogger('silent', 'upgrade-test'));
   try {
     await oldBootstrap.ensureSuperAdmin(setupDeps, ROOT_ADMIN);
