@@ -109,29 +109,32 @@ function startStream(balancer: ApiClient, rootToken: string, productId: number, 
     }
   };
   const customer = async (n: number) => {
-    let token = '';
-    while (running && !token) {
+    let buyer: { id: number; token: string } | null = null;
+    while (running && !buyer) {
       const registered = await call('register', () =>
         balancer.post('/api/v2/client/register', { body: { email: `upgrade-${n}-${Date.now()}@example.com`, password: 'buyer-password-1' } }),
       );
-      if (!registered) continue;
-      if (await call('credit', () => balancer.post(`/api/v2/admin/users/${registered.user.id}/recharges`, { token: rootToken, body: { amount: '20000.00', remark: '升级测试' } }))) {
-        token = registered.access_token as string;
-      }
+      if (registered) buyer = { id: registered.user.id as number, token: registered.access_token as string };
     }
+    if (!buyer) return;
+    const { id, token } = buyer;
     const renewed = new Set<number>();
     for (let round = 0; running; round++) {
+      // Each round: a recharge by an admin, a purchase paid from the balance; every third, a renewal.
+      await call('credit', () => balancer.post(`/api/v2/admin/users/${id}/recharges`, { token: rootToken, body: { amount: '200.00', remark: '升级测试' } }));
       const invoice = await call('purchase', () => balancer.post('/api/v2/client/invoices', { token, body: { product_id: productId, billing_period: 'monthly' } }));
-      if (!invoice) continue;
-      if (await call('pay purchase', () => balancer.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token }))) purchases.push(invoice.id);
-      if (round % 3 !== 2) continue;
-      // A renewal of an earlier purchase, once its service is active (each service renewed once).
-      const services = await call('services', () => balancer.get('/api/v2/client/services', { token, query: { page_size: 100 } }));
-      const active = (services?.list ?? []).find((s: { id: number; status: string }) => s.status === 'active' && !renewed.has(s.id));
-      if (!active) continue;
-      renewed.add(active.id);
-      const renewal = await call('renew', () => balancer.post(`/api/v2/client/services/${active.id}/renew`, { token, body: { billing_period: 'monthly' } }));
-      if (renewal && (await call('pay renewal', () => balancer.post(`/api/v2/client/invoices/${renewal.id}/pay/balance`, { token })))) renewals.push(renewal.id);
+      if (invoice && (await call('pay purchase', () => balancer.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token })))) purchases.push(invoice.id);
+      if (round % 3 === 2) {
+        const services = await call('services', () => balancer.get('/api/v2/client/services', { token, query: { status: 'active', page_size: 100 } }));
+        const active = (services?.list ?? []).find((s: { id: number }) => !renewed.has(s.id));
+        if (active) {
+          renewed.add(active.id);
+          const renewal = await call('renew', () => balancer.post(`/api/v2/client/services/${active.id}/renew`, { token, body: { billing_period: 'monthly' } }));
+          if (renewal && (await call('pay renewal', () => balancer.post(`/api/v2/client/invoices/${renewal.id}/pay/balance`, { token })))) renewals.push(renewal.id);
+        }
+      }
+      // A stream, not a burst: about one round a second per customer.
+      await new Promise((r) => setTimeout(r, 1000));
     }
   };
   const loops = Array.from({ length: customers }, (_, n) => customer(n));
