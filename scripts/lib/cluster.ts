@@ -12,10 +12,8 @@ import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from './node-flags.js';
 import { ensureTemporalUi, startTemporalUi, TEMPORAL_UI_VERSION } from './temporal-ui.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const DIST = join(REPO_ROOT, 'dist');
 /** What `npm run build` compiles (tsconfig.build.json): dist/ is stale when one of these is newer. */
 const BUILD_SOURCES = ['api', 'domain', 'workflows', 'activities', 'plugins', 'db', 'lib', 'sandbox', 'scripts/prepare-temporal.ts', 'scripts/lib/temporal-server.ts'];
-const BUILD_STAMP = join(DIST, '.build-stamp');
 const HAPROXY_CONFIG = join(REPO_ROOT, 'ops', 'haproxy', 'haproxy.cfg');
 
 export class ClusterUnavailableError extends Error {}
@@ -31,15 +29,38 @@ function newestMtime(path: string): number {
   return newest;
 }
 
-/** Runs `npm run build` when dist/ is missing or older than the sources. */
-export function ensureProductionBuild(log: (m: string) => void): void {
-  const built = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
-  const sources = Math.max(...BUILD_SOURCES.map((p) => newestMtime(join(REPO_ROOT, p))));
-  if (built >= sources) return;
-  log('构建生产版本 / building dist/ (npm run build)…');
-  const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (res.status !== 0) throw new Error('npm run build failed');
-  writeFileSync(BUILD_STAMP, `${new Date().toISOString()}\n`);
+/** Sleeps without blocking other processes' progress (a synchronous wait for a lock). */
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Runs `npm run build` in `root` (this checkout by default; an upgrade test builds the release
+ * before it too) when its dist/ is missing or older than the sources. One build at a time per
+ * checkout: two test files that start a cluster at once would otherwise write one dist/ together
+ * (a lock folder, taken over when older than ten minutes: a build that died).
+ */
+export function ensureProductionBuild(log: (m: string) => void, root: string = REPO_ROOT): void {
+  const stamp = join(root, 'dist', '.build-stamp');
+  const fresh = () => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0) >= Math.max(...BUILD_SOURCES.map((p) => newestMtime(join(root, p))));
+  if (fresh()) return;
+  const lock = join(root, '.build-lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+      else sleepSync(500);
+    }
+  }
+  try {
+    if (fresh()) return;
+    log(`构建生产版本 / building ${join(root, 'dist')} (npm run build)…`);
+    const res = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (res.status !== 0) throw new Error(`npm run build failed in ${root}`);
+    writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** HAProxy from the OS packages: installed with apt-get when running as root and missing. */
@@ -79,6 +100,8 @@ function managedProcess(options: {
   ready: (output: () => string, child: ChildProcess) => Promise<void>;
   url: string | null;
   echo: boolean;
+  /** The checkout whose dist/ runs (this one by default). */
+  root?: string;
 }): ClusterProcess {
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
@@ -100,7 +123,7 @@ function managedProcess(options: {
     async start() {
       if (alive()) return;
       tail = '';
-      const proc = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, options.args, { cwd: options.root ?? REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
       const collect = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
@@ -143,9 +166,51 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-function runOnce(name: string, entry: string, env: NodeJS.ProcessEnv): void {
-  const res = spawnSync(process.execPath, [entry], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+function runOnce(name: string, entry: string, env: NodeJS.ProcessEnv, root: string = REPO_ROOT): void {
+  const res = spawnSync(process.execPath, [join(root, entry)], { cwd: root, env, encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`${name} failed (${res.status}): ${(res.stderr + res.stdout).slice(-2000)}`);
+}
+
+/** The environment of a cluster's processes: the cluster's, over PATH and HOME. */
+const processEnv = (env: Record<string, string>, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...extra });
+
+/**
+ * The one-shot steps of a release before its processes start: its migrations, then the Temporal
+ * prepare step, from `root`'s dist/ (docs/production.md "Upgrade": the first step of an upgrade).
+ */
+export function migrateCluster(env: Record<string, string>, root: string = REPO_ROOT): void {
+  runOnce('migrate', join('dist', 'db', 'migrate-cli.js'), processEnv(env, { LOG_LEVEL: 'warn' }), root);
+  runOnce('temporal-prepare', join('dist', 'scripts', 'prepare-temporal.js'), processEnv(env, { LOG_LEVEL: 'warn' }), root);
+}
+
+/**
+ * One API (`port`) or worker of a cluster, from `root`'s dist/: the cluster's own, and the
+ * processes of the next release an upgrade starts in their place, one at a time.
+ */
+export function clusterProcess(options: { kind: 'api'; index: number; port: number; env: Record<string, string>; echo?: boolean; root?: string } | { kind: 'worker'; index: number; env: Record<string, string>; echo?: boolean; root?: string }): ClusterProcess {
+  const echo = options.echo ?? false;
+  const logLevel = { LOG_LEVEL: options.env.LOG_LEVEL ?? 'info' };
+  if (options.kind === 'worker') {
+    return managedProcess({
+      name: `worker-${options.index}`,
+      args: [...WORKER_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/activities/worker.js'],
+      env: processEnv(options.env, logLevel),
+      url: null,
+      echo,
+      ...(options.root ? { root: options.root } : {}),
+      ready: (output) => until(() => output().includes('"worker started"'), 'worker start'),
+    });
+  }
+  const url = `http://127.0.0.1:${options.port}`;
+  return managedProcess({
+    name: `api-${options.index}`,
+    args: [...API_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/api/main.js'],
+    env: processEnv(options.env, { PORT: String(options.port), ...logLevel }),
+    url,
+    echo,
+    ...(options.root ? { root: options.root } : {}),
+    ready: () => until(() => healthy(url), `${url}/api/health`),
+  });
 }
 
 /** HAProxy in the foreground (-db) with the shared configuration and this cluster's backend file. */
@@ -377,33 +442,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       HOST: '127.0.0.1',
       ...options.env,
     };
-    const processEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...extra });
     log('数据库迁移与 Temporal 准备 / migrations and the Temporal prepare step (one-shot)');
-    runOnce('migrate', join(DIST, 'db', 'migrate-cli.js'), processEnv({ LOG_LEVEL: 'warn' }));
-    runOnce('temporal-prepare', join(DIST, 'scripts', 'prepare-temporal.js'), processEnv({ LOG_LEVEL: 'warn' }));
+    migrateCluster(env);
     if (options.seed) await options.seed(env);
 
-    const workers = Array.from({ length: options.workers }, (_, i) =>
-      managedProcess({
-        name: `worker-${i + 1}`,
-        args: [...WORKER_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/activities/worker.js'],
-        env: processEnv({ LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
-        url: null,
-        echo,
-        ready: (output) => until(() => output().includes('"worker started"'), 'worker start'),
-      }),
-    );
-    const apis = options.apiPorts.map((port, i) => {
-      const url = `http://127.0.0.1:${port}`;
-      return managedProcess({
-        name: `api-${i + 1}`,
-        args: [...API_NODE_FLAGS, '--import', './dist/lib/tracing-preload.js', 'dist/api/main.js'],
-        env: processEnv({ PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'info' }),
-        url,
-        echo,
-        ready: () => until(() => healthy(url), `${url}/api/health`),
-      });
-    });
+    const workers = Array.from({ length: options.workers }, (_, i) => clusterProcess({ kind: 'worker', index: i + 1, env, echo }));
+    const apis = options.apiPorts.map((port, i) => clusterProcess({ kind: 'api', index: i + 1, port, env, echo }));
     // Each kind stops in parallel (a worker may take its grace period to hand back its tasks).
     stops.push(() => Promise.all(workers.map((p) => p.stop())));
     stops.push(() => Promise.all(apis.map((p) => p.stop())));

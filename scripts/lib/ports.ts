@@ -20,3 +20,23 @@ export function envPort(name: string, fallback: number): number {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${raw} is not a valid port`);
   return port;
 }
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first of `count` consecutive free ports (the Temporal server takes nine in a row), below
+ * 32768: the server stores its membership ports in a SMALLINT column and exits on a larger one.
+ */
+export async function freePortRange(count: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const all = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (all.every(Boolean)) return base;
+  }
+}
