@@ -15,6 +15,7 @@ import { createLogger } from '../../lib/logger.js';
 import { checkLedgerIntegrity } from '../../domain/billing/integrity/check-ledger-integrity.js';
 import { archiveNow } from '../../scripts/lib/backup.js';
 import { backupCluster, type Cluster, type ClusterOptions, clusterPaths, ClusterUnavailableError, ensureHaproxy, restoreCluster, startCluster } from '../../scripts/lib/cluster.js';
+import { freePortRange } from '../../scripts/lib/ports.js';
 import { ensureTemporalServer, TemporalBuildError } from '../../scripts/lib/temporal-cluster.js';
 import { ensureTemporalUi } from '../../scripts/lib/temporal-ui.js';
 import { ensureChromium } from '../helpers/chromium.js';
@@ -57,35 +58,6 @@ let apis: ApiClient[] = [];
 /** A service bought in the first test, with its owner (for the console). */
 let bought: { client: TestClient; serviceId: number } | null = null;
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-/**
- * `count` consecutive free ports (the Temporal server takes nine in a row), below 32768: the
- * server stores its membership ports in a SMALLINT column and exits on a larger one.
- */
-async function freePorts(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 12_000);
-    const all = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
-    if (all.every(Boolean)) return base;
-  }
-}
-
-/** The test's own database pool and Temporal client on the cluster (again after a restore). */
-async function connectTestSide(c: Cluster): Promise<void> {
-  const config = loadConfig(c.env);
-  deps = createAppDeps(config, createLogger('silent', 'cluster-test'));
-  temporalConnection = await Connection.connect({ address: c.temporalAddress });
-  temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
-  if (platform) Object.assign(platform, { deps, temporal });
-}
-
 /** A view of the test platform whose requests go to one API (or the balancer). */
 function via(api: ApiClient): TestPlatform {
   return { ...platform, api };
@@ -103,7 +75,7 @@ beforeAll(async () => {
     return;
   }
   dataDir = mkdtempSync(join(tmpdir(), 'platform-cluster-'));
-  const base = await freePorts(15);
+  const base = await freePortRange(15);
   clusterOptions = {
     dataDir,
     port: base,
