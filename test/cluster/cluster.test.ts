@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -57,6 +56,15 @@ let balancer: ApiClient;
 let apis: ApiClient[] = [];
 /** A service bought in the first test, with its owner (for the console). */
 let bought: { client: TestClient; serviceId: number } | null = null;
+
+/** The test's own database pool and Temporal client on the cluster (again after a restore). */
+async function connectTestSide(c: Cluster): Promise<void> {
+  const config = loadConfig(c.env);
+  deps = createAppDeps(config, createLogger('silent', 'cluster-test'));
+  temporalConnection = await Connection.connect({ address: c.temporalAddress });
+  temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
+  if (platform) Object.assign(platform, { deps, temporal });
+}
 
 /** A view of the test platform whose requests go to one API (or the balancer). */
 function via(api: ApiClient): TestPlatform {
