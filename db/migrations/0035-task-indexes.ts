@@ -1,4 +1,4 @@
-import type { Sequelize } from 'sequelize';
+import { buildIndexConcurrently } from './concurrent-index.js';
 import type { Migration } from './types.js';
 
 /**
@@ -31,20 +31,10 @@ export const TASK_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
   { name: 'service_upstream_bindings_bill_idx', on: `service_upstream_bindings (supplier_id, upstream_invoice_id) WHERE upstream_invoice_id IS NOT NULL` },
 ];
 
-async function buildIndex(sequelize: Sequelize, name: string, on: string): Promise<void> {
-  const [rows] = await sequelize.query(
-    `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND pg_table_is_visible(c.oid)`,
-    { bind: [name] },
-  );
-  const found = (rows as Array<{ valid: boolean }>)[0];
-  if (found && !found.valid) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
-  await sequelize.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${on}`);
-}
-
 export const migration0035TaskIndexes: Migration = {
   name: '0035-task-indexes',
   async up({ context: sequelize }) {
-    for (const index of TASK_INDEXES) await buildIndex(sequelize, index.name, index.on);
+    for (const index of TASK_INDEXES) await buildIndexConcurrently(sequelize, index.name, index.on);
   },
   async down({ context: sequelize }) {
     for (const index of [...TASK_INDEXES].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);

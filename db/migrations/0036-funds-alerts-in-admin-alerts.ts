@@ -1,3 +1,4 @@
+import { buildIndexConcurrently } from './concurrent-index.js';
 import type { Migration } from './types.js';
 
 /**
@@ -35,10 +36,15 @@ export const migration0036FundsAlertsInAdminAlerts: Migration = {
              f.created_at
         FROM supplier_funds_alerts f
       ON CONFLICT (alert_key) DO UPDATE SET detail = EXCLUDED.detail;
-      CREATE UNIQUE INDEX IF NOT EXISTS admin_alerts_open_funds_short ON admin_alerts ((detail->>'supplier_id'))
-        WHERE kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL;
-      CREATE INDEX IF NOT EXISTS admin_alerts_funds_idx ON admin_alerts (created_at DESC, id DESC) WHERE kind IN ('funds_short', 'runway_short');
     `);
+    // Built concurrently, each on its own (the table is live while the release before runs).
+    await buildIndexConcurrently(
+      sequelize,
+      'admin_alerts_open_funds_short',
+      `admin_alerts ((detail->>'supplier_id')) WHERE kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL`,
+      { unique: true },
+    );
+    await buildIndexConcurrently(sequelize, 'admin_alerts_funds_idx', `admin_alerts (created_at DESC, id DESC) WHERE kind IN ('funds_short', 'runway_short')`);
   },
   async down({ context: sequelize }) {
     await sequelize.query(`
