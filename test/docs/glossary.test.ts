@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
 import { heartbeatManualWorkflowId } from '../../workflows/heartbeat/contract.js';
@@ -91,5 +92,48 @@ describe('the glossary (docs/glossary.md)', () => {
       expect(patterns).toContain(kind.workflow.pattern);
       expect(kind.workflow.id({ serviceId: 7, invoiceNo: 'INV202611260001' })).toMatch(patternRegExp(kind.workflow.pattern));
     }
+  });
+});
+
+/** The phrases of the "not" column under "## Not these words" (backticked), each with the word to say instead. */
+function wordsNotToSay(): Array<{ say: string; not: string }> {
+  const text = readFileSync(new URL('../../docs/glossary.md', import.meta.url), 'utf8');
+  const section = text.split(/^## /m).find((s) => s.startsWith('Not these words'));
+  if (!section) throw new Error('docs/glossary.md has no "## Not these words" section');
+  const rows = section.split('\n').filter((l) => l.trim().startsWith('|')).slice(2);
+  return rows.flatMap((row) => {
+    const [say, not] = row.trim().slice(1, -1).split('|').map((c) => c.trim());
+    return named(not).map((phrase) => ({ say: say ?? '', not: phrase }));
+  });
+}
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+/** Where the words are checked: the code (migrations aside: they keep the names they ran with), the README and docs. */
+const CODE_FOLDERS = ['api', 'domain', 'workflows', 'activities', 'lib', 'db', 'plugins', 'scripts', 'sandbox'];
+
+function textFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    if (path === 'db/migrations' || name === 'node_modules') return [];
+    if (statSync(join(ROOT, path)).isDirectory()) return textFiles(path);
+    return /\.(ts|md)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('the words of the glossary', () => {
+  const phrases = wordsNotToSay();
+  const files = [...CODE_FOLDERS.flatMap(textFiles), 'README.md', ...textFiles('docs').filter((f) => f !== 'docs/glossary.md')];
+
+  it('lists the words not to say, and reads the files it checks', () => {
+    expect(phrases.length).toBeGreaterThan(5);
+    expect(files.length).toBeGreaterThan(500);
+  });
+
+  it('finds none of them in the code, the README or docs', () => {
+    const found = files.flatMap((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8').toLowerCase();
+      return phrases.filter((p) => text.includes(p.not.toLowerCase())).map((p) => `${file}: "${p.not}" (say: ${p.say})`);
+    });
+    expect(found).toEqual([]);
   });
 });
