@@ -455,7 +455,8 @@ describe('two APIs and two workers behind the balancer, on the real Temporal ser
     const backup = await backupCluster({ adminDatabaseUrl: c.adminDatabaseUrl, paths });
     const afterBackup = paid.length;
     await atLeast(afterBackup + 3);
-    // The chosen second: a whole second already past, with purchases before and after it.
+    // The chosen second: a whole second already past, with purchases before and after it, and after the base backup finished.
+    while (Date.now() < backup.finishedAt.getTime() + 1000) await new Promise((r) => setTimeout(r, 100));
     const target = new Date(Math.floor(Date.now() / 1000) * 1000);
     await new Promise((r) => setTimeout(r, 1500));
     const atTarget = paid.length;

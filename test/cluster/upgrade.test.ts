@@ -285,14 +285,14 @@ describe('an upgrade from the previous release, in place, under load', () => {
       for (const invoiceId of stream.renewals) {
         const order = await eventually(async () => {
           const o = await d.db.models.ServiceOrder.findOne({ where: { invoice_id: invoiceId } });
-          return o && ['completed', 'cancelled', 'awaiting_admin'].includes(o.status) ? o : null;
+          return o && ['succeeded', 'cancelled', 'awaiting_admin'].includes(o.status) ? o : null;
         }, 1200, 250).catch(async (err: unknown) => {
           // Say where it stopped: the order row and its history.
           const [row] = await d.db.read('SELECT * FROM service_orders WHERE invoice_id = $1', [invoiceId]);
           const events = await d.db.read('SELECT stage, status, message FROM service_events WHERE service_id = $1 ORDER BY id', [row?.['service_id'] ?? 0]);
           throw new Error(`renewal of invoice ${invoiceId} did not finish: ${JSON.stringify(row)} ${JSON.stringify(events)}`, { cause: err });
         });
-        expect(order.status, `renewal of invoice ${invoiceId}`).toBe('completed');
+        expect(order.status, `renewal of invoice ${invoiceId}`).toBe('succeeded');
       }
       const [costs] = await d.db.read<{ n: string; distinct_bills: string }>(
         "SELECT count(*) AS n, count(DISTINCT (supplier_id, upstream_invoice_id)) AS distinct_bills FROM upstream_costs WHERE kind = 'renew'",

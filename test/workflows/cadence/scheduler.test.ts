@@ -53,9 +53,9 @@ describe('the heartbeat', () => {
     probes.clearLines();
     const { handle, result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, slot);
     expect(result.slotAt).toBe(slot);
-    // The built-in services.unsuspend_renewed, upstream.sync_hosts and upstream.balances (every heartbeat), probe.every (every
-    // heartbeat) and probe.cron (09:00); not probe.fail (09:30) nor off.every (disabled plugin).
-    expect(result.summary).toMatchObject({ tasks_started: 5, tasks_skipped: 0, hook_failures: 2 });
+    // The built-in services.unsuspend_renewed, upstream.sync_hosts, upstream.balances and backups.check_wal_archive (every
+    // heartbeat), probe.every (every heartbeat) and probe.cron (09:00); not probe.fail (09:30) nor off.every (disabled plugin).
+    expect(result.summary).toMatchObject({ tasks_started: 6, tasks_skipped: 0, hook_failures: 2 });
     await finishedRun('probe.every', slot);
     await finishedRun('probe.cron', slot);
     const lines = probes.lines();
@@ -142,7 +142,7 @@ describe('the heartbeat', () => {
     probes.clearLines();
     const failSlot = '2026-01-05T01:30:00.000Z'; // 09:30 Asia/Shanghai
     const { result } = await runCadence(HEARTBEAT_WORKFLOW_TYPE, failSlot);
-    expect(result.summary).toMatchObject({ tasks_started: 5 });
+    expect(result.summary).toMatchObject({ tasks_started: 6 });
     const run = await finishedRun('probe.fail', failSlot);
     expect(run).toMatchObject({ status: 'failed', error: '探针任务失败：上游拒绝', summary: null });
     const lines = await eventually(async () => {

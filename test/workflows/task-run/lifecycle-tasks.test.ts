@@ -86,7 +86,8 @@ describe('running the lifecycle jobs through Temporal', () => {
       args: [{ trigger: 'manual', slotAt }],
     });
     const result = (await handle.result()) as { summary: Record<string, number> };
-    expect(result.summary).toMatchObject({ tasks_started: 3, tasks_skipped: 0 });
+    // The four of every heartbeat: the unsuspension, the host poll, the balances and the WAL archive check.
+    expect(result.summary).toMatchObject({ tasks_started: 4, tasks_skipped: 0 });
     for (const key of ['services.unsuspend_renewed', 'upstream.sync_hosts', 'upstream.balances']) {
       const run = await eventually(async () => {
         const row = await platform.deps.db.models.TaskRun.findOne({ where: { task_key: key, slot_at: new Date(slotAt) } });
