@@ -235,8 +235,8 @@ describe('an upgrade from the previous release, in place, under load', () => {
     const sandbox = (upstream as UpstreamCatalogue).sandbox;
     const balancer = createApiClient(c.url);
     const rootToken = (await balancer.post('/api/v2/admin/login', { body: ROOT_ADMIN })).body.data.access_token as string;
-    // Each provisioning polls the host a few times, so some are in flight while the workers change.
-    sandbox.control.setProvisioningDelay({ polls: 4 });
+    // Each provisioning polls the host a few times.
+    sandbox.control.setProvisioningDelay({ polls: 2 });
     const stream = startStream(balancer, rootToken, (upstream as UpstreamCatalogue).productId, 3);
     try {
       await stream.more(6);
@@ -244,6 +244,10 @@ describe('an upgrade from the previous release, in place, under load', () => {
       // 1. The new release's migrations; the old processes keep serving on the new schema.
       migrateCluster(c.env);
       await stream.more(3);
+      // Hosts made from here on are ready only after 90 s, so the provisionings of the next purchases are
+      // in flight, started on the old workers, while the workers change.
+      sandbox.control.setProvisioningDelay({ polls: 2, ms: 90_000 });
+      await stream.more(2);
       // 2. Workers one at a time: SIGTERM (its grace hands back its tasks), this tree's worker in its place.
       const workersFrom = new Date();
       for (const [i, old] of c.workers.entries()) {
@@ -253,6 +257,7 @@ describe('an upgrade from the previous release, in place, under load', () => {
         await next.start();
       }
       const oldWorkersGone = new Date();
+      sandbox.control.setProvisioningDelay({ polls: 2 });
       await stream.more(3);
       // 3. APIs one at a time: a draining API answers 503 to the balancer's check and is taken out.
       for (const [i, old] of c.apis.entries()) {
