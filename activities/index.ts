@@ -5,13 +5,15 @@ import { createServiceOrderActivities } from './service-orders.js';
 import { createBillingActivities } from './billing.js';
 import { createProvisioningActivities } from './provisioning.js';
 import { createVerificationActivities } from './verification.js';
+import { observeCancellation } from './observe-cancellation.js';
 
 /**
  * Activities are thin adapters over domain/: the same functions routes call. Every activity
- * is safe to retry (idempotent per workflow run).
+ * is safe to retry (idempotent per workflow run), and observes its cancellation
+ * (./observe-cancellation.ts: heartbeats, and stops waiting when its worker stops).
  */
 export function createActivities(deps: DomainDeps) {
-  return {
+  return observeCancellation({
     startTaskRun: (input: Parameters<typeof startTaskRun>[1]) => startTaskRun(deps, input),
     finishTaskRun: (input: Parameters<typeof finishTaskRun>[1]) => finishTaskRun(deps, input),
     ...createTaskActivities(deps),
@@ -19,7 +21,7 @@ export function createActivities(deps: DomainDeps) {
     ...createBillingActivities(deps),
     ...createProvisioningActivities(deps),
     ...createVerificationActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -3,6 +3,7 @@ import { parseDateTime } from '../../lib/time.js';
 import { sqlOne, sqlRows, statement } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invokeSupplierPlugin } from '../suppliers/supplier-plugin.js';
+import { throwIfCancelled } from '../../lib/cancellation.js';
 
 /** A whole host list may take many pages of 100; the plugin pages it in one action. */
 const HOST_LIST_TIMEOUT_MS = 120_000;
@@ -137,6 +138,7 @@ async function syncSupplier(deps: DomainDeps, supplier: { id: number; code: stri
   const complete = result.data['complete'] === true;
 
   for (let last = 0; ; ) {
+    throwIfCancelled();
     const bound = await sqlRows<BoundService>(deps, BOUND_SERVICES, [supplier.id, last, SYNC_BATCH]);
     line.services += bound.length;
     const changes: Change[] = [];

@@ -2,6 +2,7 @@ import type { AppConfig } from '../../lib/config.js';
 import { sqlOne } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { dropLogPartitionsBefore, isPartitionedLogTable } from './partitions.js';
+import { throwIfCancelled } from '../../lib/cancellation.js';
 
 /**
  * A log table the retention task trims. Other log tables join by adding a line here; names are
@@ -70,6 +71,7 @@ export async function trimTable(
   const sql = `WITH doomed AS (${doomed}), deleted AS (DELETE FROM ${target.table} WHERE ${match} RETURNING 1)
     SELECT count(*)::int AS n FROM deleted`;
   for (;;) {
+    throwIfCancelled();
     const row = await sqlOne<{ n: number }>(deps, sql, [cutoff]);
     const n = row?.n ?? 0;
     total += n;

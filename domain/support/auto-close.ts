@@ -2,6 +2,7 @@ import { sqlRows, statement } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { ticketPolicy } from './policy.js';
 import { sendWaitingNotices } from './ticket-notices.js';
+import { throwIfCancelled } from '../../lib/cancellation.js';
 
 /** Tickets one statement reminds or closes; a larger backlog takes several statements of one run. */
 export const AUTO_CLOSE_BATCH = 500;
@@ -40,6 +41,7 @@ const CLOSE = statement(
 async function inBatches(deps: DomainDeps, sql: typeof REMIND, bind: unknown[]): Promise<number[]> {
   const ids: number[] = [];
   for (;;) {
+    throwIfCancelled();
     const rows = await sqlRows<{ id: number }>(deps, sql, [...bind, AUTO_CLOSE_BATCH]);
     ids.push(...rows.map((r) => r.id));
     if (rows.length < AUTO_CLOSE_BATCH) return ids;

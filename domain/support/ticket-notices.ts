@@ -5,6 +5,7 @@ import { siteSettings } from '../settings/groups/site.js';
 import { readSettings } from '../settings/settings.js';
 import { addToTally, emptyTally, type Notice, type NoticeTally, type Recipient } from '../notifications/notice.js';
 import { availableChannels, type ChannelAvailability, pendingNotices, sendNotice } from '../notifications/send-notice.js';
+import { throwIfCancelled } from '../../lib/cancellation.js';
 
 /**
  * Ticket notices, by mail (and SMS where a plugin is bound), each at most once per channel
@@ -154,6 +155,7 @@ export async function sendWaitingNotices(
     const tally = emptyTally();
     if (!channels.mail && !channels.sms) return tally;
     for (let last = 0; ; ) {
+      throwIfCancelled();
       const rows = await sqlRows<WaitingRow & { last_reply_at: Date }>(deps, sql, [last, NOTICE_BATCH]);
       for (const due of await pendingNotices(deps, rows.map(notice), channels)) {
         addToTally(tally, await sendNotice(deps, due, channels, { taskRunId: input.taskRunId }));

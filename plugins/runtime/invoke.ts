@@ -12,6 +12,7 @@ import { redactSummary } from './redact.js';
 import { type PluginSelector, resolvePluginTarget } from './resolve-target.js';
 import { statement } from '../../db/sql.js';
 import { label, pluginInvocations } from '../../lib/metrics.js';
+import { currentCancellation, throwIfCancelled, unlessCancelled, WorkCancelledError } from '../../lib/cancellation.js';
 
 export const DEFAULT_INVOKE_TIMEOUT_MS = 15_000;
 
@@ -41,8 +42,17 @@ type Outcome = { status: PluginRunStatus; result: Omit<PluginExecuteResult, 'dia
 
 const TIMEOUT = Symbol('timeout');
 
+/**
+ * Runs the plugin under a signal that aborts when `ms` pass or when the work calling it is
+ * cancelled (lib/cancellation.ts: a worker stopping, a cancelled activity); a cancellation
+ * rejects at once with `WorkCancelledError`, leaving the plugin to see its signal and stop.
+ */
 async function runWithTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
   const controller = new AbortController();
+  const cancellation = currentCancellation();
+  const cancel = () => controller.abort(cancellation?.reason ?? new Error('cancelled'));
+  if (cancellation?.aborted) cancel();
+  else cancellation?.addEventListener('abort', cancel, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<typeof TIMEOUT>((resolve) => {
     timer = setTimeout(() => {
@@ -51,9 +61,10 @@ async function runWithTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: n
     }, ms);
   });
   try {
-    return await Promise.race([run(controller.signal), timeout]);
+    return await unlessCancelled(Promise.race([run(controller.signal), timeout]));
   } finally {
     clearTimeout(timer);
+    cancellation?.removeEventListener('abort', cancel);
   }
 }
 
@@ -72,6 +83,8 @@ const INSERT_RUNTIME_LOG = statement(
 );
 
 export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput): Promise<PluginInvocation> {
+  // Work already cancelled calls nothing (and logs nothing).
+  throwIfCancelled();
   const { plugin, bindingId } = await resolvePluginTarget(deps, input.domain, input, input.allowNotEnabled ?? false);
   const traceId = input.traceId ?? randomUUID();
   const payload = input.payload ?? {};
@@ -79,6 +92,8 @@ export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput):
   const manifest = plugin.manifest;
   let secretValues: string[] = [...(input.overrides?.secretValues ?? [])];
   let outcome: Outcome;
+  // A call cut short because its work was cancelled: logged like any failure, then thrown on.
+  let cancelled: WorkCancelledError | null = null;
   try {
     const opened = openConfig(manifest.config, { config: plugin.config, secrets: plugin.secrets }, deps.secretBox);
     secretValues = [...opened.secretValues, ...(input.overrides?.secretValues ?? [])];
@@ -119,7 +134,12 @@ export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput):
       }
     }
   } catch (error) {
-    outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件执行失败，请稍后重试', data: {} }, detail: { error } };
+    if (error instanceof WorkCancelledError) {
+      cancelled = error;
+      outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件调用已中止：所在工作已取消（如工作进程停止），将重试', data: {} }, detail: { cancelled: error.message } };
+    } else {
+      outcome = { status: 'failure', result: { success: false, action: input.action, message: '插件执行失败，请稍后重试', data: {} }, detail: { error } };
+    }
   }
   const durationMs = Math.max(0, Math.round(performance.now() - started));
   pluginInvocations.inc({ plugin: label(plugin.slug), domain: label(plugin.domain), outcome: outcome.status });
@@ -153,5 +173,6 @@ export async function invokePlugin(deps: RuntimeDeps, input: InvokePluginInput):
   } catch (error) {
     deps.logger.error({ err: error, plugin: plugin.slug, action: input.action }, 'plugin runtime log not written');
   }
+  if (cancelled) throw cancelled;
   return { ...outcome.result, status: outcome.status, pluginId: plugin.id, logId };
 }

@@ -2,10 +2,12 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
+import { ACTIVITY_HEARTBEAT_TIMEOUT } from '../activity-liveness.js';
 import { TASK_OVERLAP_MESSAGE, TASK_RUN_WORKFLOW_TYPE, type TaskDispatch } from '../task-run/contract.js';
 
 const { fireScheduleHook } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT,
   // A hook is fired at most once per moment: listeners keep their own idempotency, and a
   // lost attempt is a warning, not a reason to call every listener again.
   retry: { maximumAttempts: 1 },

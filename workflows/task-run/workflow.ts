@@ -1,5 +1,6 @@
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
+import { ACTIVITY_HEARTBEAT_TIMEOUT } from '../activity-liveness.js';
 import { fireHook, rootCauseMessage, rootCauseType } from '../cadence/steps.js';
 import { handlerTimeouts, TASK_FAILED, TASK_HANDLER_REJECTED, type TaskRunInput, type TaskRunResult } from './contract.js';
 
@@ -47,6 +48,7 @@ export async function taskRunWorkflow(input: TaskRunInput): Promise<TaskRunResul
   const { runTask } = proxyActivities<Activities>({
     startToCloseTimeout: `${limits.startToCloseSeconds} seconds`,
     scheduleToCloseTimeout: `${limits.scheduleToCloseSeconds} seconds`,
+    heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: [TASK_HANDLER_REJECTED] },
   });
   try {

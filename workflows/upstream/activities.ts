@@ -1,6 +1,7 @@
 import { type ActivityOptions, type LocalActivityOptions, patched, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { Activities } from '../../activities/index.js';
+import { ACTIVITY_HEARTBEAT_TIMEOUT } from '../activity-liveness.js';
 import { REFUSED_FAILURES, UPSTREAM_FAILURES, type UpstreamWork } from './contract.js';
 
 /**
@@ -59,8 +60,9 @@ export function upstreamActivities(work: UpstreamWork, upstream: { startToCloseT
       local: proxyLocalActivities<Activities>(localOptions),
     };
   }
+  // A regular supplier step may wait long on its supplier: it heartbeats (../activity-liveness.ts).
   return {
-    upstream: proxyActivities<Activities>(upstreamOptions),
+    upstream: proxyActivities<Activities>({ ...upstreamOptions, heartbeatTimeout: ACTIVITY_HEARTBEAT_TIMEOUT }),
     local: proxyActivities<Activities>(localOptions),
   };
 }

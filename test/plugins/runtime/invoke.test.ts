@@ -6,6 +6,7 @@ import { installPlugin } from '../../../domain/plugins/plugin-install.js';
 import { disablePlugin, enablePlugin, updatePluginConfig } from '../../../domain/plugins/plugin-lifecycle.js';
 import { enabledHookListeners, listEnabledPluginTasks } from '../../../plugins/runtime/enabled-plugins.js';
 import { invokePlugin } from '../../../plugins/runtime/invoke.js';
+import { runCancellable, WorkCancelledError } from '../../../lib/cancellation.js';
 import { createPluginsRoot, fixtureManifest } from '../../helpers/plugin-fixtures.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
 
@@ -74,6 +75,18 @@ describe('invokePlugin', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(res).toMatchObject({ success: false, status: 'timeout', message: '插件响应超时，请稍后重试' });
     expect((await logOf(res.logId)).status).toBe('timeout');
+  });
+
+  it('stops waiting when the work calling it is cancelled: logged as aborted, then thrown on', async () => {
+    const controller = new AbortController();
+    const call = runCancellable(controller.signal, () => invokePlugin(platform.deps, { domain: 'sms', slug: 'fake_sms', action: 'slow', actor, traceId: 'trace-cancelled' }));
+    setTimeout(() => controller.abort(new Error('WORKER_SHUTDOWN')), 100);
+    await expect(call).rejects.toBeInstanceOf(WorkCancelledError);
+    const logs = await platform.deps.db.models.PluginRuntimeLog.findAll({ where: { trace_id: 'trace-cancelled' } });
+    expect(logs.map((l) => ({ status: l.status, message: l.message }))).toEqual([{ status: 'failure', message: '插件调用已中止：所在工作已取消（如工作进程停止），将重试' }]);
+    // Already cancelled: the plugin is not called at all.
+    await expect(runCancellable(controller.signal, () => invokePlugin(platform.deps, { domain: 'sms', slug: 'fake_sms', action: 'echo', actor, traceId: 'trace-late' }))).rejects.toBeInstanceOf(WorkCancelledError);
+    expect(await platform.deps.db.models.PluginRuntimeLog.count({ where: { trace_id: 'trace-late' } })).toBe(0);
   });
 
   it('replaces a non-Chinese message and keeps diagnostics in the log only', async () => {
