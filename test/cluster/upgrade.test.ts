@@ -264,7 +264,13 @@ describe('an upgrade from the previous release, in place, under load', () => {
       const services = await d.db.models.Service.findAll({ where: { invoice_id: stream.purchases }, attributes: ['id'] });
       let carried = 0;
       for (const s of services) {
-        const run = await temporal.workflow.getHandle(provisionWorkflowId(s.id)).describe();
+        // The service row turns active in the workflow's last step; the run closes on the workflow task after it
+        // (under load, seconds later). One that is still open after two minutes fails below.
+        const handle = temporal.workflow.getHandle(provisionWorkflowId(s.id));
+        const run = await eventually(async () => {
+          const d = await handle.describe();
+          return d.status.name === 'RUNNING' ? null : d;
+        }, 480, 250).catch(() => handle.describe());
         if (run.startTime < workersFrom && run.closeTime && run.closeTime > oldWorkersGone) carried++;
         expect(run.status.name, `provision:${s.id}`).toBe('COMPLETED');
       }
