@@ -142,7 +142,7 @@ export default tseslint.config(
   },
   {
     // Config files whose tools require a default export.
-    files: ['vitest.config.ts', 'eslint.config.js', 'test/setup/global-setup.ts'],
+    files: ['vitest.config.ts', 'eslint.config.js', 'test/setup/global-setup.ts', 'test/setup/previous-release.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../../api/context.js';
@@ -17,6 +15,7 @@ import { type Cluster, type ClusterProcess, clusterProcess, ensureProductionBuil
 import { freePortRange } from '../../scripts/lib/ports.js';
 import { provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { type ApiClient, createApiClient } from '../helpers/http.js';
+import { checkOutPreviousRelease, previous, previousRelease, removePreviousRelease } from '../helpers/previous-release.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import type * as bootstrapModule from '../../domain/admins/bootstrap.js';
 import type * as provisioningHelpers from '../helpers/provisioning.js';
@@ -34,7 +33,6 @@ import { eventually } from '../helpers/wait.js';
  * started on the old code finish on the new, and the books balance.
  */
 const HOOK_TIMEOUT_MS = 30 * 60_000;
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const log = (m: string) => console.log(`[upgrade test] ${m}`);
 /**
  * The root admin, made by the old release's bootstrap. Not `ROOT_ADMIN` of our platform helper:
@@ -42,46 +40,6 @@ const log = (m: string) => console.log(`[upgrade test] ${m}`);
  * again (one runtime per process).
  */
 const ROOT_ADMIN = { username: 'root', password: 'upgrade-root-password-2026' } as const;
-
-/** The commit of the release before this tree: the first line of ops/previous-release that is not a comment. */
-function previousRelease(): string {
-  const line = readFileSync(join(REPO_ROOT, 'ops', 'previous-release'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l !== '' && !l.startsWith('#'));
-  if (!line || !/^[0-9a-f]{40}$/.test(line)) throw new Error('ops/previous-release names no commit (40 hex digits)');
-  return line;
-}
-
-function git(args: string[], cwd = REPO_ROOT): string {
-  const res = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${res.stderr}`);
-  return res.stdout;
-}
-
-/**
- * A worktree of the previous release with its own node_modules: ours when the lockfiles are the
- * same, otherwise installed there (`npm ci`, from the registry). A checkout without the commit
- * (a shallow clone) fails here, loudly: the upgrade cannot be proved without the release before.
- */
-function checkOutPreviousRelease(commit: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'platform-previous-release-'));
-  git(['worktree', 'add', '--detach', dir, commit]);
-  const sameLock = existsSync(join(dir, 'package-lock.json')) && readFileSync(join(dir, 'package-lock.json'), 'utf8') === readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8');
-  if (sameLock) {
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  } else {
-    log('the previous release has other dependencies: npm ci there');
-    const res = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
-    if (res.status !== 0) throw new Error('npm ci of the previous release failed');
-  }
-  return dir;
-}
-
-/** A module of the previous release (its own code, not ours), typed as ours: the two differ by one release. */
-async function previous<T>(dir: string, path: string): Promise<T> {
-  return (await import(pathToFileURL(join(dir, path)).href)) as T;
-}
 
 type StreamFailure = { step: string; status: number | string; code?: number; message?: string };
 
@@ -166,7 +124,7 @@ let temporalConnection: Connection | null = null;
 
 beforeAll(async () => {
   commit = previousRelease();
-  previousDir = checkOutPreviousRelease(commit);
+  previousDir = checkOutPreviousRelease(commit, log);
   log(`previous release ${commit.slice(0, 12)} in ${previousDir}`);
   // This release's dist/ is built before the old cluster starts, so the upgrade itself waits for nothing.
   ensureProductionBuild(log);
@@ -222,11 +180,7 @@ afterAll(async () => {
   if (deps) await closeAppDeps(deps);
   await cluster?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  if (previousDir) {
-    spawnSync('git', ['worktree', 'remove', '--force', previousDir], { cwd: REPO_ROOT });
-    rmSync(previousDir, { recursive: true, force: true });
-    spawnSync('git', ['worktree', 'prune'], { cwd: REPO_ROOT });
-  }
+  if (previousDir) removePreviousRelease(previousDir);
 }, HOOK_TIMEOUT_MS);
 
 describe('an upgrade from the previous release, in place, under load', () => {
@@ -310,7 +264,13 @@ describe('an upgrade from the previous release, in place, under load', () => {
       const services = await d.db.models.Service.findAll({ where: { invoice_id: stream.purchases }, attributes: ['id'] });
       let carried = 0;
       for (const s of services) {
-        const run = await temporal.workflow.getHandle(provisionWorkflowId(s.id)).describe();
+        // The service row turns active in the workflow's last step; the run closes on the workflow task after it
+        // (under load, seconds later). One that is still open after two minutes fails below.
+        const handle = temporal.workflow.getHandle(provisionWorkflowId(s.id));
+        const run = await eventually(async () => {
+          const d = await handle.describe();
+          return d.status.name === 'RUNNING' ? null : d;
+        }, 480, 250).catch(() => handle.describe());
         if (run.startTime < workersFrom && run.closeTime && run.closeTime > oldWorkersGone) carried++;
         expect(run.status.name, `provision:${s.id}`).toBe('COMPLETED');
       }

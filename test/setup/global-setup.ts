@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflows } from '../../activities/worker.js';
-import { runMigrations } from '../../db/migrate.js';
-import { createDatabase } from '../../db/sequelize.js';
 import { startEphemeralInfra } from '../../scripts/lib/infra.js';
-import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
+import { createTemplateDatabase } from './template-database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,28 +22,28 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const infra = await startEphemeralInfra((m) => console.log(`[setup] ${m}`));
-  const templateDatabase = `platform_tpl_${randomBytes(4).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  let template: Awaited<ReturnType<typeof createTemplateDatabase>> | null = null;
   try {
-    await ensureDatabase(infra.adminDatabaseUrl, templateDatabase);
-    const db = createDatabase({ url: withDatabase(infra.adminDatabaseUrl, templateDatabase) });
-    await runMigrations(db.sequelize);
-    await db.close();
+    template = await createTemplateDatabase(infra.adminDatabaseUrl);
     const bundle = await bundleWorkflows(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)));
     const workflowBundlePath = join(dir, 'workflow-bundle.js');
     writeFileSync(workflowBundlePath, bundle.code);
 
     project.provide('adminDatabaseUrl', infra.adminDatabaseUrl);
-    project.provide('templateDatabase', templateDatabase);
+    project.provide('templateDatabase', template.name);
     project.provide('temporalAddress', infra.temporalAddress);
     project.provide('workflowBundlePath', workflowBundlePath);
   } catch (err) {
+    await template?.drop();
     await infra.stop();
+    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 
+  const { drop } = template;
   return async () => {
-    await withPgClient(infra.adminDatabaseUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(templateDatabase)}`)).catch(() => {});
+    await drop();
     await infra.stop();
     rmSync(dir, { recursive: true, force: true });
   };
