@@ -13,13 +13,14 @@ export const QRPAY_TEST_APP_ID = 'money-test-app';
 export type BillingPlatform = TestPlatform & { qrpay: QrpaySandbox; pluginId: number };
 
 /**
- * The platform with real workers and the QR gateway sandbox, the qrpay plugin installed,
- * configured against it, enabled and bound as the default payment plugin. The API's public
- * base URL is the test server, so the sandbox's notifications reach our notify route.
+ * The platform with real workers (unless `worker: false`, for files that start no workflow) and
+ * the QR gateway sandbox, the qrpay plugin installed, configured against it, enabled and bound as
+ * the default payment plugin. The API's public base URL is the test server, so the sandbox's
+ * notifications reach our notify route.
  */
-export async function startBillingPlatform(env: Record<string, string> = {}): Promise<BillingPlatform> {
+export async function startBillingPlatform(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<BillingPlatform> {
   const qrpay = await startQrpaySandbox({ merchantPublicKeyPem: TEST_MERCHANT_PUBLIC_KEY_PEM, appId: QRPAY_TEST_APP_ID, notifyRetryDelaysMs: [200, 500, 1000] });
-  const platform = await startTestPlatform({ worker: true, env: { QRPAY_POLL_INTERVALS_SECONDS: '1,2', ...env } });
+  const platform = await startTestPlatform({ worker: options.worker ?? true, env: { QRPAY_POLL_INTERVALS_SECONDS: '1,2', ...env } });
   platform.deps.config.publicBaseUrl = platform.baseUrl;
   const plugin = await installPlugin(platform.deps, 'payment', 'qrpay');
   await updatePluginConfig(platform.deps, plugin.id, {

@@ -25,3 +25,18 @@ export function catalogueAdmin(platform: TestPlatform, token: () => Promise<stri
     product: (body: Record<string, unknown>) => call('post', '/api/v2/admin/products', { name: '商品', pricing: { monthly: '10.00' }, ...body }),
   };
 }
+
+/** The directory placement of every product under a first-level menu, by id. */
+export async function productPlacements(platform: TestPlatform, menuId: number) {
+  const [rows] = await platform.deps.db.sequelize.query(
+    `SELECT id, first_product_group_id, second_product_group_id, product_group_id, product_type, service_type_code FROM products WHERE first_product_group_id = ${Number(menuId)} ORDER BY id`,
+  );
+  return rows as Array<Record<string, unknown>>;
+}
+
+/** The catalogue audit entries of one entity, newest first, through the admin API. */
+export async function catalogueAuditOf(platform: TestPlatform, token: string, entityType: string, entityId: number) {
+  const res = await platform.api.get('/api/v2/admin/catalogue-audit-logs', { token, query: { entity_type: entityType, entity_id: entityId } });
+  expect(res.body.code).toBe(0);
+  return res.body.data.list as Array<Record<string, any>>;
+}

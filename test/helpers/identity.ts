@@ -71,3 +71,27 @@ export async function settles(assertion: () => Promise<void>, attempts = 300): P
   }
   throw last;
 }
+
+/**
+ * Calls the verification tests share (the client route, its workflow, the admin's list): the
+ * caller's status, a new attempt, and the fee settings of the running platform. `session` answers
+ * the file's platform once its `beforeAll` has made it.
+ */
+export function verificationCalls(session: () => TestPlatform) {
+  async function status(client: { token: string }) {
+    const res = await session().api.get('/api/v2/client/verification/status', { token: client.token });
+    expect(res.body.code, res.body.message).toBe(0);
+    return res.body.data;
+  }
+
+  async function init(client: { token: string }, id: string, name = '张三') {
+    return session().api.post('/api/v2/client/verification/init', { token: client.token, body: { name, id_number: id } });
+  }
+
+  function freeAttempts(n: number, fee = '0.00') {
+    session().deps.config.verification.freeAttempts = n;
+    session().deps.config.verification.fee = fee;
+  }
+
+  return { status, init, freeAttempts };
+}

@@ -26,19 +26,25 @@ export const ROOT_ADMIN = { username: 'root', password: 'root-password-2026' } a
 
 /**
  * Sequences whose values become Temporal workflow ids (`invoice-payment:<invoice_no>`,
- * `refund:<refund_no>`, `provision:<service_id>`). Every test database is cloned from one
- * template and all files share one Temporal server, so each database starts them at its own
- * random offset; otherwise two files would both start, signal or reuse `provision:1`.
+ * `refund:<refund_no>`, `provision:<service_id>`, `verification:<attempt_no>`). Every test
+ * database is cloned from one template and all files share one Temporal server, so each database
+ * starts them at its own random offset; otherwise two files would both start, signal or reuse
+ * `provision:1`. Each offset stays below the sequence's room: services.id is an INTEGER and an
+ * attempt number holds its value in 8 digits.
  */
-const WORKFLOW_ID_SEQUENCES = ['invoice_no_seq', 'refund_no_seq', 'services_id_seq'];
+const WORKFLOW_ID_SEQUENCES: Record<string, number> = {
+  invoice_no_seq: 2_000_000,
+  refund_no_seq: 2_000_000,
+  services_id_seq: 2_000_000,
+  verification_attempt_no_seq: 90_000,
+};
 
 async function offsetWorkflowIdSequences(databaseUrl: string): Promise<void> {
-  // Below INTEGER's limit (services.id), far apart for a few thousand rows per file.
-  const start = randomInt(1, 2_000_000) * 1000;
+  // Far apart for a few thousand rows per file.
   await withPgClient(databaseUrl, async (client) => {
-    for (const name of WORKFLOW_ID_SEQUENCES) {
+    for (const [name, room] of Object.entries(WORKFLOW_ID_SEQUENCES)) {
       const found = await client.query<{ seq: string | null }>('SELECT to_regclass($1)::text AS seq', [name]);
-      if (found.rows[0]?.seq) await client.query(`ALTER SEQUENCE ${quoteIdent(name)} RESTART WITH ${start}`);
+      if (found.rows[0]?.seq) await client.query(`ALTER SEQUENCE ${quoteIdent(name)} RESTART WITH ${randomInt(1, room) * 1000}`);
     }
   });
 }

@@ -5,7 +5,9 @@ import { inTransaction } from '../../db/sql.js';
 import { updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 import { startBillingPlatform, type BillingPlatform } from './billing.js';
+import type { TestPlatform } from './platform.js';
 import { createCategory, startUpstreamForPlatform, type UpstreamSandbox } from './upstream-supplier.js';
+import { eventually } from './wait.js';
 
 export type ServicesPlatform = BillingPlatform & {
   sandbox: UpstreamSandbox;
@@ -21,10 +23,10 @@ export const TEST_UPSTREAM_TIMEOUT_MS = 1500;
 /**
  * The money platform (workers, QR gateway) plus the upstream finance sandbox, its plugin, a
  * supplier against it and the sandbox's product 101 imported through the admin API with a
- * `percent 20` price rule. The sandbox account holds 150 more generated hosts (ids from 5004; 20 of them active hosts of product 101).
+ * `percent 20` price rule (workers as `startBillingPlatform`). The sandbox account holds 150 more generated hosts (ids from 5004; 20 of them active hosts of product 101).
  */
-export async function startServicesPlatform(env: Record<string, string> = {}): Promise<ServicesPlatform> {
-  const platform = await startBillingPlatform(env);
+export async function startServicesPlatform(env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<ServicesPlatform> {
+  const platform = await startBillingPlatform(env, options);
   const { sandbox, pluginId } = await startUpstreamForPlatform(platform);
   const plugin = await platform.deps.db.models.Plugin.findByPk(pluginId);
   await updatePluginConfig(platform.deps, pluginId, { ...plugin?.config, timeout_ms: TEST_UPSTREAM_TIMEOUT_MS });
@@ -161,4 +163,12 @@ export async function createService(platform: ServicesPlatform, seed: ServiceSee
     });
   }
   return service.id;
+}
+
+/** The service order (renewal, traffic package, upgrade) of an invoice once it reached one of the statuses. */
+export async function serviceOrderReaches(platform: TestPlatform, invoiceId: number, statuses: string[], attempts = 400) {
+  return eventually(async () => {
+    const row = await platform.deps.db.models.ServiceOrder.findOne({ where: { invoice_id: invoiceId } });
+    return row && statuses.includes(row.status) ? row : null;
+  }, attempts);
 }

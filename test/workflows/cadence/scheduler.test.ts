@@ -1,50 +1,29 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRED_RUN_ERROR } from '../../../domain/tasks/task-runs.js';
-import { DAILY_WORKFLOW_TYPE } from '../../../workflows/daily/contract.js';
 import { HEARTBEAT_WORKFLOW_TYPE } from '../../../workflows/heartbeat/contract.js';
-import { HOURLY_WORKFLOW_TYPE } from '../../../workflows/hourly/contract.js';
 import { SearchAttr } from '../../../workflows/search-attributes.js';
 import { TASK_RUN_WORKFLOW_TYPE, taskWorkflowId } from '../../../workflows/task-run/contract.js';
 import { recordHistory } from '../../helpers/histories.js';
-import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
+import { hooksOf, startCadencePlatform } from '../../helpers/cadence.js';
+import type { TestPlatform } from '../../helpers/platform.js';
 import { startWorkerProcess } from '../../helpers/worker-process.js';
-import { createProbePlugins, HOOK_SECRET, type ProbeLine } from '../../helpers/schedule-fixtures.js';
+import { HOOK_SECRET } from '../../helpers/schedule-fixtures.js';
 import { eventually } from '../../helpers/wait.js';
 
-const probes = createProbePlugins();
+/** The heartbeat cadence and what all three cadences share (workflows/cadence/run-cadence.ts); the hourly and daily runs are tested in their own folders. */
+let cadence: Awaited<ReturnType<typeof startCadencePlatform>>;
 let platform: TestPlatform;
-let started = 0;
+let probes: Awaited<ReturnType<typeof startCadencePlatform>>['probes'];
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ worker: true, env: { PLUGINS_DIR: probes.root, SCHEDULE_HOOK_TIMEOUT_MS: '1000' } });
-  await probes.install(platform.deps);
+  cadence = await startCadencePlatform();
+  ({ platform, probes } = cadence);
 });
-afterAll(async () => {
-  await platform?.close();
-  probes.cleanup();
-});
+afterAll(() => cadence?.close());
 
-/** Runs a cadence workflow for a given slot (no waiting on clocks) and answers its result. */
-async function runCadence(type: string, slotAt: string) {
-  const handle = await platform.temporal.workflow.start(type, {
-    workflowId: `test-${type}:${platform.id}:${++started}`,
-    taskQueue: platform.deps.config.temporal.automationQueue,
-    args: [{ trigger: 'manual', slotAt }],
-  });
-  return { handle, result: (await handle.result()) as { taskRunId: number; slotAt: string; summary: Record<string, number> } };
-}
-
-async function finishedRun(taskKey: string, slotAt: string) {
-  return eventually(async () => {
-    const row = await platform.deps.db.models.TaskRun.findOne({ where: { task_key: taskKey, slot_at: new Date(slotAt) } });
-    return row && row.status !== 'running' ? row : null;
-  });
-}
-
-function hooksOf(lines: ProbeLine[], filter: (l: ProbeLine) => boolean): string[] {
-  return lines.filter(filter).map((l) => `${l.hook}:${l.listener}`);
-}
+const runCadence = (type: string, slotAt: string) => cadence.runCadence(type, slotAt);
+const finishedRun = (taskKey: string, slotAt: string) => cadence.finishedRun(taskKey, slotAt);
 
 describe('the heartbeat', () => {
   const slot = '2026-01-05T01:00:00.000Z'; // 09:00 Asia/Shanghai, a :00 slot
@@ -172,41 +151,6 @@ describe('lock deadlines', () => {
     const stuck = await platform.deps.db.models.TaskRun.findByPk(row.id);
     expect(stuck).toMatchObject({ status: 'failed', error: EXPIRED_RUN_ERROR });
     expect(stuck?.finished_at).not.toBeNull();
-  });
-});
-
-describe('the hourly and daily runs', () => {
-  it('hourly fires tick.hourly and records the run', async () => {
-    probes.clearLines();
-    const { handle, result } = await runCadence(HOURLY_WORKFLOW_TYPE, '2026-01-05T02:20:00.000Z');
-    expect(result.slotAt).toBe('2026-01-05T02:00:00.000Z');
-    expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'hourly')).toEqual(['tick.hourly:callable']);
-    const run = await platform.deps.db.models.TaskRun.findByPk(result.taskRunId);
-    expect(run).toMatchObject({ task_key: 'hourly', status: 'succeeded', trigger: 'manual' });
-    await recordHistory(handle, HOURLY_WORKFLOW_TYPE, 'tick');
-  });
-
-  it('daily fires before_daily_cron, tick.daily and after_daily_cron around its tasks (log retention)', async () => {
-    probes.clearLines();
-    const { handle, result } = await runCadence(DAILY_WORKFLOW_TYPE, '2026-01-05T19:00:00.000Z');
-    // 03:00 on 6 January in Asia/Shanghai: the slot is that day's midnight there.
-    expect(result.slotAt).toBe('2026-01-05T16:00:00.000Z');
-    // Log retention, the log partitions' months ahead, the renewal invoices, the stale invoice cancellation,
-    // the member levels by spend, the admin audit chain check, the upstream runway forecast and the
-    // reconciliation with the suppliers.
-    expect(result.summary).toMatchObject({ tasks_started: 8, hook_failures: 0 });
-    expect(hooksOf(probes.lines(), (l) => l.context.cadence === 'daily')).toEqual([
-      'before_daily_cron:callable',
-      'tick.daily:class',
-      'after_daily_cron:callable',
-    ]);
-    const retention = await finishedRun('logs.retention_cleanup', result.slotAt);
-    expect(retention).toMatchObject({ status: 'succeeded', trigger: 'schedule', plugin_slug: null });
-    expect(retention.summary).toMatchObject({ task_runs_deleted: 0, task_runs_retention_days: 30 });
-    await recordHistory(handle, DAILY_WORKFLOW_TYPE, 'daily-tasks');
-    const retentionHandle = platform.temporal.workflow.getHandle(retention.workflow_id, retention.run_id);
-    await retentionHandle.result();
-    await recordHistory(retentionHandle, TASK_RUN_WORKFLOW_TYPE, 'builtin-retention');
   });
 });
 

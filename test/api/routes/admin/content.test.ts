@@ -1,10 +1,10 @@
 import { crc32 } from 'node:zlib';
 import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assetUrl } from '../../../../domain/media/asset-links.js';
 import { inspectUpload } from '../../../../domain/media/inspect.js';
 import { expectError } from '../../../helpers/http.js';
 import { registerClient, type TestClient } from '../../../helpers/billing.js';
+import { type Articles, createArticles } from '../../../helpers/content.js';
 import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
 import { PNG_1X1, uploadFile, viewLink } from '../../../helpers/uploads.js';
 
@@ -131,32 +131,6 @@ describe('uploads', () => {
     expect((await view(text.body.data.url, root)).status).toBe(403);
   });
 
-  it('refuses a tampered (40300) or expired (41000, HTTP 410) link', async () => {
-    const image = await uploadImage(PNG_1X1, 'a.png');
-    const url = new URL(image.body.data.url, platform.baseUrl);
-    const tampered = new URL(url);
-    tampered.searchParams.set('sig', `${url.searchParams.get('sig')?.slice(0, -2)}AA`);
-    const t = await view(`${tampered.pathname}${tampered.search}`);
-    expect({ status: t.status, code: t.json?.code }).toEqual({ status: 403, code: 40300 });
-    const stretched = new URL(url);
-    stretched.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 86_400));
-    expect((await view(`${stretched.pathname}${stretched.search}`)).status).toBe(403);
-    const otherAsset = new URL(url);
-    otherAsset.searchParams.set('asset', 'f'.repeat(32));
-    expect((await view(`${otherAsset.pathname}${otherAsset.search}`)).status).toBe(403);
-
-    const expired = await view(assetUrl(platform.deps, image.body.data.asset_id, null, Date.now() - 3 * 3600_000));
-    expect({ status: expired.status, code: expired.json?.code }).toEqual({ status: 410, code: 41000 });
-    const attachment = await uploadAttachment(alice, PNG_1X1, 'b.png');
-    const old = assetUrl(platform.deps, attachment.body.data.asset_id, { type: 'user', id: alice.id }, Date.now() - 3600_000);
-    expect((await view(old, alice.token)).status).toBe(410);
-    // A link to a private file that is signed as public is not enough.
-    expect((await view(assetUrl(platform.deps, attachment.body.data.asset_id, null))).status).toBe(403);
-    // Malformed parameters are a 42200 envelope, never a 5xx.
-    expect((await view('/api/secure-assets/view?asset=x&expires=abc&sig=y')).status).toBe(422);
-    expect((await view('/api/secure-assets/view')).status).toBe(422);
-  });
-
   it('bounds client uploads per hour (42900)', async () => {
     const carol = await registerClient(platform);
     await platform.deps.db.sequelize.query(
@@ -177,26 +151,6 @@ describe('uploads', () => {
 });
 
 describe('home hero', () => {
-  it('is saved by an admin, shown by the site, and reflected by the cached home page at once', async () => {
-    const image = await uploadImage(PNG_1X1, 'banner.png');
-    const before = await platform.api.get('/api/v2/site/home');
-    expect(before.body.code).toBe(0);
-    const saved = await platform.api.post('/api/v2/admin/site/home-hero', {
-      token: root,
-      body: { title: '双十一特惠', subtitle: '全场云服务器 5 折', image_asset_id: image.body.data.asset_id, cta_label: '立即选购', cta_url: '/products', visible: true },
-    });
-    expect(saved.body.data).toMatchObject({ title: '双十一特惠', image_asset_id: image.body.data.asset_id, visible: true });
-    const site = await platform.api.get('/api/v2/site/home-hero');
-    expect(site.body.data).toMatchObject({ title: '双十一特惠', cta_url: '/products' });
-    expect((await view(site.body.data.image_url)).status).toBe(200);
-    const home = await platform.api.get('/api/v2/site/home');
-    expect(home.body.data.hero).toMatchObject({ title: '双十一特惠', visible: true });
-
-    await platform.api.post('/api/v2/admin/site/home-hero', { token: root, body: { title: '新标题', visible: false } });
-    expect((await platform.api.get('/api/v2/site/home')).body.data.hero).toMatchObject({ title: '新标题', visible: false, image_url: null });
-    expect((await platform.api.get('/api/v2/site/home-hero')).body.data.title).toBe('新标题');
-  });
-
   it('refuses a script link, a private attachment as image, and bad fields (42200)', async () => {
     const attachment = await uploadAttachment(alice, PNG_1X1, 'mine.png');
     for (const body of [
@@ -213,66 +167,14 @@ describe('home hero', () => {
 });
 
 describe('notices and help articles', () => {
-  let noticeCategory: number;
-  let helpCategory: number;
-  let published: number;
-  let draft: number;
-  let future: number;
-  let help: number;
+  let articles: Articles;
 
   beforeAll(async () => {
-    noticeCategory = (await platform.api.post('/api/v2/admin/content/categories', { token: root, body: { kind: 'notice', name: '系统公告' } })).body.data.id;
-    helpCategory = (await platform.api.post('/api/v2/admin/content/categories', { token: root, body: { kind: 'help', name: '新手入门', sort_order: 1 } })).body.data.id;
-    const create = async (body: Record<string, unknown>) => {
-      const res = await platform.api.post('/api/v2/admin/content/articles', { token: root, body });
-      expect(res.body.code, res.body.message).toBe(0);
-      return res.body.data.id as number;
-    };
-    published = await create({ kind: 'notice', category_id: noticeCategory, title: '机房维护通知', body: `维护时间：今晚。\n${'详细说明。'.repeat(100)}<img src=x onerror=alert(1)>`, status: 'published' });
-    draft = await create({ kind: 'notice', title: '草稿公告', body: '未发布', status: 'draft' });
-    future = await create({ kind: 'notice', title: '定时公告', body: '将来发布', status: 'published', published_at: '2099-01-01 00:00:00' });
-    help = await create({ kind: 'help', category_id: helpCategory, title: '如何重置密码', body: '步骤一……', status: 'published', pinned: true });
-  });
-
-  it('shows the site published notices only, with an excerpt in lists and the plain body in the detail', async () => {
-    const list = await platform.api.get('/api/v2/site/notices');
-    expect(list.body.data.list.map((a: { id: number }) => a.id)).toEqual([published]);
-    const [item] = list.body.data.list;
-    expect(item).not.toHaveProperty('body');
-    expect(item.excerpt.length).toBeLessThanOrEqual(120);
-    expect(item.category).toEqual({ id: noticeCategory, name: '系统公告' });
-    const detail = await platform.api.get(`/api/v2/site/notices/${published}`);
-    expect(detail.body.data.body).toContain('<img src=x onerror=alert(1)>');
-    for (const id of [draft, future, help, 999_999]) expectError(await platform.api.get(`/api/v2/site/notices/${id}`), 40400, 404);
-    expectError(await platform.api.get(`/api/v2/site/help-articles/${published}`), 40400, 404);
-    const helpList = await platform.api.get('/api/v2/site/help-articles', { query: { category_id: helpCategory } });
-    expect(helpList.body.data.list.map((a: { id: number }) => a.id)).toEqual([help]);
-    const categories = await platform.api.get('/api/v2/site/notices/categories');
-    expect(categories.body.data).toEqual({ list: [expect.objectContaining({ id: noticeCategory, article_count: 1 })], total: 1, page: 1, page_size: 20 });
-    const pastTheEnd = await platform.api.get('/api/v2/site/notices/categories', { query: { page: 2, page_size: 1 } });
-    expect(pastTheEnd.body.data).toEqual({ list: [], total: 1, page: 2, page_size: 1 });
-    const adminCategories = await platform.api.get('/api/v2/admin/content/categories', { token: root, query: { kind: 'notice', page_size: 1 } });
-    expect(adminCategories.body.data).toMatchObject({ page: 1, page_size: 1 });
-    expect(adminCategories.body.data.list).toHaveLength(1);
-  });
-
-  it('keeps read state per client and counts unread notices in the overview', async () => {
-    const first = await platform.api.get('/api/v2/client/notices', { token: alice.token });
-    expect(first.body.data.list).toEqual([expect.objectContaining({ id: published, is_read: false })]);
-    const overview = await platform.api.get('/api/v2/client/content/overview', { token: alice.token });
-    expect(overview.body.data).toMatchObject({ unread_notice_count: 1, open_ticket_count: 0 });
-    expect(overview.body.data.pinned_help_articles.map((a: { id: number }) => a.id)).toEqual([help]);
-    expect((await platform.api.get(`/api/v2/client/notices/${published}`, { token: alice.token })).body.data.is_read).toBe(true);
-    expect((await platform.api.get('/api/v2/client/content/overview', { token: alice.token })).body.data.unread_notice_count).toBe(0);
-    // Bob's state is his own.
-    expect((await platform.api.get('/api/v2/client/content/overview', { token: bob.token })).body.data.unread_notice_count).toBe(1);
-    expect((await platform.api.post(`/api/v2/client/notices/${published}/read`, { token: bob.token })).body.data).toEqual({ id: published, is_read: true });
-    expectError(await platform.api.post(`/api/v2/client/notices/${draft}/read`, { token: bob.token }), 40400, 404);
-    expectError(await platform.api.get(`/api/v2/client/help-articles/${draft}`, { token: bob.token }), 40400, 404);
-    expect((await platform.api.get(`/api/v2/client/help-articles/${help}`, { token: bob.token })).body.data.title).toBe('如何重置密码');
+    articles = await createArticles(platform, root);
   });
 
   it('filters, edits and deletes articles; refuses a category of the other kind, a bad time, and deleting a used category', async () => {
+    const { noticeCategory, helpCategory, draft } = articles;
     const drafts = await platform.api.get('/api/v2/admin/content/articles', { token: root, query: { kind: 'notice', status: 'draft' } });
     expect(drafts.body.data.list.map((a: { id: number }) => a.id)).toEqual([draft]);
     expectError(await platform.api.put(`/api/v2/admin/content/articles/${draft}`, { token: root, body: { category_id: helpCategory } }), 42200, 422);

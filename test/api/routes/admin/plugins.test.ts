@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { registerKnownSecret } from '../../../helpers/known-secrets.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPluginBinding } from '../../../../domain/plugins/plugin-bindings.js';
 import { registerPluginReference, unregisterPluginReference } from '../../../../plugins/runtime/references.js';
 import { type ApiResponse, expectError, type RequestOptions } from '../../../helpers/http.js';
 import { createPluginsRoot, fixtureManifest } from '../../../helpers/plugin-fixtures.js';
@@ -144,13 +145,9 @@ describe('configure and lifecycle', () => {
     await call('put', `${BASE}/${id}/config`, { body: { config: { api_secret: SECRETS[1] } } });
     const res = await call('post', `${BASE}/${id}/health-check`);
     expect(res.body).toMatchObject({ code: 0, message: '连接正常', data: { success: true, status: 'success' } });
-    const logs = await call('get', `${BASE}/runtime-logs`, { query: { plugin_id: id, action: 'health_check', status: 'success' } });
-    expect(logs.body.data.total).toBe(1);
-    expect(logs.body.data.list[0]).toMatchObject({ id: res.body.data.log_id, domain: 'payment', plugin_slug: 'pay_ok', actor_type: 'admin', action: 'health_check' });
-    const detail = await call('get', `${BASE}/runtime-logs/${res.body.data.log_id}`);
-    expect(detail.body.data.response_summary).toContain('连接正常');
-    expect((await call('get', `${BASE}/runtime-logs`, { query: { status: 'timeout' } })).body.data.total).toBe(0);
-    expectError(await call('get', `${BASE}/runtime-logs`, { query: { status: 'odd' } }), 42200, 422);
+    const log = await platform.deps.db.models.PluginRuntimeLog.findByPk(res.body.data.log_id);
+    expect(log).toMatchObject({ plugin_id: id, action: 'health_check', status: 'success', actor_type: 'admin' });
+    expectError(await call('post', `${BASE}/999999/health-check`), 40400, 404);
   });
 });
 
@@ -181,25 +178,10 @@ describe('multi-account SMTP config', () => {
   });
 });
 
-describe('bindings and uninstall', () => {
-  it('binds only enabled plugins, one default per domain and scene', async () => {
-    const pay = (await call('get', BASE, { query: { domain: 'payment', status: 'enabled' } })).body.data.list[0].id;
-    const plain = (await call('get', BASE, { query: { domain: 'sms' , status: 'installed' } })).body.data.list[0].id;
-    expectError(await call('post', `${BASE}/bindings`, { body: { plugin_id: plain, binding_type: 'default' } }), 42200, 422);
-    const created = await call('post', `${BASE}/bindings`, { body: { plugin_id: pay, binding_type: 'default', scene: 'recharge' } });
-    expect(created.body.data).toMatchObject({ plugin_id: pay, domain: 'payment', binding_type: 'default', scene: 'recharge', binding_id: null, plugin_slug: 'pay_ok' });
-    expectError(await call('post', `${BASE}/bindings`, { body: { plugin_id: pay, binding_type: 'default', scene: 'recharge' } }), 40900, 409);
-    expectError(await call('post', `${BASE}/bindings`, { body: { plugin_id: pay, binding_type: 'supplier' } }), 42200, 422);
-    const supplier = await call('post', `${BASE}/bindings`, { body: { plugin_id: pay, binding_type: 'supplier', binding_id: 7 } });
-    expect(supplier.body.data).toMatchObject({ binding_type: 'supplier', binding_id: 7, scene: null });
-    const list = await call('get', `${BASE}/bindings`, { query: { domain: 'payment' } });
-    expect(list.body.data.total).toBe(2);
-    expect((await call('del', `${BASE}/bindings/${supplier.body.data.id}`)).body.code).toBe(0);
-    expectError(await call('del', `${BASE}/bindings/${supplier.body.data.id}`), 40400, 404);
-  });
-
+describe('uninstall', () => {
   it('refuses to uninstall a referenced plugin, naming the references, and force-detaches them', async () => {
     const pay = (await call('get', BASE, { query: { domain: 'payment', status: 'enabled' } })).body.data.list[0].id;
+    await createPluginBinding(platform.deps, { plugin_id: pay, binding_type: 'default', scene: 'recharge' });
     const detached: number[] = [];
     registerPluginReference({
       name: 'test_payments',

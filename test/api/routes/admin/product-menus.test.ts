@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRODUCT_TYPES } from '../../../../db/models/catalogue.js';
-import { catalogueAdmin, installFixturePlugin } from '../../../helpers/catalogue.js';
+import { catalogueAdmin, catalogueAuditOf, installFixturePlugin, productPlacements } from '../../../helpers/catalogue.js';
 import { expectError } from '../../../helpers/http.js';
 import { createPluginsRoot, upstreamFixtureManifest } from '../../../helpers/plugin-fixtures.js';
 import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
@@ -23,18 +23,8 @@ afterAll(async () => {
   fixtures.cleanup();
 });
 
-async function productRows(menuId: number) {
-  const [rows] = await platform.deps.db.sequelize.query(
-    `SELECT id, first_product_group_id, second_product_group_id, product_group_id, product_type, service_type_code FROM products WHERE first_product_group_id = ${menuId} ORDER BY id`,
-  );
-  return rows as Array<Record<string, unknown>>;
-}
-
-async function auditOf(entityType: string, entityId: number) {
-  const res = await platform.api.get('/api/v2/admin/catalogue-audit-logs', { token, query: { entity_type: entityType, entity_id: entityId } });
-  expect(res.body.code).toBe(0);
-  return res.body.data.list as Array<Record<string, any>>;
-}
+const productRows = (menuId: number) => productPlacements(platform, menuId);
+const auditOf = (entityType: string, entityId: number) => catalogueAuditOf(platform, token, entityType, entityId);
 
 describe('first-level menus', () => {
   it('creates a menu with a generated code that is never a product type, and the counts and label', async () => {
@@ -154,104 +144,7 @@ describe('first-level menus', () => {
   });
 });
 
-describe('second-level groups and third-level categories', () => {
-  it('creates, lists by parent, updates visibility and refuses an unknown parent', async () => {
-    const menu = await admin.menu({ name: '分组测试' });
-    const g1 = await admin.group(menu.id, { name: '甲', description: '说明' });
-    await admin.group(menu.id, { name: '乙', is_visible: 0 });
-    expect(g1).toMatchObject({ first_product_group_id: menu.id, product_type: 'cloud_server', description: '说明', is_visible: 1, category_count: 0, product_count: 0 });
-    const list = await admin.call('get', `/api/v2/admin/product-groups?first_product_group_id=${menu.id}`);
-    expect(list.list.map((g: { name: string }) => g.name)).toEqual(['甲', '乙']);
-    expect(await admin.call('put', `/api/v2/admin/product-groups/${g1.id}`, { is_visible: false })).toMatchObject({ is_visible: 0 });
-    const bad = await platform.api.post('/api/v2/admin/product-groups', { token, body: { name: '孤儿', first_product_group_id: 999_999 } });
-    expectError(bad, 42200, 422);
-    expect(bad.body.data.errors).toEqual({ first_product_group_id: ['一级菜单不存在'] });
-    const c1 = await admin.category(g1.id, { name: '子类' });
-    expect(c1).toMatchObject({ second_product_group_id: g1.id, first_product_group_id: menu.id, product_type: 'cloud_server', product_count: 0 });
-    const cats = await admin.call('get', `/api/v2/admin/product-categories?second_product_group_id=${g1.id}`);
-    expect(cats.total).toBe(1);
-    const badCat = await platform.api.post('/api/v2/admin/product-categories', { token, body: { name: '孤儿', second_product_group_id: 999_999 } });
-    expect(badCat.body.data.errors).toEqual({ second_product_group_id: ['二级分组不存在'] });
-  });
-
-  it('moving a group to another menu re-derives its products menu and type in the same transaction', async () => {
-    const from = await admin.menu({ name: '源菜单', product_type: 'cloud_server' });
-    const to = await admin.menu({ name: '目标菜单', product_type: 'game_cloud' });
-    const group = await admin.group(from.id);
-    const category = await admin.category(group.id);
-    const inCategory = await admin.product({ name: '分类里', product_group_id: category.id });
-    const inGroup = await admin.product({ name: '分组里', second_product_group_id: group.id });
-    const moved = await admin.call('put', `/api/v2/admin/product-groups/${group.id}`, { first_product_group_id: to.id });
-    expect(moved).toMatchObject({ first_product_group_id: to.id, product_type: 'game_cloud', category_count: 1, product_count: 2 });
-    const rows = await productRows(to.id);
-    expect(rows.map((r) => r.id)).toEqual([inCategory.id, inGroup.id]);
-    for (const row of rows) expect(row).toMatchObject({ second_product_group_id: group.id, product_type: 'game_cloud', service_type_code: 'game_cloud' });
-    expect(await admin.call('get', `/api/v2/admin/product-categories/${category.id}`)).toMatchObject({ first_product_group_id: to.id, product_type: 'game_cloud' });
-    const [entry] = await auditOf('product', inCategory.id);
-    expect(entry).toMatchObject({ action: 'move', changed_fields: ['first_product_group_id', 'product_type', 'service_type_code'] });
-    expect((await admin.call('get', `/api/v2/admin/product-menus/${from.id}`)).product_count).toBe(0);
-  });
-
-  it('moving a category to another group re-derives group, menu and type of its products', async () => {
-    const m1 = await admin.menu({ name: '一号', product_type: 'web_hosting' });
-    const m2 = await admin.menu({ name: '二号', product_type: 'physical_machine' });
-    const g1 = await admin.group(m1.id);
-    const g2 = await admin.group(m2.id);
-    const category = await admin.category(g1.id);
-    const product = await admin.product({ name: '会移动', product_group_id: category.id });
-    expect(await admin.call('put', `/api/v2/admin/product-categories/${category.id}`, { second_product_group_id: g2.id })).toMatchObject({
-      second_product_group_id: g2.id,
-      first_product_group_id: m2.id,
-      product_type: 'physical_machine',
-    });
-    const [row] = await productRows(m2.id);
-    expect(row).toEqual({ id: product.id, first_product_group_id: m2.id, second_product_group_id: g2.id, product_group_id: category.id, product_type: 'physical_machine', service_type_code: 'physical_machine' });
-  });
-
-  it('refuses to move products under an other menu when one lacks an enabled upstream plugin', async () => {
-    const plain = await admin.menu({ name: '普通', product_type: 'cdn' });
-    const other = await admin.menu({ name: '插件菜单', product_type: 'other' });
-    const group = await admin.group(plain.id);
-    const category = await admin.category(group.id);
-    await admin.product({ name: '没插件', product_group_id: category.id });
-    const otherGroup = await admin.group(other.id);
-    const refused = await platform.api.put(`/api/v2/admin/product-categories/${category.id}`, { token, body: { second_product_group_id: otherGroup.id } });
-    expectError(refused, 42200, 422);
-    expect(refused.body.data.errors.second_product_group_id[0]).toContain('没插件');
-    const refusedGroup = await platform.api.put(`/api/v2/admin/product-groups/${group.id}`, { token, body: { first_product_group_id: other.id } });
-    expect(refusedGroup.body.data.errors.first_product_group_id[0]).toContain('必须绑定已启用的上游插件');
-    expect((await productRows(plain.id))[0]).toMatchObject({ product_type: 'cdn' });
-  });
-
-  it('refuses to delete occupied groups and categories with 40901', async () => {
-    const menu = await admin.menu({ name: '删除测试' });
-    const group = await admin.group(menu.id, { name: '满的分组' });
-    const category = await admin.category(group.id, { name: '满的分类' });
-    const product = await admin.product({ name: '占位', product_group_id: category.id });
-    const groupRefused = await platform.api.del(`/api/v2/admin/product-groups/${group.id}`, { token });
-    expectError(groupRefused, 40901, 409);
-    expect(groupRefused.body.message).toBe('二级分组“满的分组”下仍有 1 个三级分类、1 个商品，请先移走或删除后再删除分组');
-    const categoryRefused = await platform.api.del(`/api/v2/admin/product-categories/${category.id}`, { token });
-    expectError(categoryRefused, 40901, 409);
-    expect(categoryRefused.body.data).toEqual({ products: 1 });
-    await admin.call('del', `/api/v2/admin/products/${product.id}`);
-    await admin.call('del', `/api/v2/admin/product-categories/${category.id}`);
-    await admin.call('del', `/api/v2/admin/product-groups/${group.id}`);
-    expect((await admin.call('get', `/api/v2/admin/product-menus/${menu.id}`)).group_count).toBe(0);
-  });
-
-  it('reorders groups and categories like menus', async () => {
-    const menu = await admin.menu({ name: '排序菜单' });
-    const [a, b] = [await admin.group(menu.id, { name: 'A' }), await admin.group(menu.id, { name: 'B' })];
-    await admin.call('post', '/api/v2/admin/product-groups/reorders', { items: [{ id: a.id, sort_order: 9 }, { id: b.id, sort_order: 1 }] });
-    const list = await admin.call('get', `/api/v2/admin/product-groups?first_product_group_id=${menu.id}`);
-    expect(list.list.map((g: { name: string }) => g.name)).toEqual(['B', 'A']);
-    const c = await admin.category(a.id);
-    const refused = await platform.api.post('/api/v2/admin/product-categories/reorders', { token, body: { items: [{ id: c.id, sort_order: 5 }, { id: a.id + 100_000, sort_order: 1 }] } });
-    expectError(refused, 42200, 422);
-    expect((await admin.call('get', `/api/v2/admin/product-categories/${c.id}`)).sort_order).toBe(1);
-  });
-
+describe('the directory tree', () => {
   it('serves the directory tree as flat lists with parent ids and counts', async () => {
     const menu = await admin.menu({ name: '树菜单', product_type: 'cdn' });
     const group = await admin.group(menu.id, { name: '树分组' });

@@ -18,7 +18,7 @@ describe('product type options', () => {
 
   it('answers the page object and honours page_size on every product type list', async () => {
     const token = await platform.rootToken();
-    for (const path of ['/api/v2/admin/product-type-options', '/api/v2/admin/product-types', '/api/v2/site/product-types']) {
+    for (const path of ['/api/v2/admin/product-type-options', '/api/v2/admin/product-types']) {
       const first = await platform.api.get(path, { token, query: { page_size: 3 } });
       expect(Object.keys(first.body.data).sort(), path).toEqual(['list', 'page', 'page_size', 'total']);
       expect(first.body.data).toMatchObject({ total: 8, page: 1, page_size: 3 });
@@ -26,11 +26,6 @@ describe('product type options', () => {
       const last = await platform.api.get(path, { token, query: { page: 3, page_size: 3 } });
       expect(last.body.data.list.map((t: { value: string }) => t.value)).toHaveLength(2);
     }
-  });
-
-  it('lists the same types on the public site without a token', async () => {
-    const res = await platform.api.get('/api/v2/site/product-types');
-    expect(res.body.data.list.map((t: { value: string }) => t.value)).toContain('web_hosting');
   });
 
   it('has no route that creates a product type', async () => {

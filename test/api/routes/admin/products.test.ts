@@ -259,23 +259,6 @@ describe('bulk binding to a category', () => {
   });
 });
 
-describe('the audit list', () => {
-  it('pages every admin write, newest first, filtered by entity', async () => {
-    const product = await admin.product({ name: '审计', first_product_group_id: menu.id });
-    for (let i = 1; i <= 6; i += 1) await admin.call('put', `/api/v2/admin/products/${product.id}`, { sort_order: i });
-    const detail = await admin.call('get', `/api/v2/admin/products/${product.id}`);
-    expect(detail.audit.total).toBe(7);
-    expect(detail.audit.entries).toHaveLength(5);
-    expect(detail.audit.entries[0].summary).toBe('排序：5 → 6');
-    const page2 = await admin.call('get', `${detail.audit.list_path}&page=2&page_size=5`);
-    expect(page2).toMatchObject({ total: 7, page: 2, page_size: 5 });
-    expect(page2.list.map((e: { action: string }) => e.action)).toEqual(['update', 'create']);
-    const all = await admin.call('get', '/api/v2/admin/catalogue-audit-logs?entity_type=menu');
-    expect(all.list.every((e: { entity_type: string; entity_type_label: string }) => e.entity_type === 'menu' && e.entity_type_label === '一级菜单')).toBe(true);
-    expectError(await platform.api.get('/api/v2/admin/catalogue-audit-logs/999999', { token }), 40400, 404);
-  });
-});
-
 describe('upstream plugin references', () => {
   it('refuses to uninstall an upstream plugin bound to products without force, and a forced uninstall unbinds them', async () => {
     const res = await platform.api.del(`/api/v2/admin/integration-plugins/${enabledPlugin}`, { token });

@@ -1,20 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoicePaymentWorkflowId } from '../../../../workflows/invoice-payment/contract.js';
-import { REFUND_WORKFLOW_TYPE, refundWorkflowId } from '../../../../workflows/refund/contract.js';
-import { recordHistory } from '../../../helpers/histories.js';
 import { expectError } from '../../../helpers/http.js';
-import {
-  adjustBalance,
-  balanceOf,
-  buyerPays,
-  createProduct,
-  expectBooksBalanced,
-  purchase,
-  registerClient,
-  startBillingPlatform,
-  type BillingPlatform,
-  type TestClient,
-} from '../../../helpers/billing.js';
+import { refundCalls } from '../../../helpers/refunds.js';
+import { adjustBalance, balanceOf, createProduct, expectBooksBalanced, purchase, registerClient, startBillingPlatform, type BillingPlatform } from '../../../helpers/billing.js';
 
 let platform: BillingPlatform;
 let token: string;
@@ -25,26 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.close());
 
-/** A purchase of `price`, paid with `balance` from the balance (mixed) and the rest by QR through the sandbox. */
-async function paidInvoice(price: string, balance: string | null) {
-  const product = await createProduct(platform, price);
-  const client = await registerClient(platform);
-  const invoice = await purchase(platform, client, product.id);
-  if (balance === price) {
-    await adjustBalance(platform, client.id, balance);
-    await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/balance`, { token: client.token });
-  } else {
-    if (balance) await adjustBalance(platform, client.id, balance);
-    const started = await platform.api.post(`/api/v2/client/invoices/${invoice.id}/pay/qrpay`, { token: client.token, body: { use_balance: balance !== null } });
-    await buyerPays(started.body.data.qr_code_url);
-    await platform.temporal.workflow.getHandle(invoicePaymentWorkflowId(invoice.invoice_no)).result();
-  }
-  return { client, invoice };
-}
-
-function refund(client: TestClient, invoiceId: number, body: Record<string, unknown>) {
-  return platform.api.post(`/api/v2/admin/users/${client.id}/invoices/${invoiceId}/refunds`, { token, body });
-}
+const { paidInvoice, refund } = refundCalls(() => ({ platform, token }));
 
 describe('balance refunds', () => {
   it('refunds part of a QR-paid invoice to the balance with a red-entry invoice and an offset recharge record', async () => {
@@ -123,60 +91,21 @@ describe('balance refunds', () => {
   });
 });
 
-describe('original refunds', () => {
-  it('refunds through the gateway in a workflow, reusing one out_request_no when the first attempt fails', async () => {
-    const { client, invoice } = await paidInvoice('60.00', '15.00');
-    platform.qrpay.control.failNext('qrpay.trade.refund', 1);
-    const res = await refund(client, invoice.id, { refund_method: 'original', remark: '原路退回' });
-    const data = res.body.data;
-    expect(data).toMatchObject({ status: 'succeeded', detail: { refund: { amount: '60.00', third_party_part: '45.00', balance_part: '15.00' } } });
-    const refundNo = data.detail.refund.refund_no as string;
-    expect(data.detail.refund.out_request_no).toBe(refundNo);
-
-    const m = platform.deps.db.models;
-    const attempts = await m.PluginRuntimeLog.findAll({ where: { action: 'payment.refund' }, order: [['id', 'ASC']] });
-    const mine = attempts.filter((a) => a.request_summary.includes(refundNo));
-    expect(mine.map((a) => a.status)).toEqual(['failure', 'success']);
-    for (const attempt of mine) expect(attempt.request_summary).toContain(`"out_request_no":"${refundNo}"`);
-    const payment = await m.Payment.findOne({ where: { invoice_id: invoice.id } });
-    const trade = platform.qrpay.control.trade(payment?.payment_no ?? '');
-    expect(trade?.refunds).toEqual([expect.objectContaining({ outRequestNo: refundNo, refundAmount: '45.00' })]);
-    expect(platform.qrpay.control.stats().refunds.executed_by_out_request_no[refundNo]).toBe(1);
-
-    expect(await m.Refund.findByPk(data.id)).toMatchObject({ status: 'succeeded', refund_method: 'original' });
-    expect(await m.Invoice.findByPk(data.detail.documents.refund_invoice_id)).toMatchObject({ amount: '-60.00', balance_amount: '-15.00', third_party_amount: '-45.00', payment_channel: 'mixed' });
-    expect(await m.RechargeRecord.findByPk(data.detail.documents.recharge_record_id)).toMatchObject({ amount: '-45.00' });
-    expect(payment).toMatchObject({ status: 'refunded', refunded_amount: '45.00' });
-    expect(await balanceOf(platform, client)).toBe('15.00');
-
-    const handle = platform.temporal.workflow.getHandle(refundWorkflowId(refundNo));
-    expect(await handle.result()).toEqual({ refundNo, outcome: 'succeeded' });
-    await recordHistory(handle, REFUND_WORKFLOW_TYPE, 'retried-same-request-no');
-    await expectBooksBalanced(platform);
-  });
-
-  it('marks the refund failed when the gateway refuses it for certain, releasing the amount', async () => {
-    const { client, invoice } = await paidInvoice('20.00', null);
-    platform.qrpay.control.failNext('qrpay.trade.refund', 1, { subCode: 'ACQ.TRADE_STATUS_ERROR', subMsg: 'trade status error' });
-    const res = await refund(client, invoice.id, { refund_method: 'original' });
-    expect(res.body.data).toMatchObject({ status: 'failed', detail: { documents: { refund_invoice_id: null, recharge_record_id: null } } });
-    expect(res.body.message).toBe('退款失败：交易当前状态不允许此操作');
-    expect(await platform.deps.db.models.Invoice.findByPk(invoice.id)).toMatchObject({ status: 'paid', refunded_amount: '0.00' });
-    const again = await refund(client, invoice.id, { refund_method: 'balance' });
-    expect(again.body.data.detail.refund.amount).toBe('20.00');
-    await expectBooksBalanced(platform);
-  });
-
+describe('the refund list', () => {
   it('lists and shows refunds to admins', async () => {
-    const list = await platform.api.get('/api/v2/admin/refunds', { token, query: { refund_method: 'original', sort: '-amount' } });
+    const list = await platform.api.get('/api/v2/admin/refunds', { token, query: { refund_method: 'balance', sort: '-amount' } });
     expect(list.body.data.list.map((r: { amount: string; status: string }) => [r.amount, r.status])).toEqual([
-      ['60.00', 'succeeded'],
-      ['20.00', 'failed'],
+      ['90.00', 'succeeded'],
+      ['50.00', 'succeeded'],
+      ['30.00', 'succeeded'],
+      ['25.00', 'succeeded'],
     ]);
-    const detail = await platform.api.get(`/api/v2/admin/refunds/${list.body.data.list[0].id}`, { token });
-    expect(detail.body.data).toMatchObject({ scope: ['order', 'payment'], reason: '原路退回', operator_name: 'root' });
+    const detail = await platform.api.get(`/api/v2/admin/refunds/${list.body.data.list[2].id}`, { token });
+    expect(detail.body.data).toMatchObject({ scope: ['order', 'payment'], reason: '部分退款', operator_name: 'root' });
+    expectError(await platform.api.get('/api/v2/admin/refunds/999999', { token }), 40400, 404);
+    expectError(await platform.api.get('/api/v2/admin/refunds', { token, query: { refund_method: 'cash' } }), 42200, 422);
     const payments = await platform.api.get('/api/v2/admin/payments', { token, query: { status: 'refunded' } });
-    expect(payments.body.data.list.map((p: { refunded_amount: string }) => p.refunded_amount).sort()).toEqual(['20.00', '45.00', '80.00']);
+    expect(payments.body.data.list.map((p: { refunded_amount: string }) => p.refunded_amount)).toEqual(['80.00']);
     expect(payments.body.data.list[0]).toMatchObject({ status: 'refunded', settlement: 'invoice', gateway: 'qrpay', paid_source: 'notify' });
     const red = await platform.api.get('/api/v2/admin/invoices', { token, query: { type: 'refund' } });
     expect(red.body.data.list.every((i: { amount: string; origin_invoice_id: number | null }) => i.amount.startsWith('-') && i.origin_invoice_id !== null)).toBe(true);

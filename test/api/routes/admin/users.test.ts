@@ -68,20 +68,3 @@ describe('user detail and status', () => {
     expect((await platform.api.post(`/api/v2/admin/users/${id}/enable`, { token })).body.data.status).toBe('active');
   });
 });
-
-describe('PUT /api/v2/admin/users/{user}', () => {
-  it('refuses to remove the last way to sign in (42200 naming the field), and removes one of two', async () => {
-    const { User } = platform.deps.db.models;
-    const onlyEmail = await User.create({ email: 'only-email@example.com', phone: null, nickname: 'a', password_hash: 'x', status: 'active' });
-    const res = await platform.api.put(`/api/v2/admin/users/${onlyEmail.id}`, { token, body: { email: null } });
-    expectError(res, 42200, 422);
-    expect(res.body.data.errors.email[0]).toMatch(/邮箱和手机号不能同时为空/);
-    const onlyPhone = await User.create({ email: null, phone: '13900009999', nickname: 'b', password_hash: 'x', status: 'active' });
-    const both = await platform.api.put(`/api/v2/admin/users/${onlyPhone.id}`, { token, body: { phone: null, email: null } });
-    expectError(both, 42200, 422);
-    expect(Object.keys(both.body.data.errors)).toEqual(['email']);
-    const swapped = await platform.api.put(`/api/v2/admin/users/${onlyPhone.id}`, { token, body: { phone: null, email: 'now-email@example.com' } });
-    expect(swapped.body.data).toMatchObject({ email: 'now-email@example.com', phone: null });
-    expect((await User.findByPk(onlyEmail.id))?.email).toBe('only-email@example.com');
-  });
-});

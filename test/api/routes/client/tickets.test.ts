@@ -6,6 +6,8 @@ import { expectError } from '../../../helpers/http.js';
 import { type Notifier, startNotifier } from '../../../helpers/lifecycle.js';
 import { registerClient, type TestClient } from '../../../helpers/billing.js';
 import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
+import { createSupportDepartment, createTicket as newTicket } from '../../../helpers/tickets.js';
+import { PNG_1X1, uploadFile } from '../../../helpers/uploads.js';
 import { eventually } from '../../../helpers/wait.js';
 
 let platform: TestPlatform;
@@ -16,28 +18,8 @@ let bob: TestClient;
 let departmentId: number;
 let hiddenDepartmentId: number;
 
-const PNG_1X1 = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
-
-async function uploadAttachment(token: string, bytes: Buffer, name: string, type = 'application/octet-stream') {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const res = await fetch(`${platform.baseUrl}/api/v2/client/tickets/attachments`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  return { status: res.status, body: (await res.json()) as { code: number; message: string; data: any } };
-}
-
-async function createTicket(client: TestClient, body: Record<string, unknown> = {}) {
-  // Tests create many tickets for one user: their earlier posts leave the rate-limit window (tested on its own).
-  await platform.deps.db.sequelize.query(`UPDATE ticket_replies SET created_at = created_at - interval '1 hour' WHERE user_id = ${client.id}`);
-  const res = await platform.api.post('/api/v2/client/tickets', {
-    token: client.token,
-    body: { department_id: departmentId, subject: '服务器无法登录', body: '您好，\n我的服务器 SSH 连不上。<script>alert(1)</script>', priority: 'high', ...body },
-  });
-  expect(res.body.code, res.body.message).toBe(0);
-  return res.body.data.id as number;
-}
+const uploadAttachment = (token: string, bytes: Buffer, name: string, type?: string) => uploadFile(platform, '/api/v2/client/tickets/attachments', token, bytes, name, type);
+const createTicket = (client: TestClient, body: Record<string, unknown> = {}) => newTicket(platform, client, departmentId, body);
 
 function mailsTo(address: string) {
   return notifier.mail.control.messages().filter((m) => m.to.includes(address));
@@ -50,12 +32,7 @@ beforeAll(async () => {
   alice = await registerClient(platform);
   bob = await registerClient(platform);
   await platform.deps.db.sequelize.query(`UPDATE users SET phone = '1380013' || lpad(id::text, 4, '0') WHERE id = ${alice.id}`);
-  const dept = await platform.api.post('/api/v2/admin/ticket-departments', {
-    token: root,
-    body: { name: '技术支持', description: '服务器与网络问题', notify_email: 'support-desk@example.com', sort_order: 1 },
-  });
-  expect(dept.body.code, dept.body.message).toBe(0);
-  departmentId = dept.body.data.id;
+  departmentId = await createSupportDepartment(platform, root);
   const hidden = await platform.api.post('/api/v2/admin/ticket-departments', { token: root, body: { name: '内部', is_visible: false } });
   hiddenDepartmentId = hidden.body.data.id;
 });
@@ -70,30 +47,6 @@ describe('departments', () => {
     const res = await platform.api.get('/api/v2/client/ticket-departments', { token: alice.token });
     expect(res.body.data).toEqual({ list: [expect.objectContaining({ id: departmentId })], total: 1, page: 1, page_size: 20 });
     expect(res.raw).not.toContain('support-desk@example.com');
-  });
-
-  it('pages the admin department list like every list (page_size honoured)', async () => {
-    const all = await platform.api.get('/api/v2/admin/ticket-departments', { token: root });
-    expect(Object.keys(all.body.data).sort()).toEqual(['list', 'page', 'page_size', 'total']);
-    expect(all.body.data.total).toBeGreaterThanOrEqual(2);
-    const one = await platform.api.get('/api/v2/admin/ticket-departments', { token: root, query: { page: 2, page_size: 1 } });
-    expect(one.body.data).toEqual({ list: [all.body.data.list[1]], total: all.body.data.total, page: 2, page_size: 1 });
-  });
-
-  it('refuses a duplicate name, an invalid e-mail, and deleting a department with tickets', async () => {
-    expectError(await platform.api.post('/api/v2/admin/ticket-departments', { token: root, body: { name: '技术支持' } }), 42200, 422);
-    expectError(await platform.api.post('/api/v2/admin/ticket-departments', { token: root, body: { name: '财务', notify_email: 'nope' } }), 42200, 422);
-    await createTicket(alice);
-    expectError(await platform.api.del(`/api/v2/admin/ticket-departments/${departmentId}`, { token: root }), 40901, 409);
-    expectError(await platform.api.put('/api/v2/admin/ticket-departments/999999', { token: root, body: { name: 'x' } }), 40400, 404);
-  });
-
-  it('updates and deletes an unused department', async () => {
-    const made = await platform.api.post('/api/v2/admin/ticket-departments', { token: root, body: { name: '临时部门' } });
-    const id = made.body.data.id;
-    const updated = await platform.api.put(`/api/v2/admin/ticket-departments/${id}`, { token: root, body: { description: '说明', notify_email: null } });
-    expect(updated.body.data).toMatchObject({ name: '临时部门', description: '说明', notify_email: null });
-    expect((await platform.api.del(`/api/v2/admin/ticket-departments/${id}`, { token: root })).body.code).toBe(0);
   });
 });
 
@@ -195,45 +148,6 @@ describe('client tickets', () => {
     expectError(await platform.api.post(`/api/v2/client/tickets/${id}/reply`, { token: carol.token, body: { body: '再补充' } }), 42900, 429);
     // Another user is not affected.
     expect((await platform.api.post(`/api/v2/client/tickets/${await createTicket(bob)}/reply`, { token: bob.token, body: { body: '你好' } })).body.code).toBe(0);
-  });
-});
-
-describe('admin tickets and the status flow', () => {
-  it('replies publicly (answered) and internally (hidden from the client); the customer reply moves it to customer_reply', async () => {
-    const id = await createTicket(alice);
-    const note = await platform.api.post(`/api/v2/admin/tickets/${id}/reply`, { token: root, body: { body: '内部：查一下宿主机', internal: true } });
-    expect(note.body.data.status).toBe('open');
-    const reply = await platform.api.post(`/api/v2/admin/tickets/${id}/reply`, { token: root, body: { body: '您好，已为您重启。' } });
-    expect(reply.body.data.status).toBe('answered');
-    expect(reply.body.data.replies.map((r: { is_internal: boolean }) => r.is_internal)).toEqual([false, true, false]);
-
-    const seen = await platform.api.get(`/api/v2/client/tickets/${id}`, { token: alice.token });
-    expect(seen.body.data.replies).toHaveLength(2);
-    expect(seen.raw).not.toContain('查一下宿主机');
-
-    const answer = await platform.api.post(`/api/v2/client/tickets/${id}/reply`, { token: alice.token, body: { body: '好了，谢谢' } });
-    expect(answer.body.data.status).toBe('customer_reply');
-  });
-
-  it('assigns, changes status (close and reopen), and filters the list', async () => {
-    const id = await createTicket(alice, { subject: '需要分配的工单', priority: 'urgent' });
-    expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/assign`, { token: root, body: { admin_id: 999_999 } }), 42200, 422);
-    const assigned = await platform.api.post(`/api/v2/admin/tickets/${id}/assign`, { token: root, body: { admin_id: 1 } });
-    expect(assigned.body.data.assignee).toMatchObject({ id: 1 });
-    const closed = await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'closed' } });
-    expect(closed.body.data).toMatchObject({ status: 'closed', closed_by: 'staff' });
-    expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/reply`, { token: root, body: { body: '回复' } }), 40955, 409);
-    const reopened = await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'open' } });
-    expect(reopened.body.data).toMatchObject({ status: 'open', closed_by: null, closed_at: null });
-
-    const filtered = await platform.api.get('/api/v2/admin/tickets', { token: root, query: { priority: 'urgent', assignee_id: 1, keyword: '分配', sort: '-id' } });
-    expect(filtered.body.data.list.map((t: { id: number }) => t.id)).toEqual([id]);
-    const byUser = await platform.api.get(`/api/v2/admin/users/${alice.id}/tickets`, { token: root, query: { status: 'open' } });
-    expect(byUser.body.data.list.every((t: { user: { id: number } }) => t.user.id === alice.id)).toBe(true);
-    expectError(await platform.api.get('/api/v2/admin/users/999999/tickets', { token: root }), 40400, 404);
-    expectError(await platform.api.get('/api/v2/admin/tickets', { token: root, query: { sort: 'subject' } }), 42200, 422);
-    expectError(await platform.api.get('/api/v2/admin/tickets/999999', { token: root }), 40400, 404);
-    expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'deleted' } }), 42200, 422);
   });
 });
 
