@@ -43,7 +43,7 @@ describe('migration 0026 (service_upstream_orders → service_orders)', () => {
       );
       const before = await namedLike('service_upstream_orders');
       expect(before).toContain('service_upstream_orders_one_open');
-      await migrator.up();
+      await migrator.up({ to: '0026-service-orders-name' });
       expect(await namedLike('service_upstream_orders')).toEqual([]);
       const after = await namedLike('service_orders');
       expect(after).toEqual(before.map((n) => n.replace('service_upstream_orders', 'service_orders')).sort());
