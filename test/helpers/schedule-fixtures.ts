@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { installPlugin } from '../../domain/plugins/plugin-install.js';
 import { disablePlugin, enablePlugin, updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
 import type { DomainDeps } from '../../domain/deps.js';
+import { isTaskDue } from '../../domain/tasks/due.js';
+import { BUILTIN_TASKS } from '../../domain/tasks/registry.js';
+import type { Cadence } from '../../domain/tasks/types.js';
 import { createPluginsRoot, fixtureManifest } from './plugin-fixtures.js';
 import { registerKnownSecret } from './known-secrets.js';
 
@@ -189,4 +192,12 @@ export function createProbePlugins() {
     },
     cleanup: fixtures.cleanup,
   };
+}
+
+/**
+ * How many built-in tasks a run of `cadence` starts in the slot at `slotAt`, read from the task
+ * registry (`BUILTIN_TASKS`): a new built-in task changes what a run starts without a test to edit.
+ */
+export function builtinTasksDue(cadence: Cadence, slotAt: string | Date): number {
+  return BUILTIN_TASKS.filter((task) => isTaskDue(task.triggers, cadence, new Date(slotAt))).length;
 }
