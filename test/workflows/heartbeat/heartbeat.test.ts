@@ -43,9 +43,9 @@ describe('heartbeat schedule', () => {
     expect(res.body.code).toBe(0);
     const run = await eventually(async () => (await finishedRuns()).find((r) => r.status !== 'running'));
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'schedule', error: null });
-    // The built-in tasks due in the run's slot (the registry's).
-    expect(run.slot_at).not.toBeNull();
-    expect(run.summary).toEqual({ ended_sessions_purged: 0, expired_runs_failed: 0, tasks_started: builtinTasksDue('heartbeat', run.slot_at!), tasks_skipped: 0, hook_failures: 0 });
+    // The built-in tasks due in the slot of the scheduled time (the registry's).
+    expect(run.scheduled_at).not.toBeNull();
+    expect(run.summary).toEqual({ ended_sessions_purged: 0, expired_runs_failed: 0, tasks_started: builtinTasksDue('heartbeat', run.scheduled_at!), tasks_skipped: 0, hook_failures: 0 });
     expect(run.workflow_id.startsWith(`schedule:${heartbeatId}`)).toBe(true);
     expect(run.scheduled_at).not.toBeNull();
     const handle = platform.temporal.workflow.getHandle(run.workflow_id);
