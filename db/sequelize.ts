@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import { queryConfig, WRITE_TEXT, type Statement } from './statement.js';
 import { defineModels, type Models } from './models/index.js';
 import { retryOnConflict } from './pg-errors.js';
+import { closeCommitHooks, openCommitHooks } from './commit-hooks.js';
 
 export type Database = {
   sequelize: Sequelize;
@@ -58,7 +59,8 @@ export function createDatabase(options: DatabaseOptions): Database {
  * Every managed transaction (`sequelize.transaction(async (t) => ...)`, not nested in another)
  * inserts the current request's pending admin audit row after its work and before its COMMIT
  * (`writePendingAudit`, lib/request-context.ts): an admin change commits with its audit row or
- * not at all. Wrapped once here, where the database is made, so no caller can forget it.
+ * not at all; after COMMIT it runs what was given to `onCommit` (`db/commit-hooks.ts`). Wrapped
+ * once here, where the database is made, so no caller can forget it.
  * Unmanaged transactions (`await sequelize.transaction()`) are not used in this code base.
  */
 function auditManagedTransactions(sequelize: Sequelize): void {
@@ -69,21 +71,27 @@ function auditManagedTransactions(sequelize: Sequelize): void {
     if (typeof work !== 'function' || options?.transaction) return original(first, second);
     const once = (): Promise<unknown> => {
       let settle: ((committed: boolean) => void) | null = null;
+      let opened: Transaction | null = null;
       const audited = async (t: Transaction) => {
+        opened = t;
+        openCommitHooks(t);
         const result = await work(t);
         settle = await writePendingAudit((sql, bind) => sequelize.query(sql, { bind, transaction: t }));
         return result;
       };
       const leave = enterTransaction();
+      const close = (committed: boolean) => {
+        leave?.(committed);
+        settle?.(committed);
+        if (opened) closeCommitHooks(opened, committed);
+      };
       return (options ? original(options, audited) : original(audited)).then(
         (result) => {
-          leave?.(true);
-          settle?.(true);
+          close(true);
           return result;
         },
         (err: unknown) => {
-          leave?.(false);
-          settle?.(false);
+          close(false);
           throw err;
         },
       );

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Transaction } from 'sequelize';
 import { enterTransaction, noteCreatedRow, pendingAuditOpen, writePendingAudit } from '../lib/request-context.js';
+import { closeCommitHooks, openCommitHooks } from './commit-hooks.js';
 import { retryOnConflict } from './pg-errors.js';
 import type { Database } from './sequelize.js';
 import { queryConfig, statement, WRITE_TEXT, type Statement } from './statement.js';
@@ -109,7 +110,8 @@ export async function sqlOne<T extends object>(deps: SqlDeps, sql: string | Stat
 /**
  * Runs `work` in a transaction on a pooled connection of its own (READ COMMITTED; the row
  * locks give the ordering): BEGIN, work, COMMIT, or ROLLBACK on any error. Before COMMIT, the
- * current request's pending admin audit row, if any, is inserted in the same transaction. A connection whose
+ * current request's pending admin audit row, if any, is inserted in the same transaction; after
+ * COMMIT, what was given to `onCommit(tx, …)` (`db/commit-hooks.ts`) runs. A connection whose
  * ROLLBACK fails is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -123,9 +125,11 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
   let committed = false;
   let audited: ((committed: boolean) => void) | null = null;
   const leave = enterTransaction();
+  const tx: Tx = { connection: client };
+  openCommitHooks(tx);
   try {
     await client.query('BEGIN');
-    const result = await work({ connection: client });
+    const result = await work(tx);
     // An admin write's audit row commits with the change (lib/request-context.ts).
     audited = await writePendingAudit((sql, bind) => client.query(sql, bind));
     await client.query('COMMIT');
@@ -142,6 +146,7 @@ async function transactionOnce<T>(deps: SqlDeps, work: (tx: Tx) => Promise<T>): 
     throw err;
   } finally {
     leave?.(committed);
+    closeCommitHooks(tx, committed);
     if (healthy) pool.releaseConnection(client);
     else await pool.destroyConnection(client);
   }

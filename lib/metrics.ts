@@ -31,6 +31,11 @@ export const cacheLookups = new Counter({
   registers: [metricsRegistry],
 });
 
+/*
+ * The three counters of what the money and provisioning paths did are incremented once the
+ * transaction that did it commits (`onCommit`, db/commit-hooks.ts), never inside it: rows they
+ * could be read from at scrape time are millions (docs/operations.md "Metrics").
+ */
 export const paymentsSettled = new Counter({
   name: 'payments_settled_total',
   help: 'Payments settled (an invoice paid), by method',

@@ -1,3 +1,4 @@
+import { buildIndexConcurrently } from './concurrent-index.js';
 import type { Migration } from './types.js';
 
 /**
@@ -10,7 +11,7 @@ import type { Migration } from './types.js';
  *
  * Built CONCURRENTLY, one statement each (outside a transaction), so a running release keeps
  * writing while they build; IF NOT EXISTS, so a build interrupted half-way is taken up again (an
- * invalid index left by such an interruption is dropped and built again first).
+ * invalid index left by such an interruption is dropped and built again first): `buildIndexConcurrently`.
  */
 const INDEXES: Array<[name: string, definition: string]> = [
   ['invoices_type_idx', 'invoices (type, id DESC)'],
@@ -50,13 +51,7 @@ export const migration0033ListIndexes: Migration = {
   name: '0033-list-indexes',
   async up({ context: sequelize }) {
     await sequelize.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    for (const [name, definition] of INDEXES) {
-      const [rows] = await sequelize.query(
-        `SELECT i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = '${name}'`,
-      );
-      if ((rows as Array<{ valid: boolean }>)[0]?.valid === false) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
-      await sequelize.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${definition}`);
-    }
+    for (const [name, definition] of INDEXES) await buildIndexConcurrently(sequelize, name, definition);
   },
   async down({ context: sequelize }) {
     for (const [name] of INDEXES) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);

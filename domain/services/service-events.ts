@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { ServiceEventStatus } from '../../db/models/service.js';
-import { sqlRows, statement } from '../../db/sql.js';
+import { onCommit } from '../../db/commit-hooks.js';
+import { sqlRows, statement, type Tx } from '../../db/sql.js';
 import { label, provisionings } from '../../lib/metrics.js';
 import type { DomainDeps } from '../deps.js';
 
@@ -21,16 +22,18 @@ const INSERT_EVENT = statement(
 );
 
 /**
- * Counts a provisioning step that finished (`provisionings_total`), when its row is written; a
- * transaction rolled back afterwards (rare) counts once too many.
+ * Counts a provisioning step that finished (`provisionings_total`) once the transaction that
+ * wrote its row commits (`tx`; none: the row's statement has committed already). Call it after
+ * that statement. Not a count of `service_events` rows at scrape time: the table grows by
+ * several rows a provisioning, without bound (docs/operations.md "Metrics").
  */
-export function countServiceEvent(event: Pick<ServiceEventInput, 'kind' | 'stage' | 'status'>): void {
-  if (event.kind === 'provision' && event.status !== 'started') provisionings.inc({ stage: label(event.stage), outcome: label(event.status) });
+export function countServiceEvent(event: Pick<ServiceEventInput, 'kind' | 'stage' | 'status'>, tx: Tx | undefined): void {
+  if (event.kind !== 'provision' || event.status === 'started') return;
+  onCommit(tx, () => provisionings.inc({ stage: label(event.stage), outcome: label(event.status) }));
 }
 
 /** One row of a service's history (provisioning steps, service orders, admin decisions, console actions). */
 export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventInput, transaction?: Transaction): Promise<void> {
-  countServiceEvent(event);
   await sqlRows(
     deps,
     INSERT_EVENT,
@@ -47,4 +50,5 @@ export async function recordServiceEvent(deps: DomainDeps, event: ServiceEventIn
     ],
     transaction,
   );
+  countServiceEvent(event, transaction);
 }

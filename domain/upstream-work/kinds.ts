@@ -6,10 +6,10 @@ import { INVOICE_KINDS } from '../billing/invoice-kinds.js';
 import { decideUpdate, PROVISION_STAGE_QUEUED, PROVISION_WORKFLOW_TYPE, type ProvisionInput, provisionWorkflowId } from '../../workflows/provisioning/contract.js';
 import { RENEW_WORKFLOW_TYPE, renewWorkflowId } from '../../workflows/renewal/contract.js';
 import { SearchAttr } from '../../workflows/search-attributes.js';
-import { decideServiceOrderUpdate, type ServiceOrderInput } from '../../workflows/service-order/contract.js';
+import { decideServiceOrderUpdate, SERVICE_ORDER_FINISH, type ServiceOrderInput } from '../../workflows/service-order/contract.js';
 import { TRAFFIC_WORKFLOW_TYPE, trafficWorkflowId } from '../../workflows/traffic-package/contract.js';
 import { UPGRADE_WORKFLOW_TYPE, upgradeWorkflowId } from '../../workflows/upgrade/contract.js';
-import type { UpstreamDecision, UpstreamState } from '../../workflows/upstream/contract.js';
+import { type UpstreamDecision, type UpstreamState, upstreamStages } from '../../workflows/upstream/contract.js';
 import { type IntentKind, intentKeys } from '../outbox/intents.js';
 import { RENEW } from './renew/renew.js';
 import type { ServiceOrderKindParts } from './service-order/order-kind.js';
@@ -93,11 +93,9 @@ export type UpstreamWorkKindSpec = {
 /** A service order's kind: the kernel's spec and what its own folder adds (its order's columns, its upstream request). */
 export type ServiceOrderKindSpec = UpstreamWorkKindSpec & { order: ServiceOrderKindParts };
 
-const ORDER_STAGE_MESSAGES: Record<string, string> = {
+/** The history messages of the stages every service order has; each kind adds its buying stage's (`order.stage`). */
+const SHARED_ORDER_STAGE_MESSAGES: Readonly<Record<string, string>> = {
   prepare: '准备处理',
-  upstream_renew: '向上游申请续费账单',
-  upstream_buy: '向上游申请流量包账单',
-  upstream_upgrade: '向上游申请配置变更账单',
   awaiting_upstream_funds: '上游余额不足，等待充值后自动继续',
   upstream_pay: '支付上游账单',
   complete: '完成本地处理',
@@ -139,7 +137,8 @@ function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], 
 
 /**
  * Every kind of upstream work. A new kind is a row here, its folder beside `./provision/`
- * (what only it does) and its workflow (`workflows/<kind>/`).
+ * (what only it does, with a service order's buying stage and its message) and its workflow
+ * (`workflows/<kind>/`); the few lines outside those are listed in docs/CONVENTIONS.md "Upstream work".
  */
 export const UPSTREAM_WORK_KINDS: { provision: UpstreamWorkKindSpec } & Record<ServiceOrderKind, ServiceOrderKindSpec> = {
   provision: {
@@ -168,6 +167,18 @@ export const UPSTREAM_WORK_KINDS: { provision: UpstreamWorkKindSpec } & Record<S
 };
 
 const KIND_NAMES = Object.keys(UPSTREAM_WORK_KINDS) as UpstreamWorkKind[];
+
+/** Each service-order kind's buying stage, in the order of the table. */
+const ORDER_BUYING_STAGES = SERVICE_ORDER_KINDS.map((k) => UPSTREAM_WORK_KINDS[k].order.stage);
+
+/**
+ * Every stage of a service order (the admin list's `stage` filter): the shared ones around the
+ * buying stages the kinds declare.
+ */
+export const SERVICE_ORDER_STAGES = upstreamStages(
+  ORDER_BUYING_STAGES.map((s) => s.name),
+  SERVICE_ORDER_FINISH,
+);
 
 /** SQL of `service_events.kind` from a row's kind (`kindSql`), from the table above. */
 function eventKindSql(kindSql: string): string {
@@ -217,7 +228,7 @@ export const WORK_HOMES = {
       workflowId: (payload) => String(payload['workflow_id']),
     },
     update: decideServiceOrderUpdate as UpdateDefinition<UpstreamState<string>, [UpstreamDecision]>,
-    stageMessages: ORDER_STAGE_MESSAGES,
+    stageMessages: { ...SHARED_ORDER_STAGE_MESSAGES, ...Object.fromEntries(ORDER_BUYING_STAGES.map((s) => [s.name, s.message])) } as Readonly<Record<string, string>>,
   },
 } as const satisfies Record<string, WorkHome>;
 

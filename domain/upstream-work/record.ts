@@ -95,7 +95,7 @@ export async function markWorkFailed(deps: DomainDeps, work: UpstreamWorkRef, in
     failure.code,
     input.workflowId,
   ]);
-  if (rows.length > 0) countServiceEvent({ kind: countedKind(work), stage: failure.stage, status: 'failed' });
+  if (rows.length > 0) countServiceEvent({ kind: countedKind(work), stage: failure.stage, status: 'failed' }, undefined);
 }
 
 type WorkEvent = { stage: string | null; status: ServiceEventStatus; message: string; detail?: Record<string, unknown>; operator?: Actor | null };
@@ -134,7 +134,7 @@ export async function recordWorkAttempt(deps: DomainDeps, work: UpstreamWorkRef,
 export async function recordAdminRetry(deps: DomainDeps, work: UpstreamWorkRef, input: { retriedBy: Actor; workflowId: string }, tx?: Tx): Promise<void> {
   const event = { stage: 'retry', status: 'info' as const, message: `管理员 ${input.retriedBy.name} 重试`, operator: input.retriedBy };
   await recordWorkEvent(deps, work, input.workflowId, event, tx);
-  countServiceEvent({ kind: countedKind(work), stage: event.stage, status: event.status });
+  countServiceEvent({ kind: countedKind(work), stage: event.stage, status: event.status }, tx);
 }
 
 /**
@@ -144,6 +144,6 @@ export async function recordAdminRetry(deps: DomainDeps, work: UpstreamWorkRef, 
 export function workJournal(deps: DomainDeps, work: UpstreamWorkRef, workflowId: string, stage: string | null = null): StepJournal {
   return async (entry: JournalEntry) => {
     await recordWorkEvent(deps, work, workflowId, { stage, ...entry });
-    countServiceEvent({ kind: countedKind(work), stage: stage ?? '', status: entry.status });
+    countServiceEvent({ kind: countedKind(work), stage: stage ?? '', status: entry.status }, undefined);
   };
 }

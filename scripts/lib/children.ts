@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
 
 export type Child = { name: string; process: ChildProcess; exited: Promise<number | null> };
 
@@ -14,6 +14,23 @@ export function startNodeChild(name: string, entry: string, env: NodeJS.ProcessE
   return { name, process: child, exited };
 }
 
+/**
+ * Starts a binary with its output kept instead of shown: `tail()` answers its last 4,000
+ * characters, for the error of a start that failed (the Temporal server, the Temporal UI).
+ */
+export function startQuietChild(name: string, command: string, args: string[], options: Omit<SpawnOptions, 'stdio'> = {}): Child & { tail(): string } {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { name, process: child, exited, tail: () => tail };
+}
+
+/** SIGTERM, then SIGKILL after `timeoutMs`; resolves once the child has exited. */
 export async function stopChild(child: Child, timeoutMs = 10_000): Promise<void> {
   if (child.process.exitCode !== null || child.process.signalCode !== null) return;
   child.process.kill('SIGTERM');

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startQuietChild, stopChild } from './children.js';
 import { executable, goEnv, goInstall, userCacheDir } from './go-build.js';
 import { connectWhenReady } from './temporal-server.js';
 
@@ -106,31 +107,18 @@ export async function startTemporalServer(options: {
   env: Record<string, string>;
   log: (m: string) => void;
 }): Promise<RunningTemporalServer> {
-  const child = spawn(options.build.server, ['--root', REPO_ROOT, '--config', 'ops/temporal', '--env', 'production', '--allow-no-auth', 'start'], {
+  const child = startQuietChild('temporal-server', options.build.server, ['--root', REPO_ROOT, '--config', 'ops/temporal', '--env', 'production', '--allow-no-auth', 'start'], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'error', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
   const address = `127.0.0.1:${options.env.FRONTEND_GRPC_PORT}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => stopChild(child, 20_000);
   try {
-    const connection = await connectWhenReady(address, child, 180_000);
+    const connection = await connectWhenReady(address, child.process, 180_000);
     await connection.close();
   } catch (err) {
     await stop();
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${tail}`);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${child.tail()}`);
   }
-  return { address, process: child, stop };
+  return { address, process: child.process, stop };
 }

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { executable, goBuildOwnModule, userCacheDir } from './go-build.js';
+import { startQuietChild, stopChild } from './children.js';
 import { TemporalBuildError } from './temporal-cluster.js';
 
 /**
@@ -52,32 +53,26 @@ async function answers(url: string): Promise<boolean> {
  * on the loopback, so its CSRF cookie is sent without TLS (as the dev server's UI does).
  */
 export async function startTemporalUi(options: { binary: string; address: string; port: number; namespace: string; timeoutMs?: number }): Promise<RunningTemporalUi> {
-  const child = spawn(
-    options.binary,
-    ['-address', options.address, '-host', '127.0.0.1', '-port', String(options.port), '-namespace', options.namespace, '-insecure-cookie'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const child = startQuietChild('temporal-ui', options.binary, [
+    '-address',
+    options.address,
+    '-host',
+    '127.0.0.1',
+    '-port',
+    String(options.port),
+    '-namespace',
+    options.namespace,
+    '-insecure-cookie',
+  ]);
+  const stop = () => stopChild(child, 10_000);
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (!(await answers(url))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
+    if (child.process.exitCode !== null || Date.now() > deadline) {
       await stop();
-      throw new Error(`Temporal UI did not start on ${url}: ${tail.trim()}`);
+      throw new Error(`Temporal UI did not start on ${url}: ${child.tail().trim()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { url, process: child, stop };
+  return { url, process: child.process, stop };
 }

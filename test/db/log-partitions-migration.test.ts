@@ -1,31 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { createMigrator } from '../../db/migrate.js';
-import { createDatabase, type Database } from '../../db/sequelize.js';
-import { ensureDatabase, quoteIdent, withDatabase, withPgClient } from '../../scripts/lib/postgres.js';
+import { migrationDatabase } from '../helpers/migration-database.js';
 
-const adminUrl = inject('adminDatabaseUrl');
-const database = `m_${randomBytes(4).toString('hex')}`;
-let db: Database;
+const target = migrationDatabase();
 
-beforeAll(async () => {
-  await ensureDatabase(adminUrl, database);
-  db = createDatabase({ url: withDatabase(adminUrl, database), poolMax: 2 });
-});
-afterAll(async () => {
-  await db?.close();
-  await withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)}`)).catch(() => {});
-});
-
-const select = <T extends object>(sql: string, bind: unknown[] = []) => db.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
+const select = <T extends object>(sql: string, bind: unknown[] = []) => target.db.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT });
 
 describe('migration 0034 (log partitions)', () => {
   it('moves the request and plugin runtime logs into month partitions with their rows, ids and sequence', async () => {
-    const migrator = createMigrator(db.sequelize);
+    const migrator = createMigrator(target.db.sequelize);
     await migrator.up({ to: '0032-admin-alerts' });
-    await db.sequelize.query(`
+    await target.db.sequelize.query(`
       INSERT INTO plugins (domain, slug, key, name, version, manifest) VALUES ('addons', 'p', 'p', 'p', '1.0.0', '{}');
       INSERT INTO api_request_logs (method, route, status, duration_ms, request_id, created_at) VALUES
         ('GET', '/two-years-ago', 200, 1, 'r1', now() - interval '730 days'),
@@ -49,12 +35,12 @@ describe('migration 0034 (log partitions)', () => {
 
     expect((await select<{ action: string }>('SELECT action FROM plugin_runtime_logs ORDER BY id')).map((r) => r.action)).toEqual(['old', 'new']);
     // The foreign key stayed: an uninstalled plugin's rows keep their slug and lose the id.
-    await db.sequelize.query(`DELETE FROM plugins WHERE slug = 'p'`);
+    await target.db.sequelize.query(`DELETE FROM plugins WHERE slug = 'p'`);
     expect(await select('SELECT plugin_id, plugin_slug FROM plugin_runtime_logs')).toEqual([
       { plugin_id: null, plugin_slug: 'p' },
       { plugin_id: null, plugin_slug: 'p' },
     ]);
-    await expect(db.sequelize.query(`INSERT INTO plugin_runtime_logs (domain, plugin_id, plugin_slug, actor_type, action, status, duration_ms) VALUES ('addons', 999999, 'x', 'system', 'a', 'success', 1)`)).rejects.toThrow(/foreign key/);
-    await expect(db.sequelize.query(`INSERT INTO plugin_runtime_logs (domain, plugin_slug, actor_type, action, status, duration_ms) VALUES ('addons', 'x', 'robot', 'a', 'success', 1)`)).rejects.toThrow(/check constraint/);
+    await expect(target.db.sequelize.query(`INSERT INTO plugin_runtime_logs (domain, plugin_id, plugin_slug, actor_type, action, status, duration_ms) VALUES ('addons', 999999, 'x', 'system', 'a', 'success', 1)`)).rejects.toThrow(/foreign key/);
+    await expect(target.db.sequelize.query(`INSERT INTO plugin_runtime_logs (domain, plugin_slug, actor_type, action, status, duration_ms) VALUES ('addons', 'x', 'robot', 'a', 'success', 1)`)).rejects.toThrow(/check constraint/);
   });
 });

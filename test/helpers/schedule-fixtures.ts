@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import { installPlugin } from '../../domain/plugins/plugin-install.js';
 import { disablePlugin, enablePlugin, updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
 import type { DomainDeps } from '../../domain/deps.js';
+import { isTaskDue } from '../../domain/tasks/due.js';
+import { BUILTIN_TASKS } from '../../domain/tasks/registry.js';
+import type { Cadence } from '../../domain/tasks/types.js';
+import { HEARTBEAT_SLOT_MS } from '../../workflows/cadence/contract.js';
 import { createPluginsRoot, fixtureManifest } from './plugin-fixtures.js';
 import { registerKnownSecret } from './known-secrets.js';
 
@@ -189,4 +193,15 @@ export function createProbePlugins() {
     },
     cleanup: fixtures.cleanup,
   };
+}
+
+/**
+ * How many built-in tasks a run of `cadence` starts in the slot at `slotAt` (for the heartbeat,
+ * any time inside its 15-minute slot), read from the task registry (`BUILTIN_TASKS`): a new
+ * built-in task changes what a run starts without a test to edit.
+ */
+export function builtinTasksDue(cadence: Cadence, slotAt: string | Date): number {
+  const at = new Date(slotAt).getTime();
+  const slot = new Date(cadence === 'heartbeat' ? Math.floor(at / HEARTBEAT_SLOT_MS) * HEARTBEAT_SLOT_MS : at);
+  return BUILTIN_TASKS.filter((task) => isTaskDue(task.triggers, cadence, slot)).length;
 }

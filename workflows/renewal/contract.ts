@@ -1,3 +1,4 @@
+import type { OrderBuyingStage } from '../service-order/contract.js';
 /**
  * Renewal of one service after its `renew` invoice is paid (`renew:<invoice_no>`): the upstream
  * renews once (`upstream.host_renew`, then `upstream.invoice_pay` of that bill), then the local
@@ -5,6 +6,9 @@
  * Shared shape, update and query: `../service-order/contract.ts`.
  */
 export const RENEW_WORKFLOW_TYPE = 'renewServiceWorkflow';
+
+/** Its buying stage: the committing request for the renewal's upstream bill (in recorded histories: never renamed). */
+export const RENEW_STAGE = 'upstream_renew' satisfies OrderBuyingStage;
 
 export function renewWorkflowId(invoiceNo: string): string {
   return `renew:${invoiceNo}`;

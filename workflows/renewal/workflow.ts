@@ -1,5 +1,6 @@
 import type { ServiceOrderInput, ServiceOrderResult } from '../service-order/contract.js';
 import { runServiceOrder } from '../service-order/run-service-order.js';
+import { RENEW_STAGE } from './contract.js';
 
 /**
  * `renew:<invoice_no>`: renews the service upstream exactly once (`upstream.host_renew`, the
@@ -7,5 +8,5 @@ import { runServiceOrder } from '../service-order/run-service-order.js';
  * the local due date by the period. Without an upstream binding it only extends locally.
  */
 export async function renewServiceWorkflow(input: ServiceOrderInput): Promise<ServiceOrderResult> {
-  return runServiceOrder('upstream_renew', input);
+  return runServiceOrder(RENEW_STAGE, input);
 }

@@ -9,8 +9,20 @@ import { type UpstreamDecision, type UpstreamFailure, type UpstreamState, upstre
  * `awaiting_admin` until an admin retries or cancels (refund to balance) through
  * `service-order.decide`.
  */
-export const SERVICE_ORDER_STAGES = upstreamStages(['upstream_renew', 'upstream_buy', 'upstream_upgrade'], ['complete']);
-export type ServiceOrderStage = (typeof SERVICE_ORDER_STAGES)[number];
+/**
+ * The buying stage of one kind of service order (its committing request: `upstream_renew`, …),
+ * declared by that kind's own contract (`workflows/<kind>/contract.ts`). The list of every
+ * service order's stages is made from what the kinds declare (`SERVICE_ORDER_STAGES`,
+ * domain/upstream-work/kinds.ts), not written here.
+ */
+export type OrderBuyingStage = `upstream_${string}`;
+
+/** What every service order does after the upstream payment: its local part (due date, package, configuration). */
+export const SERVICE_ORDER_FINISH = ['complete'] as const;
+
+/** The stages every service order has, around its kind's buying stage. */
+export const SERVICE_ORDER_SHARED_STAGES = upstreamStages([], SERVICE_ORDER_FINISH);
+export type ServiceOrderStage = (typeof SERVICE_ORDER_SHARED_STAGES)[number] | OrderBuyingStage;
 
 export type ServiceOrderInput = { invoiceId: number; invoiceNo: string };
 

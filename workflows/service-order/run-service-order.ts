@@ -4,6 +4,7 @@ import { upstreamActivities } from '../upstream/activities.js';
 import { supplierAttributes, upstreamWork } from '../upstream/upstream-work.js';
 import {
   decideServiceOrderUpdate,
+  type OrderBuyingStage,
   type PreparedServiceOrder,
   type ServiceOrderInput,
   type ServiceOrderResult,
@@ -14,13 +15,13 @@ import {
 
 /**
  * The body of the renewal, traffic-package and upgrade workflows. `orderStage` names the
- * committing request (`upstream_renew`, `upstream_buy` or `upstream_upgrade`; only the stage
- * string differs, so the command sequence of the older kinds is unchanged). Every stage is the `BusinessStage` search
+ * committing request (the kind's buying stage from its contract: `upstream_renew`, `upstream_buy`
+ * or `upstream_upgrade`; only the stage string differs, so the command sequence of the older kinds is unchanged). Every stage is the `BusinessStage` search
  * attribute and a service event; a failure parks the run in `awaiting_admin` (never a silent
  * stop) until `service-order.decide` says retry (same recorded upstream bill, so nothing is
  * bought twice) or cancel (the invoice refunded to the balance).
  */
-export async function runServiceOrder(orderStage: 'upstream_renew' | 'upstream_buy' | 'upstream_upgrade', input: ServiceOrderInput): Promise<ServiceOrderResult> {
+export async function runServiceOrder(orderStage: OrderBuyingStage, input: ServiceOrderInput): Promise<ServiceOrderResult> {
   const { workflowId } = workflowInfo();
   const { invoiceId, invoiceNo } = input;
   const state: ServiceOrderState = { stage: 'prepare', runs: 0, failure: null };

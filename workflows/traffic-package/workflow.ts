@@ -1,5 +1,6 @@
 import type { ServiceOrderInput, ServiceOrderResult } from '../service-order/contract.js';
 import { runServiceOrder } from '../service-order/run-service-order.js';
+import { TRAFFIC_STAGE } from './contract.js';
 
 /**
  * `traffic:<invoice_no>`: buys the traffic package upstream exactly once
@@ -7,5 +8,5 @@ import { runServiceOrder } from '../service-order/run-service-order.js';
  * after any ambiguous answer) and records the result.
  */
 export async function trafficPackageWorkflow(input: ServiceOrderInput): Promise<ServiceOrderResult> {
-  return runServiceOrder('upstream_buy', input);
+  return runServiceOrder(TRAFFIC_STAGE, input);
 }

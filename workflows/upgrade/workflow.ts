@@ -1,5 +1,6 @@
 import type { ServiceOrderInput, ServiceOrderResult } from '../service-order/contract.js';
 import { runServiceOrder } from '../service-order/run-service-order.js';
+import { UPGRADE_STAGE } from './contract.js';
 
 /**
  * `upgrade:<invoice_no>`: changes the service's configuration upstream exactly once
@@ -7,5 +8,5 @@ import { runServiceOrder } from '../service-order/run-service-order.js';
  * ambiguous answer), then locally: configuration, locked price, and a downgrade's credit.
  */
 export async function upgradeServiceWorkflow(input: ServiceOrderInput): Promise<ServiceOrderResult> {
-  return runServiceOrder('upstream_upgrade', input);
+  return runServiceOrder(UPGRADE_STAGE, input);
 }

@@ -4,8 +4,7 @@ import { SERVICE_ORDER_KINDS, SERVICE_ORDER_STATUSES } from '../../../db/models/
 import { ErrorCode } from '../../../lib/errors.js';
 import { getServiceOrder, listServiceOrders } from '../../../domain/upstream-work/service-order/admin-service-orders.js';
 import { decideUpstreamWork } from '../../../domain/upstream-work/decide.js';
-import { serviceOrderWork } from '../../../domain/upstream-work/kinds.js';
-import { SERVICE_ORDER_STAGES } from '../../../workflows/service-order/contract.js';
+import { SERVICE_ORDER_STAGES, serviceOrderWork } from '../../../domain/upstream-work/kinds.js';
 import { ok, page, pageSchema } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
 import { serviceOrderDetailResource, serviceOrderDetailSchema, serviceOrderSummaryResource, serviceOrderSummarySchema } from '../../resources/service-orders.js';

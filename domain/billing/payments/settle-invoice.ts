@@ -8,6 +8,7 @@ import { INVOICE_COLUMNS, type InvoiceRecord, type PaymentChannel } from '../../
 import { insertRechargeRecord } from '../ledger/insert-recharge-record.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { namedStatement, sqlOne, type Tx } from '../../../db/sql.js';
+import { onCommit } from '../../../db/commit-hooks.js';
 import { FULFILMENT_KEY_PREFIX, fulfilmentIntentSql, OUTBOX_CHANNEL } from '../../outbox/intents.js';
 import { FULFILLED_TYPES } from '../../upstream-work/dispatch-fulfilment.js';
 import { label, paymentsSettled } from '../../../lib/metrics.js';
@@ -118,8 +119,9 @@ export async function settleInvoice(deps: DomainDeps, locked: InvoiceRecord, par
   );
   if (!row) throw new Error(`invoice ${locked.invoice_no} is not unpaid at settlement`);
   const { paid_order_id: orderId, ...invoice } = row;
-  // Counted at the guarded UPDATE; a transaction rolled back after it (rare) counts once too many.
-  paymentsSettled.inc({ method: label(parts.channel) });
+  // Counted once the settlement commits (docs/operations.md "Metrics": a count of paid invoices
+  // from rows would scan millions of them per scrape).
+  onCommit(transaction, () => paymentsSettled.inc({ method: label(parts.channel) }));
 
   let accountTransactionId: number | null = null;
   if (invoice.type === 'recharge' && parts.thirdParty.gt(0)) {

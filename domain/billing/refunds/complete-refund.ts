@@ -5,6 +5,7 @@ import { insertInvoice } from '../invoices/insert-invoice.js';
 import { lockInvoice } from '../invoices/lock-invoice.js';
 import { postAccountTransaction } from '../ledger/post-account-transaction.js';
 import { sqlOne, type Tx } from '../../../db/sql.js';
+import { onCommit } from '../../../db/commit-hooks.js';
 import { REFUND_COLUMNS, type RefundRecord } from '../../../db/models/billing.js';
 import { label, refundsRecorded } from '../../../lib/metrics.js';
 import { clawBackCommissions } from '../../marketing/commissions.js';
@@ -27,8 +28,6 @@ export async function completeRefund(deps: DomainDeps, refund: RefundRecord, aud
   const thirdParty = money(refund.third_party_part);
   const toBalance = refund.refund_method === 'balance' ? total : money(refund.balance_part);
   const throughGateway = total.minus(toBalance);
-  // Counted at completion; a transaction rolled back after it (rare) counts once too many.
-  refundsRecorded.inc({ destination: label(refund.refund_method), outcome: 'completed' });
 
   const { invoice: redEntry } = await insertInvoice(
     deps,
@@ -139,6 +138,8 @@ export async function completeRefund(deps: DomainDeps, refund: RefundRecord, aud
     transaction,
   );
   if (!done) throw new Error('refund not completed');
+  // Counted once the refund commits (docs/operations.md "Metrics").
+  onCommit(transaction, () => refundsRecorded.inc({ destination: label(refund.refund_method), outcome: 'completed' }));
   // The referrer's commission on this invoice shrinks with it (`clawback:<refund_no>`, UNIQUE).
   await clawBackCommissions(deps, invoice.id, transaction);
   return { refund: done, refundInvoiceId: redEntry.id, accountTransactionId, rechargeRecordId };

@@ -66,7 +66,7 @@ export async function bindUpstreamHost(deps: DomainDeps, serviceId: number, host
     throw await hostTakenError(deps, serviceId, hostId, err);
   }
   if (!row?.found) throw new Error(`service ${serviceId} has no upstream binding`);
-  if (row.bound) countServiceEvent({ kind: 'provision', stage: 'bind', status: 'succeeded' });
+  if (row.bound) countServiceEvent({ kind: 'provision', stage: 'bind', status: 'succeeded' }, undefined);
 }
 
 /** `next_due_at` of an activation at `now`, by billing period (`onetime`: none). */
@@ -158,7 +158,7 @@ export async function activateService(deps: DomainDeps, serviceId: number, host:
     return activated;
   });
   if (!row?.found) throw new Error(`service ${serviceId} not found`);
-  if (row.activated) countServiceEvent({ kind: 'provision', stage: 'activate', status: 'succeeded' });
+  if (row.activated) countServiceEvent({ kind: 'provision', stage: 'activate', status: 'succeeded' }, undefined);
 }
 
 export type { UpstreamPurchase };

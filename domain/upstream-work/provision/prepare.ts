@@ -203,7 +203,7 @@ export async function prepareProvisioning(deps: DomainDeps, serviceId: number, w
       ],
       tx,
     );
-    countServiceEvent({ kind: 'provision', stage: 'prepare', status: 'succeeded' });
+    countServiceEvent({ kind: 'provision', stage: 'prepare', status: 'succeeded' }, tx);
     return {
       kind: 'upstream',
       serviceId,

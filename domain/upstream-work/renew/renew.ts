@@ -1,6 +1,7 @@
 import { billingPeriodMonths, isBillingPeriod } from '../../catalogue/billing-periods.js';
 import { FulfilmentImpossibleError } from '../fulfilment-error.js';
 import { positiveInt, type ServiceOrderKindParts } from '../service-order/order-kind.js';
+import { RENEW_STAGE } from '../../../workflows/renewal/contract.js';
 
 /**
  * A renewal (`renew:<invoice_no>`): the order carries the invoice's billing period and months
@@ -17,4 +18,5 @@ export const RENEW: ServiceOrderKindParts = {
   },
   request: async (_deps, order, hostId) => ({ action: 'upstream.host_renew', payload: { host_id: hostId, billing_period: order.billing_period } }),
   billKind: 'renewal',
+  stage: { name: RENEW_STAGE, message: '向上游申请续费账单' },
 };

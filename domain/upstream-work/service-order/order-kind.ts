@@ -1,6 +1,7 @@
 import type { ServiceOrderRow } from '../../../db/models/service-order.js';
 import type { InvoiceRecord } from '../../../db/models/billing.js';
 import type { DomainDeps } from '../../deps.js';
+import type { OrderBuyingStage } from '../../../workflows/service-order/contract.js';
 
 /** The columns of a `service_orders` row only some kinds fill (null for the others). */
 export type OrderColumns = {
@@ -40,6 +41,11 @@ export type ServiceOrderKindParts = {
   request: (deps: DomainDeps, order: ServiceOrderRow, hostId: number) => Promise<{ action: string; payload: Record<string, unknown> }>;
   /** The upstream's kind of the order's bill in `check_order` answers. */
   billKind: string;
+  /**
+   * Its buying stage (the constant of its workflow contract) and the message of that stage's
+   * `started` history row; the stage list and the messages of every order are made from these.
+   */
+  stage: { name: OrderBuyingStage; message: string };
 };
 
 /** A positive integer of an invoice payload (a number or its digits), else null. */

@@ -1,5 +1,6 @@
 import { FulfilmentImpossibleError } from '../fulfilment-error.js';
 import { positiveInt, type ServiceOrderKindParts } from '../service-order/order-kind.js';
+import { TRAFFIC_STAGE } from '../../../workflows/traffic-package/contract.js';
 
 /**
  * A traffic package (`traffic:<invoice_no>`): the order carries the package the invoice names
@@ -14,4 +15,5 @@ export const TRAFFIC_PACKAGE: ServiceOrderKindParts = {
   },
   request: async (_deps, order, hostId) => ({ action: 'upstream.traffic_package_buy', payload: { host_id: hostId, package_id: order.package_id } }),
   billKind: 'traffic_package',
+  stage: { name: TRAFFIC_STAGE, message: '向上游申请流量包账单' },
 };

@@ -3,6 +3,7 @@ import { MONEY_PATTERN } from '../../../lib/money.js';
 import { upstreamUpgradeConfig } from '../../services/upgrades/upstream-config.js';
 import { FulfilmentImpossibleError } from '../fulfilment-error.js';
 import type { ServiceOrderKindParts } from '../service-order/order-kind.js';
+import { UPGRADE_STAGE } from '../../../workflows/upgrade/contract.js';
 
 /** An upgrade invoice's change: the target configuration, its price and a downgrade's credit (null: not an upgrade invoice one can fulfil). */
 function upgradeChange(invoice: InvoiceRecord): { config: Record<string, unknown>; price: string; credit: string } | null {
@@ -29,4 +30,5 @@ export const UPGRADE: ServiceOrderKindParts = {
   },
   request: async (deps, order, hostId) => ({ action: 'upstream.host_upgrade', payload: { host_id: hostId, config: await upstreamUpgradeConfig(deps, order) } }),
   billKind: 'upgrade',
+  stage: { name: UPGRADE_STAGE, message: '向上游申请配置变更账单' },
 };

@@ -5,10 +5,11 @@ import { FulfilmentImpossibleError } from '../../../domain/upstream-work/fulfilm
 import { SERVICE_ORDER_KINDS } from '../../../db/models/service-order.js';
 import { ErrorCode } from '../../../lib/errors.js';
 import { INTENT_KINDS } from '../../../domain/outbox/intents.js';
-import { homeOfIntent, homeSql, UPSTREAM_WORK_KINDS, WORK_HOMES } from '../../../domain/upstream-work/kinds.js';
+import { homeOfIntent, homeSql, SERVICE_ORDER_STAGES, UPSTREAM_WORK_KINDS, WORK_HOMES } from '../../../domain/upstream-work/kinds.js';
+import * as WORKFLOWS from '../../../workflows/index.js';
 import { PROVISION_STAGES, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { renewWorkflowId } from '../../../workflows/renewal/contract.js';
-import { SERVICE_ORDER_STAGES } from '../../../workflows/service-order/contract.js';
+import { SERVICE_ORDER_SHARED_STAGES } from '../../../workflows/service-order/contract.js';
 import { trafficWorkflowId } from '../../../workflows/traffic-package/contract.js';
 import { upgradeWorkflowId } from '../../../workflows/upgrade/contract.js';
 import { UPSTREAM_STAGES } from '../../../workflows/upstream/contract.js';
@@ -66,6 +67,28 @@ describe('the upstream-work kernel’s table of kinds', () => {
     // added once, before the payment, in every kind.
     expect(PROVISION_STAGES).toEqual(['queued', 'prepare', 'login', 'cart', 'checkout', 'awaiting_upstream_funds', 'upstream_pay', 'host_lookup', 'bind', 'activate', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
     expect(SERVICE_ORDER_STAGES).toEqual(['queued', 'prepare', 'upstream_renew', 'upstream_buy', 'upstream_upgrade', 'awaiting_upstream_funds', 'upstream_pay', 'complete', 'done', 'awaiting_admin', 'cancelling', 'cancelled']);
+  });
+
+  it('makes the service orders’ stages and their history messages from what each kind declares, once', () => {
+    const buying = SERVICE_ORDER_KINDS.map((k) => UPSTREAM_WORK_KINDS[k].order.stage);
+    // Each kind its own buying stage, none of them a stage every order has.
+    expect(new Set(buying.map((s) => s.name)).size).toBe(buying.length);
+    for (const stage of buying) {
+      expect(SERVICE_ORDER_SHARED_STAGES).not.toContain(stage.name);
+      expect(SERVICE_ORDER_STAGES).toContain(stage.name);
+      expect(stage.message).not.toBe('');
+      expect(WORK_HOMES.service_order.stageMessages[stage.name]).toBe(stage.message);
+    }
+    // Nothing else: the shared stages and the kinds' buying stages.
+    expect([...SERVICE_ORDER_STAGES].sort()).toEqual([...SERVICE_ORDER_SHARED_STAGES, ...buying.map((s) => s.name)].sort());
+    // Every stage an order enters on its own work has its message (the rest are set by decisions or the end).
+    for (const stage of SERVICE_ORDER_STAGES.filter((s) => !['queued', 'done', 'awaiting_admin', 'cancelled'].includes(s))) {
+      expect(WORK_HOMES.service_order.stageMessages[stage], stage).toBeTruthy();
+    }
+  });
+
+  it('has every kind’s workflow registered with the worker (exported from workflows/index.ts under its type)', () => {
+    for (const kind of Object.values(UPSTREAM_WORK_KINDS)) expect(Object.keys(WORKFLOWS)).toContain(kind.workflow.type);
   });
 
   it('starts each kind with the input and search attributes of before (the starts in recorded histories)', () => {
