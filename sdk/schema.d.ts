@@ -3193,7 +3193,7 @@ export interface paths {
         };
         /**
          * 经营提醒列表
-         * @description 每次变化一条（不是每次运行一条）：上游价格变化使毛利率低于下限或低于成本（price_drift）、上游工作因供应商余额不足而等待（funds_short，每个供应商每次不足一条）、余额不够未来续费（runway_short，每个供应商每天一条）、与上游对账的差异（reconciliation）。提醒与其记录在同一事务写入。筛选：kind、state；按编号倒序。
+         * @description 每次变化一条（不是每次运行一条）：上游价格变化使毛利率低于下限或低于成本（price_drift）、上游工作因供应商余额不足而等待（funds_short，每个供应商每次不足一条）、余额不够未来续费（runway_short，每个供应商每天一条）、与上游对账的差异（reconciliation）、数据库 WAL 归档失败（backup_archive）。提醒与其记录在同一事务写入。筛选：kind、state；按编号倒序。
          *
          *     需要管理员登录，权限 economics.view
          */
@@ -8591,7 +8591,7 @@ export interface components {
         AdminAlert: {
             id: number;
             /**
-             * @description price_drift、funds_short、runway_short、reconciliation
+             * @description price_drift、funds_short、runway_short、reconciliation、backup_archive
              * @enum {string}
              */
             kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";

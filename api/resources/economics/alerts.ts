@@ -6,7 +6,7 @@ import { dateTimeString } from '../../schemas.js';
 export const adminAlertSchema = z
   .object({
     id: z.number().int(),
-    kind: z.enum(ALERT_KINDS).openapi({ description: 'price_drift、funds_short、runway_short、reconciliation' }),
+    kind: z.enum(ALERT_KINDS).openapi({ description: ALERT_KINDS.join('、') }),
     kind_label: z.string(),
     severity: z.enum(['info', 'warning', 'critical']),
     title: z.string(),

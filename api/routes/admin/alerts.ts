@@ -10,7 +10,7 @@ const tags = ['管理端：经营'];
 const base = '/api/v2/admin/economics/alerts';
 
 const filters = {
-  kind: z.enum(ALERT_KINDS, { error: '类型只能是 price_drift、funds_short、runway_short 或 reconciliation' }).optional(),
+  kind: z.enum(ALERT_KINDS, { error: `类型只能是 ${ALERT_KINDS.join('、')}` }).optional(),
   state: z.enum(ALERT_STATES, { error: '状态只能是 open 或 acknowledged' }).optional(),
 };
 
@@ -20,7 +20,7 @@ const list = defineRoute({
   tags,
   summary: '经营提醒列表',
   description:
-    '每次变化一条（不是每次运行一条）：上游价格变化使毛利率低于下限或低于成本（price_drift）、上游工作因供应商余额不足而等待（funds_short，每个供应商每次不足一条）、余额不够未来续费（runway_short，每个供应商每天一条）、与上游对账的差异（reconciliation）。提醒与其记录在同一事务写入。筛选：kind、state；按编号倒序。',
+    '每次变化一条（不是每次运行一条）：上游价格变化使毛利率低于下限或低于成本（price_drift）、上游工作因供应商余额不足而等待（funds_short，每个供应商每次不足一条）、余额不够未来续费（runway_short，每个供应商每天一条）、与上游对账的差异（reconciliation）、数据库 WAL 归档失败（backup_archive）。提醒与其记录在同一事务写入。筛选：kind、state；按编号倒序。',
   access: { surface: 'admin', permission: 'economics.view' },
   request: { query: listQuery(filters) },
   data: pageSchema(adminAlertSchema),
