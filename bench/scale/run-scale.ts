@@ -68,7 +68,7 @@ async function runSize(options: {
     let sizes: ScaleSizes;
     let admin = ADMIN;
     if (bench) {
-      admin = await seedBenchData({ databaseUrl: url, temporalAddress: options.temporalAddress, secretKey: SECRET_KEY, users: 0, catalogueCopies: 10 });
+      admin = await seedBenchData({ databaseUrl: url, temporalAddress: options.temporalAddress, secretKey: SECRET_KEY, users: 1, catalogueCopies: 10 });
       await db.connect();
       const started = Date.now();
       sizes = await generateBusiness(db, { clients: options.clients, heavyInvoices: LIST_WINDOW, log });
