@@ -1,4 +1,4 @@
-import { inAdminWrite } from '../lib/request-context.js';
+import { currentRequestContext } from '../lib/request-context.js';
 
 /**
  * The PostgreSQL error under an error thrown by pg or by Sequelize (which wraps it as `parent`
@@ -27,18 +27,20 @@ export function isTransactionConflict(err: unknown): boolean {
   return pg !== null && CONFLICT_CODES.includes(pg.code);
 }
 
-/** How often an admin write's transaction is run again after a deadlock or serialization failure. */
+/** How often a request's transaction is run again after a deadlock or serialization failure. */
 const TRANSACTION_CONFLICT_ATTEMPTS = 5;
 
 /**
- * Runs a whole transaction (`once`) and, during an admin write, runs it again on a deadlock or
- * serialization failure, up to `TRANSACTION_CONFLICT_ATTEMPTS` times: an admin write never answers
- * 500 for a deadlock (e.g. on the audit chain's head). Elsewhere it runs once; the caller's own
- * retry (an activity's, a client's) decides. Both transaction kinds use it (`inTransaction`,
- * db/sql.ts, and every managed `sequelize.transaction`, db/sequelize.ts).
+ * Runs a whole transaction (`once`) and, while answering a request (admin, client or site), runs
+ * it again on a deadlock or serialization failure, up to `TRANSACTION_CONFLICT_ATTEMPTS` times: no
+ * request answers 500 for a deadlock (an admin write's on the audit chain's head, a client's
+ * between two of its own requests). The aborted attempt committed nothing, so running it again
+ * changes nothing twice. Outside a request (an activity, a task) it runs once: Temporal's retry
+ * of the activity decides. Both transaction kinds use it (`inTransaction`, db/sql.ts, and every
+ * managed `sequelize.transaction`, db/sequelize.ts).
  */
 export async function retryOnConflict<T>(once: () => Promise<T>): Promise<T> {
-  const attempts = inAdminWrite() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
+  const attempts = currentRequestContext() ? TRANSACTION_CONFLICT_ATTEMPTS : 1;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await once();

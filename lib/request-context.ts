@@ -105,15 +105,6 @@ export function offerAuditTarget(type: string, id: string | number): void {
   if (context) context.auditTarget = { type, id: String(id) };
 }
 
-/**
- * Whether the current request is an admin write: its transactions (each holding the audit chain's
- * head from its audit row to COMMIT) are run again whole when the database aborts one for a
- * deadlock or a serialization failure, instead of answering 500 (db/sql.ts, db/sequelize.ts).
- */
-export function inAdminWrite(): boolean {
-  return storage.getStore()?.pendingAudit !== undefined;
-}
-
 /** Whether the current request is an admin write not answered yet and with no transaction open: a write outside a transaction gets one, with its row. */
 export function pendingAuditOpen(): boolean {
   const audit = storage.getStore()?.pendingAudit;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryTypes } from 'sequelize';
 import { sqlOne, sqlRows } from '../../../../db/sql.js';
 import { autoCloseTickets } from '../../../../domain/support/auto-close.js';
 import { sendTicketReplyNotice } from '../../../../domain/support/ticket-notices.js';
@@ -229,5 +230,41 @@ describe('auto-close', () => {
       return row;
     });
     expect(run.status).toBe('succeeded');
+  });
+});
+
+describe('a client write in a deadlock', () => {
+  it('is run again whole: the request answers without a server error and makes one ticket', async () => {
+    const { sequelize } = platform.deps.db;
+    await sequelize.query(`UPDATE ticket_replies SET created_at = created_at - interval '1 hour' WHERE user_id = ${Number(bob.id)}`);
+    const before = await sqlOne<{ n: number }>(platform.deps, 'SELECT count(*)::int AS n FROM tickets WHERE user_id = $1', [bob.id]);
+    // The ticket's transaction takes bob's reply-rate lock, then waits for the department row
+    // (its INSERT's key share) which this transaction holds; this one then wants the reply-rate
+    // lock: a deadlock the ticket's transaction detects (this one checks only after 30 s), so it
+    // is the one the database aborts.
+    let answer: ReturnType<typeof platform.api.post> | null = null;
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query(`SET LOCAL deadlock_timeout = '30s'`, { transaction });
+      const [me] = await sequelize.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', { transaction, type: QueryTypes.SELECT });
+      await sequelize.query('SELECT id FROM ticket_departments WHERE id = $1 FOR UPDATE', { bind: [departmentId], transaction });
+      answer = platform.api.post('/api/v2/client/tickets', {
+        token: bob.token,
+        body: { department_id: departmentId, subject: '死锁中的工单', body: '请帮忙看看', priority: 'low' },
+      });
+      await eventually(async () => {
+        const waiting = await sqlRows<{ n: number }>(
+          platform.deps,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
+          [me?.pid],
+        );
+        return (waiting[0]?.n ?? 0) >= 1 ? true : null;
+      });
+      await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext('ticket-reply'), $1)`, { bind: [bob.id], transaction });
+    });
+    const res = await (answer as unknown as ReturnType<typeof platform.api.post>);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.code, res.body.message).toBe(0);
+    const after = await sqlOne<{ n: number }>(platform.deps, 'SELECT count(*)::int AS n FROM tickets WHERE user_id = $1', [bob.id]);
+    expect(after?.n).toBe((before?.n ?? 0) + 1);
   });
 });
