@@ -2,7 +2,8 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { Activities } from '../../activities/index.js';
 import { ScheduledStartTime } from '../search-attributes.js';
 import { type CadenceInput, type CadenceKind, type CadenceResult, slotStart } from './contract.js';
-import { dispatchTasks, fireHook, rootCauseMessage } from './steps.js';
+import { dispatchTasks, fireHook } from './steps.js';
+import { rootCauseMessage } from '../workflow-steps.js';
 
 const { startTaskRun, finishTaskRun, planCadenceTasks, runHeartbeatHousekeeping } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',

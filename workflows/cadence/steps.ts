@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
 import { ACTIVITY_HEARTBEAT_TIMEOUT } from '../activity-liveness.js';
@@ -28,21 +28,6 @@ export async function fireHook(hook: string, context: Record<string, unknown>): 
   } catch {
     return 1;
   }
-}
-
-/** An ActivityFailure says only "Activity task failed"; the reason is at the end of the cause chain. */
-export function rootCauseMessage(err: unknown): string {
-  let current: unknown = err;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
-}
-
-/** The failure type at the end of the cause chain: an ApplicationFailure's `type`, else the error's name. */
-export function rootCauseType(err: unknown): string {
-  let current: unknown = err;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (current instanceof ApplicationFailure && current.type) return current.type;
-  return current instanceof Error ? current.name : 'Error';
 }
 
 /**

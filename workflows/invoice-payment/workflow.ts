@@ -1,6 +1,6 @@
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { SearchAttr } from '../search-attributes.js';
+import { failureType, pollUntil, rootCauseMessage, setStage as stage, type Wake } from '../workflow-steps.js';
 import {
   type InvoicePaymentInput,
   type InvoicePaymentResult,
@@ -30,25 +30,6 @@ const { dispatchInvoiceFulfilment } = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
-function stage(value: string): void {
-  upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value }]);
-}
-
-function failureType(err: unknown): string | null {
-  let current: unknown = err;
-  while (current instanceof Error) {
-    if (current instanceof ApplicationFailure && current.type) return current.type;
-    current = current.cause;
-  }
-  return null;
-}
-
-function rootCauseMessage(err: unknown): string {
-  let current: unknown = err;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
-}
-
 /**
  * Follows the QR payments of one invoice until one is paid or the last one is closed. Each
  * payment: wait for the notification signal or the next poll (backoff from the input, the
@@ -60,9 +41,9 @@ function rootCauseMessage(err: unknown): string {
 export async function invoicePaymentWorkflow(input: InvoicePaymentInput): Promise<InvoicePaymentResult> {
   const queue: OpenedPayment[] = [{ paymentNo: input.paymentNo, expiresAt: input.expiresAt }];
   const seen = new Set<string>([input.paymentNo]);
-  let notified = false;
+  const wake: Wake = { notified: false };
   setHandler(paymentNotifiedSignal, () => {
-    notified = true;
+    wake.notified = true;
   });
   setHandler(paymentOpenedSignal, (opened) => {
     if (seen.has(opened.paymentNo)) return;
@@ -72,22 +53,22 @@ export async function invoicePaymentWorkflow(input: InvoicePaymentInput): Promis
 
   const follow = async (payment: OpenedPayment): Promise<PaymentCheck> => {
     stage(PAYMENT_STAGES.awaiting);
-    const deadline = Date.parse(payment.expiresAt);
-    const intervals = input.pollIntervalsSeconds.length > 0 ? input.pollIntervalsSeconds : [30];
-    for (let round = 0; ; round++) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) break;
-      const intervalMs = (intervals[Math.min(round, intervals.length - 1)] ?? 30) * 1000;
-      await condition(() => notified, Math.min(intervalMs, remaining));
-      notified = false;
-      try {
-        const check = await checkQrPayment({ paymentNo: payment.paymentNo });
-        if (check.state !== 'pending') return check;
-      } catch (err) {
-        // The gateway or our database being away only delays the next look; a wrong amount stops here, visibly.
-        if (failureType(err) === PAYMENT_FAILURES.anomaly) throw ApplicationFailure.nonRetryable(rootCauseMessage(err), PAYMENT_FAILURES.anomaly);
-      }
-    }
+    const settled = await pollUntil({
+      deadline: Date.parse(payment.expiresAt),
+      intervalsSeconds: input.pollIntervalsSeconds,
+      wake,
+      look: async () => {
+        try {
+          const check = await checkQrPayment({ paymentNo: payment.paymentNo });
+          return check.state !== 'pending' ? check : null;
+        } catch (err) {
+          // The gateway or our database being away only delays the next look; a wrong amount stops here, visibly.
+          if (failureType(err) === PAYMENT_FAILURES.anomaly) throw ApplicationFailure.nonRetryable(rootCauseMessage(err), PAYMENT_FAILURES.anomaly);
+          return null;
+        }
+      },
+    });
+    if (settled !== null) return settled;
     stage(PAYMENT_STAGES.closing);
     return closeQrPayment({ paymentNo: payment.paymentNo });
   };

@@ -1,6 +1,6 @@
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { SearchAttr } from '../search-attributes.js';
+import { setStage as stage } from '../workflow-steps.js';
 import { REFUND_STAGES, type RefundInput, type RefundResult, retrySignal } from './contract.js';
 
 // Every attempt reuses the refund's out_request_no, so retrying is safe: the gateway refunds once.
@@ -8,10 +8,6 @@ const { executeOriginalRefund } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 6 },
 });
-
-function stage(value: string): void {
-  upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value }]);
-}
 
 /**
  * An `original` refund: the gateway refund and the refund's documents. When the attempts are

@@ -1,7 +1,8 @@
 import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { ACTIVITY_HEARTBEAT_TIMEOUT } from '../activity-liveness.js';
-import { fireHook, rootCauseMessage, rootCauseType } from '../cadence/steps.js';
+import { fireHook } from '../cadence/steps.js';
+import { rootCauseMessage, rootCauseType } from '../workflow-steps.js';
 import { handlerTimeouts, TASK_FAILED, TASK_HANDLER_REJECTED, type TaskRunInput, type TaskRunResult } from './contract.js';
 
 const { beginTaskRun, finishTaskRun } = proxyActivities<Activities>({

@@ -1,6 +1,6 @@
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
-import { SearchAttr } from '../search-attributes.js';
+import { pollUntil, setStage as stage, type Wake } from '../workflow-steps.js';
 import { type VerificationInput, type VerificationResult, VERIFICATION_STAGES, verificationCallbackSignal } from './contract.js';
 
 // One look at the provider: failures (provider or database away) retry a few times, then the poll loop goes on.
@@ -15,10 +15,6 @@ const { expireVerification } = proxyActivities<Activities>({
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 });
 
-function stage(value: string): void {
-  upsertSearchAttributes([{ key: SearchAttr.BusinessStage, value }]);
-}
-
 /**
  * Follows one attempt until the provider decides or the attempt's lifetime ends: wait for the
  * callback signal or the next poll (backoff from the input, the last interval repeating), then
@@ -27,28 +23,28 @@ function stage(value: string): void {
  * expires what is still pending.
  */
 export async function verificationWorkflow(input: VerificationInput): Promise<VerificationResult> {
-  let notified = false;
+  const wake: Wake = { notified: false };
   setHandler(verificationCallbackSignal, () => {
-    notified = true;
+    wake.notified = true;
   });
   stage(VERIFICATION_STAGES.awaiting);
-  const deadline = Date.parse(input.expiresAt);
-  const intervals = input.pollIntervalsSeconds.length > 0 ? input.pollIntervalsSeconds : [30];
-  for (let round = 0; ; round++) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) break;
-    const intervalMs = (intervals[Math.min(round, intervals.length - 1)] ?? 30) * 1000;
-    await condition(() => notified, Math.min(intervalMs, remaining));
-    notified = false;
-    try {
-      const check = await checkVerification({ attemptNo: input.attemptNo });
-      if (check.state !== 'pending') {
-        stage(VERIFICATION_STAGES.finished);
-        return { attemptNo: input.attemptNo, outcome: check.state };
+  const decided = await pollUntil({
+    deadline: Date.parse(input.expiresAt),
+    intervalsSeconds: input.pollIntervalsSeconds,
+    wake,
+    look: async () => {
+      try {
+        const check = await checkVerification({ attemptNo: input.attemptNo });
+        return check.state !== 'pending' ? check.state : null;
+      } catch {
+        // The provider or our database being away only delays the next look.
+        return null;
       }
-    } catch {
-      // The provider or our database being away only delays the next look.
-    }
+    },
+  });
+  if (decided !== null) {
+    stage(VERIFICATION_STAGES.finished);
+    return { attemptNo: input.attemptNo, outcome: decided };
   }
   stage(VERIFICATION_STAGES.expiring);
   const final = await expireVerification({ attemptNo: input.attemptNo });
