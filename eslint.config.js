@@ -73,6 +73,11 @@ const folderZones = [
 ];
 
 const noDefaultExport = { selector: 'ExportDefaultDeclaration', message: '不使用默认导出 / no default exports' };
+/** Sequelize's own after-commit hook runs when the COMMIT fails too (docs/CONVENTIONS.md "What follows a commit"). */
+const noSequelizeAfterCommit = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='afterCommit']",
+  message: '不用 transaction.afterCommit（提交失败时也会执行）：用 db/commit-hooks.ts 的 onCommit / use onCommit (db/commit-hooks.ts), not Sequelize afterCommit',
+};
 
 /**
  * The two ways `domain/` reaches the database (docs/CONVENTIONS.md "Data"): models, and raw SQL
@@ -97,12 +102,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', noDefaultExport],
+      'no-restricted-syntax': ['error', noDefaultExport, noSequelizeAfterCommit],
     },
   },
   {
     files: ['domain/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', noDefaultExport, ...otherWaysToTheDatabase] },
+    rules: { 'no-restricted-syntax': ['error', noDefaultExport, noSequelizeAfterCommit, ...otherWaysToTheDatabase] },
   },
   {
     files: ['**/*.ts'],

@@ -1,5 +1,6 @@
 /**
- * In-process effects of a commit (the counters of `lib/metrics.ts`): they run once the
+ * In-process effects of a commit (the counters of `lib/metrics.ts`, dropping this process's cached
+ * catalogue and principals again): they run once the
  * transaction has committed, never when it rolls back or its COMMIT fails. `inTransaction`
  * (`db/sql.ts`) and every managed Sequelize transaction (`db/sequelize.ts`) open a list of their
  * own and run it after COMMIT; a nested (savepoint) transaction adds to its outermost one.

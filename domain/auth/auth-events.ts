@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { onCommit } from '../../db/commit-hooks.js';
 import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { AUTH_CHANNEL, type AuthInvalidation } from './principal-cache.js';
@@ -11,5 +12,5 @@ export async function publishAuthChange(deps: DomainDeps, change: AuthInvalidati
   deps.authCache?.invalidate(change);
   await sqlRows(deps, 'SELECT pg_notify($1, $2)', [AUTH_CHANNEL, JSON.stringify(change)], transaction);
   // Local entries are dropped again after commit: a request racing the transaction may have re-cached.
-  if (transaction) transaction.afterCommit(() => deps.authCache?.invalidate(change));
+  if (transaction) onCommit(transaction, () => deps.authCache?.invalidate(change));
 }

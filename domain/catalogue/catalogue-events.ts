@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { onCommit } from '../../db/commit-hooks.js';
 import { sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { CATALOGUE_CHANNEL } from './catalogue-cache.js';
@@ -11,5 +12,5 @@ import { CATALOGUE_CHANNEL } from './catalogue-cache.js';
 export async function publishCatalogueChange(deps: DomainDeps, transaction?: Transaction): Promise<void> {
   deps.catalogueCache?.invalidate();
   await sqlRows(deps, 'SELECT pg_notify($1, $2)', [CATALOGUE_CHANNEL, '{}'], transaction);
-  if (transaction) transaction.afterCommit(() => deps.catalogueCache?.invalidate());
+  if (transaction) onCommit(transaction, () => deps.catalogueCache?.invalidate());
 }
