@@ -22,20 +22,25 @@ function plainInteger(message: string, min: number, max: number, rangeMessage = 
     .pipe(z.number().min(min, { error: rangeMessage }).max(max, { error: rangeMessage }));
 }
 
-const pagingShape = {
+/**
+ * `page` and `page_size` of a list whose pages stop at `window` rows. The document's `maximum` of
+ * `page` is the deepest page the window allows (at one row a page): what a client, and the scale
+ * bench's deep page (bench/scale/route-scan.ts), read the window from.
+ */
+const pagingShape = (window: number) => ({
   page: plainInteger('页码必须是正整数', 1, PAGE_MAX, `页码必须在 1 到 ${PAGE_MAX} 之间`)
     .default(1)
     .openapi({
       type: 'integer',
       minimum: 1,
-      maximum: PAGE_MAX,
+      maximum: Math.min(PAGE_MAX, window),
       default: 1,
       description: `页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 ${LIST_WINDOW} 条，日志列表前 ${LOG_LIST_WINDOW} 条；total 至多计到窗口大小，等于它表示至少这么多条）`,
     }),
   page_size: plainInteger('每页条数必须是整数', 1, PAGE_SIZE_MAX, `每页条数必须在 1 到 ${PAGE_SIZE_MAX} 之间`)
     .default(PAGE_SIZE_DEFAULT)
     .openapi({ type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: '每页条数' }),
-};
+});
 
 /**
  * Query schema of every list: `page` and `page_size` plus the list's own filters. The legacy
@@ -43,7 +48,8 @@ const pagingShape = {
  * `window`: the rows the list reaches (the log lists: `logListQuery`); a page past it is refused.
  */
 export function listQuery<S extends z.ZodRawShape>(shape: S, options: { window?: number } = {}) {
-  const full = { ...pagingShape, ...shape };
+  const window = options.window ?? LIST_WINDOW;
+  const full = { ...pagingShape(window), ...shape };
   return z
     .looseObject(full)
     .superRefine((value, ctx) => {
@@ -52,7 +58,6 @@ export function listQuery<S extends z.ZodRawShape>(shape: S, options: { window?:
           ctx.addIssue({ code: 'custom', path: [key], message: `不支持 ${key} 分页参数，请使用 page 和 page_size` });
         }
       }
-      const window = options.window ?? LIST_WINDOW;
       const { page, page_size: pageSize } = value as { page?: unknown; page_size?: unknown };
       if (typeof page === 'number' && typeof pageSize === 'number' && page * pageSize > window) {
         const last = lastPageWithin(pageSize, window);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { LIST_WINDOW, lastPageWithin } from '../../lib/paging.js';
 import { type CapturedQuery, type PlanNode } from '../lib/query-plans.js';
 
 export { captureQueries } from '../lib/query-plans.js';
@@ -12,7 +13,12 @@ export { captureQueries } from '../lib/query-plans.js';
  */
 export type ReadRequest = { surface: 'admin' | 'client'; route: string; variant: string; url: string };
 
-type Parameter = { name: string; in: string; required?: boolean; schema?: { type?: string | string[]; enum?: string[]; format?: string; pattern?: string } };
+type Parameter = {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: { type?: string | string[]; enum?: string[]; format?: string; pattern?: string; maximum?: number; default?: unknown };
+};
 type Operation = { 'x-access'?: { surface?: string }; parameters?: Parameter[] };
 export type OpenApiDocument = { paths: Record<string, Record<string, Operation>> };
 
@@ -25,10 +31,80 @@ const THIRD_PARTY_READS = [
   /\/auth\/2fa$/,
 ];
 
-/** The deep page: the last page inside the paging window (docs/api.md "Paging"). */
-export const DEEP_PAGE = 499;
+/**
+ * The deep page of a list: the deepest page its own paging window allows at its default page size
+ * (docs/api.md "Paging window"). The document's `maximum` of `page` is that window (the deepest page
+ * at one row a page: 10,000 for a list, 2,000 for a log list; `listQuery` in api/schemas.ts).
+ */
+export function deepPage(query: readonly Parameter[]): number | null {
+  const page = query.find((p) => p.name === 'page');
+  if (!page) return null;
+  const window = page.schema?.maximum ?? LIST_WINDOW;
+  const size = Number(query.find((p) => p.name === 'page_size')?.schema?.default ?? 20);
+  return lastPageWithin(size, window);
+}
 
-export type SampleIds = { userId: number; fallbackId: number };
+/**
+ * The values of the requests: the heavy client's id (`user_id` filters, `{user}`), and the id of
+ * one row of the table behind each route with a path id (`pathIds`, from `pathIdsOf`: null when
+ * the data has no such row, and the route is then left out rather than timed as a 404).
+ */
+export type SampleIds = { userId: number; fallbackId: number; pathIds?: Readonly<Record<string, number | null>> };
+
+/**
+ * The table behind each route with a path id: one row's id, read from the data (`$1` the heavy
+ * client: a client route reads his own rows, as he would). First match wins; a route matching
+ * none (the catalogue's menus, groups and products, which the demo catalogue fills from id 1)
+ * takes `fallbackId`.
+ */
+const PATH_ROWS: ReadonlyArray<{ route: RegExp; sql: string }> = [
+  { route: /\{user\}/, sql: 'SELECT id FROM users WHERE id = $1' },
+  { route: /^\/api\/v2\/client\/services\/\{id\}/, sql: 'SELECT id FROM services WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/invoices\/\{id\}/, sql: 'SELECT id FROM invoices WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/recharge\/\{id\}/, sql: "SELECT id FROM invoices WHERE user_id = $1 AND type = 'recharge' ORDER BY id LIMIT 1" },
+  { route: /^\/api\/v2\/client\/balance-logs\/\{id\}/, sql: 'SELECT id FROM account_transactions WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/tickets\/\{id\}/, sql: 'SELECT id FROM tickets WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/security-groups\/\{id\}/, sql: 'SELECT id FROM security_groups WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/referral-withdrawals\/\{id\}/, sql: 'SELECT id FROM referral_withdrawals WHERE user_id = $1 ORDER BY id LIMIT 1' },
+  { route: /^\/api\/v2\/client\/(notices|help-articles)\/\{id\}/, sql: 'SELECT id FROM content_articles ORDER BY id LIMIT 1' },
+  { route: /\/schedules\/task-runs\/\{id\}/, sql: 'SELECT id FROM task_runs ORDER BY id LIMIT 1' },
+  { route: /\/logs\/system-logs\/\{id\}/, sql: 'SELECT id FROM system_logs ORDER BY id LIMIT 1' },
+  { route: /\/(catalogue-)?audit-logs\/\{id\}/, sql: 'SELECT id FROM admin_audit_logs ORDER BY id LIMIT 1' },
+  { route: /\/integration-plugins\/runtime-logs\/\{log\}/, sql: 'SELECT id FROM plugin_runtime_logs ORDER BY id LIMIT 1' },
+  { route: /\/integration-plugins\/\{id\}/, sql: 'SELECT id FROM plugins ORDER BY id LIMIT 1' },
+  { route: /\/(economics\/margins\/services|services|provisioning)\/\{(id|service)\}/, sql: 'SELECT id FROM services ORDER BY id LIMIT 1' },
+  { route: /\/service-orders\/\{invoice\}/, sql: 'SELECT invoice_id AS id FROM service_orders ORDER BY invoice_id LIMIT 1' },
+  { route: /\/invoices\/\{invoice\}/, sql: 'SELECT id FROM invoices ORDER BY id LIMIT 1' },
+  { route: /\/payments\/\{payment\}/, sql: 'SELECT id FROM payments ORDER BY id LIMIT 1' },
+  { route: /\/account-transactions\/\{transaction\}/, sql: 'SELECT id FROM account_transactions ORDER BY id LIMIT 1' },
+  { route: /\/recharge-records\/\{record\}/, sql: 'SELECT id FROM recharge_records ORDER BY id LIMIT 1' },
+  { route: /\/refunds\/\{refund\}/, sql: 'SELECT id FROM refunds ORDER BY id LIMIT 1' },
+  { route: /\/tickets\/\{ticket\}/, sql: 'SELECT id FROM tickets ORDER BY id LIMIT 1' },
+  { route: /\/content\/articles\/\{article\}/, sql: 'SELECT id FROM content_articles ORDER BY id LIMIT 1' },
+  { route: /\/coupon-campaigns\/\{id\}/, sql: 'SELECT id FROM coupon_campaigns ORDER BY id LIMIT 1' },
+  { route: /\/coupons\/\{id\}/, sql: 'SELECT id FROM coupons ORDER BY id LIMIT 1' },
+  { route: /\/member-levels\/\{id\}/, sql: 'SELECT id FROM member_levels ORDER BY id LIMIT 1' },
+  { route: /\/referral-withdrawals\/\{id\}/, sql: 'SELECT id FROM referral_withdrawals ORDER BY id LIMIT 1' },
+  { route: /\/suppliers\/\{supplier\}/, sql: 'SELECT id FROM suppliers ORDER BY id LIMIT 1' },
+];
+
+/**
+ * The path id of every GET route of `doc` with one (`SampleIds.pathIds`), read from the data as
+ * `PATH_ROWS` says; `missing` names the routes whose table has no row (left out of the run).
+ */
+export async function pathIdsOf(client: pg.ClientBase, doc: OpenApiDocument, userId: number): Promise<{ pathIds: Record<string, number | null>; missing: string[] }> {
+  const pathIds: Record<string, number | null> = {};
+  const missing: string[] = [];
+  for (const path of Object.keys(doc.paths)) {
+    if (!doc.paths[path]?.get || !path.includes('{')) continue;
+    const rule = PATH_ROWS.find((r) => r.route.test(path));
+    if (!rule) continue;
+    const row = (await client.query<{ id: number }>(rule.sql, rule.sql.includes('$1') ? [userId] : [])).rows[0];
+    pathIds[path] = row ? Number(row.id) : null;
+    if (!row) missing.push(path);
+  }
+  return { pathIds, missing };
+}
 
 function day(offsetDays: number): string {
   return new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -46,14 +122,17 @@ export function sampleValue(parameter: Parameter, ids: SampleIds): string {
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   if (type === 'integer' || type === 'number') return String(ids.fallbackId);
   if (name === 'keyword' || name === 'account') return '1234';
-  return `scale-${name}`;
+  // A free string: one its pattern takes (`scene`, a settings `group`: lower case and underscores).
+  const free = `scale-${name}`;
+  return schema.pattern && !new RegExp(schema.pattern).test(free) ? `scale_${name}` : free;
 }
 
 /** The other end of a range a route takes as two parameters. */
 const PAIRS: Record<string, string> = { date_from: 'date_to', date_to: 'date_from', from: 'to', to: 'from' };
 
 function fillPath(path: string, ids: SampleIds): string {
-  return path.replace(/\{([^}]+)\}/g, (_, param: string) => String(param === 'user' ? ids.userId : ids.fallbackId));
+  const id = ids.pathIds?.[path];
+  return path.replace(/\{([^}]+)\}/g, (_, param: string) => String(param === 'user' ? ids.userId : (id ?? ids.fallbackId)));
 }
 
 export function readRequests(doc: OpenApiDocument, ids: SampleIds): ReadRequest[] {
@@ -63,6 +142,7 @@ export function readRequests(doc: OpenApiDocument, ids: SampleIds): ReadRequest[
     const surface = op?.['x-access']?.surface;
     if (!op || (surface !== 'admin' && surface !== 'client')) continue;
     if (THIRD_PARTY_READS.some((re) => re.test(path))) continue;
+    if (ids.pathIds?.[path] === null) continue; // no row of its table in the data: a 404 measures nothing
     const query = (op.parameters ?? []).filter((p) => p.in === 'query');
     const pair = (name: string) => query.find((p) => p.name === PAIRS[name]);
     const param = (p: Parameter) => `${p.name}=${encodeURIComponent(sampleValue(p, ids))}`;
@@ -75,7 +155,8 @@ export function readRequests(doc: OpenApiDocument, ids: SampleIds): ReadRequest[
     };
     const join = (url: string, more: string) => `${url}${url.includes('?') ? '&' : '?'}${more}`;
     out.push({ surface, route: path, variant: 'first page', url: base() });
-    if (query.some((p) => p.name === 'page')) out.push({ surface, route: path, variant: `page ${DEEP_PAGE}`, url: join(base(), `page=${DEEP_PAGE}`) });
+    const deep = deepPage(query);
+    if (deep !== null) out.push({ surface, route: path, variant: `page ${deep}`, url: join(base(), `page=${deep}`) });
     for (const parameter of query) {
       if (parameter.name === 'page' || parameter.name === 'page_size' || parameter.required) continue;
       out.push({ surface, route: path, variant: param(parameter), url: base([parameter]) });

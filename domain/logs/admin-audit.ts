@@ -165,6 +165,20 @@ export const AUDIT_VIEW = `(SELECT a.id, a.source, a.admin_id, a.admin_name, a.m
   WHERE a.source <> 'answer') AS audit`;
 const PLAIN_VIEW = `(SELECT * FROM admin_audit_logs WHERE source <> 'answer') AS audit`;
 
+/**
+ * A condition on `audit.id` (AUDIT_VIEW) that keeps every row whose merged value can pass
+ * `test` (a condition on a column of admin_audit_logs): a row passing it itself, or a request row
+ * whose answer row passes it. A superset of the matching rows (the merged value is the answer's
+ * when there is one; the exact condition on the view still decides), read through the indexes on
+ * the tested column and `request_id`, so a filter that few rows pass reads those rows, not the
+ * table: a filter on the merged value walked every row, with a lookup of its answer each.
+ */
+function mergedCandidates(test: string): string {
+  return `audit.id = ANY(ARRAY(SELECT c.id FROM admin_audit_logs c WHERE c.${test} AND c.source <> 'answer'
+    UNION ALL SELECT r.id FROM admin_audit_logs x JOIN admin_audit_logs r ON r.request_id = x.request_id AND r.source = 'request'
+     WHERE x.${test} AND x.source = 'answer'))`;
+}
+
 /** Day bounds in Asia/Shanghai: `date_from` inclusive, `date_to` inclusive (the whole day). */
 export function dayRangeConditions(
   column: string,
@@ -191,6 +205,12 @@ export async function listAuditLogs(deps: DomainDeps, query: AuditListQuery): Pr
   }
   if (query.failed !== undefined) conditions.push(query.failed ? `(status >= 400)` : `(status IS NULL OR status < 400)`);
   conditions.push(...dayRangeConditions('created_at', query, param));
+  // The merged filters, read by index (issue #35): the rows that can match, ahead of the exact
+  // condition above (which still decides).
+  for (const key of ['target_type', 'target_id'] as const) {
+    if (query[key] !== undefined) conditions.push(mergedCandidates(`${key} = ${param(query[key])}`));
+  }
+  if (query.failed) conditions.push(mergedCandidates('status >= 400'));
   const mergedFilter = query.failed !== undefined || query.target_type !== undefined || query.target_id !== undefined;
   return listLogRows<AuditSummaryRow>(deps, {
     select: SUMMARY,

@@ -30,7 +30,13 @@ export async function listServices(deps: DomainDeps, query: ServiceListQuery): P
   if (query.user_id !== undefined) where.push(`s.user_id = ${bind(query.user_id)}`);
   if (query.status) where.push(`s.status = ${bind(query.status)}`);
   if (query.product_type) where.push(`s.product_type = ${bind(query.product_type)}`);
-  if (query.supplier_id !== undefined) where.push(`COALESCE(b.supplier_id, s.supplier_id) = ${bind(query.supplier_id)}`);
+  if (query.supplier_id !== undefined) {
+    // COALESCE(b.supplier_id, s.supplier_id) = $n, spelled out: the planner estimates each side from
+    // the columns' statistics, so a supplier of most services walks the list's order and stops at the
+    // window, where the COALESCE (guessed rare) joined every service to its binding (issue #35).
+    const supplier = bind(query.supplier_id);
+    where.push(`(b.supplier_id = ${supplier} OR (b.supplier_id IS NULL AND s.supplier_id = ${supplier}))`);
+  }
   if (query.keyword) {
     const like = bind(`%${query.keyword.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
     where.push(`(s.product_name ILIKE ${like} OR s.hostname ILIKE ${like} OR s.ip ILIKE ${like})`);
@@ -39,11 +45,12 @@ export async function listServices(deps: DomainDeps, query: ServiceListQuery): P
   const sort = query.sort ?? { key: 'id', direction: 'DESC' as const };
   const order = sort.key === 'id' ? `s.id ${sort.direction}` : `s.${sort.key} ${sort.direction} NULLS LAST, s.id DESC`;
   const countParams = [...params];
+  // The count walks the key's index whatever the sort (it answers min(matches, window) in any order).
   const [rows, counted] = await Promise.all([
     readServiceViews(deps, filter, params, `ORDER BY ${order} LIMIT ${query.page_size} OFFSET ${(query.page - 1) * query.page_size}`),
     sqlRows<{ n: number }>(
       deps,
-      windowCountSql(`SELECT 1 FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter}`),
+      windowCountSql(`SELECT 1 FROM services s LEFT JOIN service_upstream_bindings b ON b.service_id = s.id WHERE ${filter} ORDER BY s.id DESC`),
       countParams,
     ),
   ]);

@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, notFound } from '../../lib/errors.js';
 import { inTransaction, sqlOne, sqlRows } from '../../db/sql.js';
+import { windowCountSql } from '../../db/window-count.js';
 import type { DomainDeps } from '../deps.js';
 import type { HistoryEvent } from './attempt-record.js';
 
@@ -65,8 +66,13 @@ export async function listVerifications(deps: DomainDeps, query: VerificationLis
       ORDER BY u.verification_updated_at DESC NULLS LAST, u.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
-  const counted = await sqlOne<{ total: number }>(deps, `SELECT count(*)::int AS total FROM users u WHERE ${where}`, params.slice(0, -2));
-  return { rows, total: counted?.total ?? 0 };
+  // Counted within the paging window, in the list's order (users_verification_list_idx, 0040), as every list.
+  const counted = await sqlOne<{ n: number }>(
+    deps,
+    windowCountSql(`SELECT 1 FROM users u WHERE ${where} ORDER BY u.verification_updated_at DESC NULLS LAST, u.id DESC`),
+    params.slice(0, -2),
+  );
+  return { rows, total: counted?.n ?? 0 };
 }
 
 export type HistoryItem = {

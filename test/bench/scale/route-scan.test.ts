@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateBusiness, type ScaleSizes } from '../../../bench/scale/generate.js';
-import { captureQueries, knownScan, readRequests, sequentialScans, type OpenApiDocument, type ReadRequest } from '../../../bench/scale/route-scan.js';
+import { captureQueries, knownScan, pathIdsOf, readRequests, sequentialScans, type OpenApiDocument, type ReadRequest } from '../../../bench/scale/route-scan.js';
 import { hashPassword } from '../../../domain/auth/passwords.js';
 import { LIST_WINDOW } from '../../../lib/paging.js';
 import { seedDemoCatalogue } from '../../../scripts/seeders/catalogue.js';
@@ -43,7 +43,8 @@ describe('reads at the size of a reseller’s third year', () => {
     const login = await platform.api.post('/api/v2/client/login', { body: { account: email, password: 'scale-client-password-1' } });
     clientToken = login.body.data.access_token as string;
     const doc = (await (await fetch(`${platform.baseUrl}/api/openapi.json`)).json()) as OpenApiDocument;
-    requests = readRequests(doc, { userId: sizes.heavyUserId, fallbackId: 1 });
+    const { pathIds } = await pathIdsOf(db, doc, sizes.heavyUserId);
+    requests = readRequests(doc, { userId: sizes.heavyUserId, fallbackId: 1, pathIds });
   }, 600_000);
 
   afterAll(async () => {
@@ -68,14 +69,15 @@ describe('reads at the size of a reseller’s third year', () => {
     expect(verify.body.data.intact).toBe(true);
   });
 
-  it('answers every admin and client read without 5xx and without a sequential scan of a large table', async () => {
+  it('answers every admin and client read with 2xx and without a sequential scan of a large table', async () => {
     expect(requests.length).toBeGreaterThan(300);
     const scans: string[] = [];
     const failures: string[] = [];
     for (const request of requests) {
       const token = request.surface === 'admin' ? adminToken : clientToken;
       const { result, queries } = await captureQueries(() => platform.api.get(request.url, { token }));
-      if (result.status >= 500) failures.push(`${request.url}: HTTP ${result.status}`);
+      // Every path id is a row of the data and every deep page inside its window: a 4xx would time an error, not the read.
+      if (result.status >= 400) failures.push(`${request.url}: HTTP ${result.status}`);
       if (knownScan(request.route)) continue;
       for (const scan of await sequentialScans(db, queries, LARGE)) scans.push(`${request.url} → ${scan}`);
     }

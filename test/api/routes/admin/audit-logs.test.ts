@@ -94,6 +94,31 @@ describe('admin audit', () => {
     expect(failed.body.data.list.every((r: { status: number }) => r.status >= 400)).toBe(true);
   });
 
+  it('filters on the merged outcome: an answer row replaces the target and status of its request', async () => {
+    const insert = (source: string, requestId: string, targetType: string, targetId: string, status: number) =>
+      sql(
+        `INSERT INTO admin_audit_logs (source, admin_name, action, method, route, request_id, target_type, target_id, status, code)
+         VALUES ($1, 'merged', 'update', 'PUT', '/api/v2/admin/merged', $2, $3, $4, $5, $6) RETURNING id`,
+        [source, requestId, targetType, targetId, status, status >= 400 ? 40900 : 0],
+      );
+    await insert('request', 'merged-a', 'menu', 'merged-1', 200);
+    await insert('answer', 'merged-a', 'user', 'merged-2', 409);
+    await insert('request', 'merged-b', 'menu', 'merged-3', 500);
+    await insert('answer', 'merged-b', 'menu', 'merged-3', 200);
+    const ids = async (query: Record<string, string>) =>
+      ((await platform.api.get('/api/v2/admin/audit-logs', { token, query: { route: '/api/v2/admin/merged', ...query } })).body.data.list as Array<{ request_id: string }>).map(
+        (r) => r.request_id,
+      );
+    expect(await ids({ target_type: 'user' })).toEqual(['merged-a']);
+    expect(await ids({ target_id: 'merged-2' })).toEqual(['merged-a']);
+    expect(await ids({ target_id: 'merged-1' })).toEqual([]);
+    expect(await ids({ target_type: 'menu' })).toEqual(['merged-b']);
+    expect(await ids({ failed: '1' })).toEqual(['merged-a']);
+    expect(await ids({ failed: '0' })).toEqual(['merged-b']);
+    const counted = await platform.api.get('/api/v2/admin/audit-logs', { token, query: { route: '/api/v2/admin/merged', failed: '1' } });
+    expect(counted.body.data.total).toBe(1);
+  });
+
   it('the database refuses to change or delete an audit row, whoever asks', async () => {
     await expect(platform.deps.db.sequelize.query('UPDATE admin_audit_logs SET admin_name = $1', { bind: ['someone'] })).rejects.toThrow(/append-only/);
     await expect(platform.deps.db.sequelize.query('DELETE FROM admin_audit_logs')).rejects.toThrow(/append-only/);

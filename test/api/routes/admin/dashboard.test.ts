@@ -74,6 +74,25 @@ describe('dashboard', () => {
     expect(points.at(-1)).toMatchObject({ date: today, revenue: '120.10', refunds: '10.05' });
     expect(points.filter((p) => p.revenue !== '0.00')).toHaveLength(2);
 
+    // failing_tasks: a task whose last settled run of the last 7 days failed (a running one is not settled; a tie goes to the later id).
+    const runs: Array<[string, string, string]> = [
+      ['t.a', 'succeeded', "now() - interval '2 hours'"], ['t.a', 'failed', "now() - interval '1 hour'"],
+      ['t.b', 'failed', "now() - interval '2 hours'"], ['t.b', 'succeeded', "now() - interval '1 hour'"],
+      ['t.c', 'failed', "now() - interval '8 days'"],
+      ['t.d', 'failed', "now() - interval '2 hours'"], ['t.d', 'running', "now() - interval '1 minute'"],
+      ['t.e', 'succeeded', "date_trunc('second', now()) - interval '1 hour'"], ['t.e', 'failed', "date_trunc('second', now()) - interval '1 hour'"],
+      ['t.f', 'failed', "date_trunc('second', now()) - interval '1 hour'"], ['t.f', 'succeeded', "date_trunc('second', now()) - interval '1 hour'"],
+    ];
+    for (const [i, [key, status, at]] of runs.entries()) {
+      await sql(
+        `INSERT INTO task_runs (task_key, trigger, workflow_id, run_id, status, started_at, finished_at)
+         VALUES ($1, 'schedule', $2, 'r', $3, ${at}, ${status === 'running' ? 'NULL' : at})`,
+        [key, `w${i}`, status],
+      );
+    }
+    const withRuns = await platform.api.get('/api/v2/admin/dashboard', { token });
+    expect(withRuns.body.data.state.schedules).toMatchObject({ failing_tasks: 3 });
+
     expectError(await platform.api.get('/api/v2/admin/dashboard', { token, query: { date_from: today } }), 42200, 422);
     expectError(await platform.api.get('/api/v2/admin/dashboard', { token, query: { date_from: '2026-02-30', date_to: today } }), 42200, 422);
     expectError(await platform.api.get('/api/v2/admin/dashboard/revenue-series', { token, query: { date_from: '2020-01-01', date_to: '2026-01-01' } }), 42200, 422);
