@@ -36,6 +36,7 @@ import { migration0035TaskIndexes } from './0035-task-indexes.js';
 import { migration0036FundsAlertsInAdminAlerts } from './0036-funds-alerts-in-admin-alerts.js';
 import { migration0037DatabaseBackups } from './0037-database-backups.js';
 import { migration0038AwaitingFundsIndex } from './0038-awaiting-funds-index.js';
+import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -78,4 +79,5 @@ export const migrations: Migration[] = [
   migration0036FundsAlertsInAdminAlerts,
   migration0037DatabaseBackups,
   migration0038AwaitingFundsIndex,
+  migration0041DueKeyIndex,
 ];
