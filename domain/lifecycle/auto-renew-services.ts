@@ -1,11 +1,32 @@
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { systemAudit } from '../billing/audit.js';
 import { payInvoiceByBalance } from '../billing/payments/pay-invoice-by-balance.js';
-import { sqlRows } from '../../db/sql.js';
+import { sqlRows, statement } from '../../db/sql.js';
+import { throwIfCancelled } from '../../lib/cancellation.js';
+import { FIRST_DUE_KEY, LIFECYCLE_BATCH } from './create-renewal-invoices.js';
 import type { DomainDeps } from '../deps.js';
 import type { TaskRunContext } from '../tasks/types.js';
 
-type Candidate = { service_id: number; invoice_id: number; user_id: number };
+type Candidate = { service_id: number; due_key: string; invoice_id: number; user_id: number };
+
+/**
+ * The auto-renewing services due within the lead days (or past due) with their oldest unpaid
+ * renewal invoice (`invoices_one_unpaid_renewal`) and no pending payment of it, in due-date order
+ * through `services_due_key_idx` (migration 0041), keyset on (next_due_at, id) like the renewal
+ * invoices: bounded batches, the due range read once per run. It used to read every candidate in
+ * one statement before paying the first.
+ */
+const DUE_FOR_AUTO_RENEW = statement(
+  `SELECT s.id AS service_id, s.next_due_at::text AS due_key, i.id AS invoice_id, i.user_id
+     FROM services s
+     JOIN LATERAL (
+       SELECT id, user_id FROM invoices WHERE service_id = s.id AND type = 'renew' AND status = 'unpaid' ORDER BY id LIMIT 1
+     ) i ON true
+    WHERE s.auto_renew AND s.status IN ('active', 'suspended') AND s.next_due_at <= now() + make_interval(days => $1)
+      AND (s.next_due_at, s.id) > ($2::timestamptz, $3::int)
+      AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
+    ORDER BY s.next_due_at, s.id LIMIT $4`,
+);
 
 const OUTCOME_BY_CODE: Partial<Record<number, string>> = {
   [ErrorCode.INSUFFICIENT_BALANCE]: 'insufficient_balance',
@@ -20,32 +41,28 @@ const OUTCOME_BY_CODE: Partial<Record<number, string>> = {
  * money domain's balance payment (invoice and account row locks, one ledger entry keyed by the
  * invoice number: exactly once, whoever pays first). A balance that does not cover it leaves
  * the invoice unpaid (the renewal reminder tells the user). Only our own invoices: the
- * upstream's auto-renew is never switched or read (spec).
+ * upstream's auto-renew is never switched or read (spec). Batches of `batch` services (a test makes
+ * it small); the run stops between batches when cancelled.
  */
-export async function autoRenewServices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>) {
-  const candidates = await sqlRows<Candidate>(
-    deps,
-    `SELECT s.id AS service_id, i.id AS invoice_id, i.user_id
-       FROM services s
-       JOIN LATERAL (
-         SELECT id, user_id FROM invoices WHERE service_id = s.id AND type = 'renew' AND status = 'unpaid' ORDER BY id LIMIT 1
-       ) i ON true
-      WHERE s.auto_renew AND s.status IN ('active', 'suspended') AND s.next_due_at <= now() + make_interval(days => $1)
-        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.status = 'pending')
-      ORDER BY s.next_due_at, s.id`,
-    [deps.config.lifecycle.renewalLeadDays],
-  );
-  const summary: Record<string, number> = { candidates: candidates.length, paid: 0, insufficient_balance: 0, already_paid: 0, payment_in_progress: 0, not_payable: 0, failed: 0 };
+export async function autoRenewServices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>, batch = LIFECYCLE_BATCH) {
+  const summary: Record<string, number> = { candidates: 0, paid: 0, insufficient_balance: 0, already_paid: 0, payment_in_progress: 0, not_payable: 0, failed: 0 };
   const audit = systemAudit(`task:${run.taskKey}:${run.taskRunId}`);
-  for (const candidate of candidates) {
-    try {
-      await payInvoiceByBalance(deps, { userId: candidate.user_id, invoiceId: candidate.invoice_id }, audit);
-      summary['paid'] = (summary['paid'] ?? 0) + 1;
-    } catch (error) {
-      const outcome = error instanceof AppError ? OUTCOME_BY_CODE[error.code] : undefined;
-      if (!outcome) deps.logger.error({ err: error, invoiceId: candidate.invoice_id }, 'auto-renew payment failed');
-      summary[outcome ?? 'failed'] = (summary[outcome ?? 'failed'] ?? 0) + 1;
+  for (let after = FIRST_DUE_KEY; ; ) {
+    throwIfCancelled();
+    const candidates = await sqlRows<Candidate>(deps, DUE_FOR_AUTO_RENEW, [deps.config.lifecycle.renewalLeadDays, after.due, after.id, batch]);
+    summary['candidates'] = (summary['candidates'] ?? 0) + candidates.length;
+    for (const candidate of candidates) {
+      try {
+        await payInvoiceByBalance(deps, { userId: candidate.user_id, invoiceId: candidate.invoice_id }, audit);
+        summary['paid'] = (summary['paid'] ?? 0) + 1;
+      } catch (error) {
+        const outcome = error instanceof AppError ? OUTCOME_BY_CODE[error.code] : undefined;
+        if (!outcome) deps.logger.error({ err: error, invoiceId: candidate.invoice_id }, 'auto-renew payment failed');
+        summary[outcome ?? 'failed'] = (summary[outcome ?? 'failed'] ?? 0) + 1;
+      }
     }
+    if (candidates.length < batch) return summary;
+    const last = candidates[candidates.length - 1]!;
+    after = { due: last.due_key, id: last.service_id };
   }
-  return summary;
 }

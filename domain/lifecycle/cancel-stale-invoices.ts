@@ -1,3 +1,4 @@
+import { throwIfCancelled } from '../../lib/cancellation.js';
 import { AppError } from '../../lib/errors.js';
 import { cancelInvoice } from '../billing/invoices/cancel-invoice.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
@@ -45,6 +46,7 @@ export async function cancelStaleInvoices(deps: DomainDeps): Promise<StaleInvoic
   const summary: StaleInvoiceSummary = { candidates: 0, ...Object.fromEntries(STALE_TYPES.map((type) => [`${type}_cancelled`, 0])), kept: 0, stale_days: deps.config.lifecycle.staleInvoiceDays };
   const bind = [deps.config.lifecycle.staleInvoiceDays, invoiceTypesWhere('staleWhen', 'days_old'), invoiceTypesWhere('staleWhen', 'quote_day_over'), invoiceTypesWhere('staleWhen', 'service_ended')];
   for (let last = 0; ; ) {
+    throwIfCancelled();
     const invoices = await sqlRows<{ id: number; user_id: number; type: InvoiceType }>(deps, STALE_INVOICES, [...bind, last, STALE_BATCH]);
     summary.candidates += invoices.length;
     for (const invoice of invoices) {

@@ -1,3 +1,4 @@
+import { throwIfCancelled } from '../../lib/cancellation.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
 import { systemAudit } from '../billing/audit.js';
 import { sqlRows, statement } from '../../db/sql.js';
@@ -9,24 +10,26 @@ import { RENEWAL_PAID_NOT_APPLIED } from './renewal-state.js';
 /** Services read per statement; a run walks every due service, a batch at a time (keyset on the id). */
 export const LIFECYCLE_BATCH = 500;
 
+/** The keyset before every due service: (next_due_at, id) after (-infinity, 0). */
+export const FIRST_DUE_KEY = { due: '-infinity', id: 0 };
+
 /**
- * Active or suspended periodic services due within the lead days (or past due), through
- * `services_due_idx` (next_due_at, partial on the two statuses): the due services only, never the
- * far-future or ended ones. Keyset: the id after the last one of the previous batch. The due
- * range is read first (MATERIALIZED): with `ORDER BY id LIMIT` alone the planner may walk the
- * primary key in id order hoping to meet due services early, reading every service when the
- * services in the range all have their invoice already.
+ * Active or suspended periodic services due within the lead days (or past due), in due-date order
+ * through `services_due_key_idx` (next_due_at, id; partial on the two statuses, migration 0041):
+ * the due services only, never the far-future or ended ones. Keyset on (next_due_at, id): each
+ * batch starts after the last service of the previous one, so a run reads the due range once
+ * (services skipped because their invoice exists or their renewal is being applied included).
+ * By id, each batch read the whole remaining due range again (MATERIALIZED, then sorted by id):
+ * at 10× 61,678 services due, 40 batches, about as many rows read per batch as the range.
+ * `due_key` is the due date as text (microseconds kept; a JS Date would round them off).
  */
 const DUE_FOR_RENEWAL = statement(
-  `WITH due AS MATERIALIZED (
-     SELECT s.id, s.billing_period FROM services s
-      WHERE s.status IN ('active', 'suspended') AND s.billing_period <> 'onetime'
-        AND s.next_due_at IS NOT NULL AND s.next_due_at <= now() + make_interval(days => $1) AND s.id > $2
-   )
-   SELECT s.id, s.billing_period FROM due s
-    WHERE NOT EXISTS (SELECT 1 FROM invoices i WHERE i.service_id = s.id AND i.type = 'renew' AND i.status = 'unpaid')
+  `SELECT s.id, s.billing_period, s.next_due_at::text AS due_key FROM services s
+    WHERE s.status IN ('active', 'suspended') AND s.billing_period <> 'onetime'
+      AND s.next_due_at <= now() + make_interval(days => $1) AND (s.next_due_at, s.id) > ($2::timestamptz, $3::int)
+      AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.service_id = s.id AND i.type = 'renew' AND i.status = 'unpaid')
       AND NOT ${RENEWAL_PAID_NOT_APPLIED}
-    ORDER BY s.id LIMIT $3`,
+    ORDER BY s.next_due_at, s.id LIMIT $4`,
 );
 
 /**
@@ -35,17 +38,20 @@ const DUE_FOR_RENEWAL = statement(
  * way gets one for its own period at its own price, through the services domain's
  * `createRenewalInvoice` with `source: 'scheduler'`: idempotent per service and due date (the
  * invoice made for a due date is answered again, even after the user cancelled it), so a rerun
- * or a retry never makes a second one.
+ * or a retry never makes a second one. `batch`: services read per statement (a test makes it small
+ * to walk several batches); the run stops between batches when cancelled.
  */
-export async function createDueRenewalInvoices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>) {
+export async function createDueRenewalInvoices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>, batch = LIFECYCLE_BATCH) {
   const summary = { candidates: 0, created: 0, existing: 0, not_renewable: 0, failed: 0, lead_days: deps.config.lifecycle.renewalLeadDays };
   const audit = systemAudit(`task:${run.taskKey}:${run.taskRunId}`);
-  for (let last = 0; ; ) {
-    const candidates = await sqlRows<{ id: number; billing_period: string }>(deps, DUE_FOR_RENEWAL, [deps.config.lifecycle.renewalLeadDays, last, LIFECYCLE_BATCH]);
+  for (let after = FIRST_DUE_KEY; ; ) {
+    throwIfCancelled();
+    const candidates = await sqlRows<{ id: number; billing_period: string; due_key: string }>(deps, DUE_FOR_RENEWAL, [deps.config.lifecycle.renewalLeadDays, after.due, after.id, batch]);
     summary.candidates += candidates.length;
     for (const service of candidates) await renewOne(service);
-    if (candidates.length < LIFECYCLE_BATCH) return summary;
-    last = candidates[candidates.length - 1]!.id;
+    if (candidates.length < batch) return summary;
+    const last = candidates[candidates.length - 1]!;
+    after = { due: last.due_key, id: last.id };
   }
 
   async function renewOne(service: { id: number; billing_period: string }) {
