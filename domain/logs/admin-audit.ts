@@ -207,9 +207,10 @@ export async function listAuditLogs(deps: DomainDeps, query: AuditListQuery): Pr
   conditions.push(...dayRangeConditions('created_at', query, param));
   // The merged filters, read by index (issue #35): the rows that can match, ahead of the exact
   // condition above (which still decides).
-  for (const key of ['target_type', 'target_id'] as const) {
-    if (query[key] !== undefined) conditions.push(mergedCandidates(`${key} = ${param(query[key])}`));
-  }
+  // By the more selective of the two: a type (a handful of values) alone when no id is given,
+  // else the id (a common type such as `user` would read every row of it).
+  if (query.target_id !== undefined) conditions.push(mergedCandidates(`target_id = ${param(query.target_id)}`));
+  else if (query.target_type !== undefined) conditions.push(mergedCandidates(`target_type = ${param(query.target_type)}`));
   if (query.failed) conditions.push(mergedCandidates('status >= 400'));
   const mergedFilter = query.failed !== undefined || query.target_type !== undefined || query.target_id !== undefined;
   return listLogRows<AuditSummaryRow>(deps, {
