@@ -12,8 +12,6 @@ import type { Migration } from './types.js';
  *   Without them each such filter walked every audit row with a lookup of its answer.
  * - `users_verification_list_idx`: the verification list (only users with a verification state,
  *   in its order); it read every user to find them.
- * - `services_unfinished_idx`: the dashboard's stuck provisionings, counted from the index alone
- *   (it fetched every unfinished service from the table).
  * - `services_active_due_idx`: the dashboard's renewals due, counted from the index alone.
  *
  * Built concurrently (the tables are live while the release before runs); indexes only, so it
@@ -23,10 +21,6 @@ export const READ_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
   { name: 'admin_audit_logs_target_id_idx', on: `admin_audit_logs (target_id) INCLUDE (source, request_id)` },
   { name: 'admin_audit_logs_failed_idx', on: `admin_audit_logs (id) INCLUDE (source, request_id) WHERE status >= 400` },
   { name: 'users_verification_list_idx', on: `users (verification_updated_at DESC NULLS LAST, id DESC) WHERE verification_status IS NOT NULL` },
-  {
-    name: 'services_unfinished_idx',
-    on: `services ((COALESCE(stage_changed_at, created_at))) INCLUDE (provisioning_stage, stage_changed_at, created_at) WHERE status IN ('pending', 'provisioning', 'failed')`,
-  },
   { name: 'services_active_due_idx', on: `services (next_due_at) WHERE status = 'active'` },
 ];
 
