@@ -157,20 +157,24 @@ describe('the kept figures (migration 0044)', () => {
            VALUES ($1, $2, 'unpaid', 'k', $3, 0, NULL, NULL, 'admin') RETURNING id`,
           [uid, i % 2 === 0 ? 'purchase' : 'recharge', `${10 + i}.25`],
         );
-        await q(`UPDATE invoices SET status = 'paid', paid_at = now() - make_interval(days => $2) WHERE id = $1 RETURNING id`, [(paid as { id: number }).id, i % 4]);
-        if (i % 3 === 0) await q(`UPDATE invoices SET status = 'refunded', refunded_amount = amount WHERE id = $1 RETURNING id`, [(paid as { id: number }).id]);
+        const paidId = (paid as { id: number }).id;
+        await q(`UPDATE invoices SET status = 'paid', balance_amount = amount, payment_channel = 'balance', paid_at = now() - make_interval(days => $2) WHERE id = $1 RETURNING id`, [paidId, i % 4]);
+        if (i % 3 === 0) await q(`UPDATE invoices SET status = 'refunded', refunded_amount = amount WHERE id = $1 RETURNING id`, [paidId]);
+        const [refund] = await q(
+          `INSERT INTO refunds (user_id, invoice_id, amount, balance_part, third_party_part, refund_method, status, operator_type)
+           VALUES ($1, $2, 1.50, 1.50, 0, 'balance', 'processing', 'admin') RETURNING id`,
+          [uid, paidId],
+        );
+        await q(`SELECT pg_sleep(0.01)`);
         const [red] = await q(
           `INSERT INTO invoices (user_id, type, status, subject, amount, balance_amount, payment_channel, paid_at, origin_invoice_id, operator_type)
            VALUES ($1, 'refund', 'paid', '退款', -1.50, -1.50, 'balance', now(), $2, 'admin') RETURNING id`,
-          [uid, (paid as { id: number }).id],
+          [uid, paidId],
         );
-        const [refund] = await q(
-          `INSERT INTO refunds (user_id, invoice_id, refund_invoice_id, amount, balance_part, third_party_part, refund_method, status, operator_type)
-           VALUES ($1, $2, $3, 1.50, 1.50, 0, 'balance', 'processing', 'admin') RETURNING id`,
-          [uid, (paid as { id: number }).id, (red as { id: number }).id],
-        );
-        await q(`SELECT pg_sleep(0.01)`);
-        await q(`UPDATE refunds SET status = 'succeeded', refunded_at = now() WHERE id = $1 RETURNING id`, [(refund as { id: number }).id]);
+        await q(`UPDATE refunds SET status = 'succeeded', refunded_at = now(), refund_invoice_id = $2 WHERE id = $1 RETURNING id`, [
+          (refund as { id: number }).id,
+          (red as { id: number }).id,
+        ]);
       });
     const results = await Promise.allSettled([
       ...Array.from({ length: 24 }, (_, i) => writer(i)),
