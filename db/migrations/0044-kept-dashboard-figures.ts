@@ -1,3 +1,4 @@
+import { buildIndexConcurrently } from './concurrent-index.js';
 import type { Migration } from './types.js';
 
 /**
@@ -27,8 +28,22 @@ import type { Migration } from './types.js';
  * The seeds are taken in the same transaction as the triggers: CREATE TRIGGER locks the table
  * against writes until COMMIT (the count of services and the sums of the paid invoices and
  * refunds by day run meanwhile: ~1–3 s at 10×), so no write is counted twice or missed.
- * New tables, triggers and functions only: nothing is dropped or renamed.
+ *
+ * `services_unfinished_since_idx`: the dashboard's `provisioning_stuck` (unfinished, not awaiting
+ * an admin or upstream funds, no progress for 30 minutes) counts from this partial index alone
+ * (index-only: the columns of its key are included), not from the heap of every unfinished
+ * service (at 10×, 45,000: 65–72 ms → 16 ms). Its predicate excludes both awaiting stages, so the
+ * counts of those (the awaiting-funds gauge, `provisioning_awaiting_admin`) keep their plans.
+ * Built concurrently after the transaction (the table is live while the release before runs).
+ *
+ * New tables, triggers, functions and an index only: nothing is dropped or renamed.
  */
+export const UNFINISHED_SINCE_INDEX = {
+  name: 'services_unfinished_since_idx',
+  on: `services (COALESCE(stage_changed_at, created_at)) INCLUDE (stage_changed_at, created_at)
+       WHERE status IN ('pending', 'provisioning', 'failed')
+         AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'`,
+};
 export const SEED_SERVICE_STATUS_SQL = `INSERT INTO service_status_deltas (status, delta) SELECT status, count(*) FROM services GROUP BY status`;
 
 export const SEED_DAILY_MONEY_SQL = `
@@ -157,8 +172,10 @@ export const migration0044KeptDashboardFigures: Migration = {
       ${SEED_SERVICE_STATUS_SQL};
       ${SEED_DAILY_MONEY_SQL};
     `);
+    await buildIndexConcurrently(sequelize, UNFINISHED_SINCE_INDEX.name, UNFINISHED_SINCE_INDEX.on);
   },
   async down({ context: sequelize }) {
+    await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${UNFINISHED_SINCE_INDEX.name}`);
     await sequelize.query(`
       DROP TRIGGER IF EXISTS services_status_deltas_insert ON services;
       DROP TRIGGER IF EXISTS services_status_deltas_delete ON services;

@@ -117,6 +117,15 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
 }
 
 /**
+ * Unfinished provisionings, not awaiting an admin or upstream funds, without progress for `$1`
+ * minutes: counted from `services_unfinished_since_idx` alone (migration 0044), whose predicate
+ * is this one's status and stage conditions.
+ */
+export const STUCK_COUNT_SQL = `SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
+   AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'
+   AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)`;
+
+/**
  * The tasks whose last settled run of the last 7 days failed. Each task key (a few dozen) is found
  * by a skip along `task_runs_task_idx`, and its last settled run is read newest first on the same
  * index: the read follows the tasks, not the runs of the week (a DISTINCT ON over the week's runs
@@ -142,9 +151,7 @@ export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
     deps,
     `SELECT
        (${ACTIVE_SERVICES_SQL}) AS active_services,
-       (SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
-           AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'
-           AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)) AS provisioning_stuck,
+       (${STUCK_COUNT_SQL}) AS provisioning_stuck,
        (SELECT count(*)::int FROM services WHERE provisioning_stage = 'awaiting_admin' AND status IN ('pending', 'provisioning', 'failed')) AS provisioning_awaiting_admin,
        (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => $2)) AS renewals_due,
        (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours') AS runs_24h,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
+import { shanghaiToday, STUCK_COUNT_SQL, STUCK_MINUTES } from '../../../../domain/dashboard/figures.js';
+import { AWAITING_FUNDS_COUNT_SQL } from '../../../../domain/economics/funds.js';
 import { foldDashboardFigures } from '../../../../domain/dashboard/kept.js';
 import { expectError } from '../../../helpers/http.js';
 import { seedService } from '../../../helpers/lifecycle.js';
@@ -198,6 +199,22 @@ describe('the kept figures (migration 0044)', () => {
     expect(after.month).toEqual(figures.month);
     expect(after.state.active_services).toBe(figures.state.active_services);
     expect(after.state.active_services).toBe((await truth()).services.find((s) => s.status === 'active')?.n ?? 0);
+  });
+});
+
+describe('the stuck provisionings count', () => {
+  it('can be read from services_unfinished_since_idx alone, and the awaiting counts do not take that index', async () => {
+    const sequelize = platform.deps.db.sequelize;
+    const planOf = (text: string, bind: unknown[]) =>
+      sequelize.transaction(async (transaction) => {
+        // The test database is small: the planner would rightly scan it; ask for the index path it has.
+        await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+        const rows = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, { bind, transaction, type: QueryTypes.SELECT });
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const stuck = await planOf(STUCK_COUNT_SQL, [STUCK_MINUTES]);
+    expect(stuck).toContain('Index Only Scan using services_unfinished_since_idx');
+    expect(await planOf(AWAITING_FUNDS_COUNT_SQL, [])).not.toContain('services_unfinished_since_idx');
   });
 });
 
