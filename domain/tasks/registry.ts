@@ -1,6 +1,6 @@
 import { walArchiveTask } from './builtin/backups.js';
 import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
-import { supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
+import { compactMarginTotalsTask, supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
 import {
   autoRenewTask,
   cancelStaleInvoicesTask,
@@ -45,6 +45,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   reconcileSuppliersTask,
   supplierBalancesTask,
   supplierRunwayTask,
+  compactMarginTotalsTask,
   walArchiveTask,
 ];
 
