@@ -38,6 +38,7 @@ import { migration0037DatabaseBackups } from './0037-database-backups.js';
 import { migration0038AwaitingFundsIndex } from './0038-awaiting-funds-index.js';
 import { migration0040ReadIndexes } from './0040-read-indexes.js';
 import { migration0041DueKeyIndex } from './0041-due-key-index.js';
+import { migration0042StoredMargins } from './0042-stored-margins.js';
 import { migration0044KeptDashboardFigures } from './0044-kept-dashboard-figures.js';
 import type { Migration } from './types.js';
 
@@ -83,5 +84,6 @@ export const migrations: Migration[] = [
   migration0038AwaitingFundsIndex,
   migration0040ReadIndexes,
   migration0041DueKeyIndex,
+  migration0042StoredMargins,
   migration0044KeptDashboardFigures,
 ];

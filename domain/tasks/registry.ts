@@ -1,7 +1,7 @@
 import { walArchiveTask } from './builtin/backups.js';
 import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
 import { foldDashboardFiguresTask } from './builtin/dashboard.js';
-import { supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
+import { compactMarginTotalsTask, supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
 import {
   autoRenewTask,
   cancelStaleInvoicesTask,
@@ -46,6 +46,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   reconcileSuppliersTask,
   supplierBalancesTask,
   supplierRunwayTask,
+  compactMarginTotalsTask,
   walArchiveTask,
   foldDashboardFiguresTask,
 ];

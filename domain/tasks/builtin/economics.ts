@@ -2,6 +2,7 @@ import type { BuiltinTask } from '../types.js';
 import { checkPriceDrift } from '../../economics/price-drift.js';
 import { refreshSupplierBalances } from '../../economics/funds.js';
 import { forecastRunway } from '../../economics/runway.js';
+import { compactMarginTotals } from '../../economics/margins.js';
 
 /**
  * Reseller economics (issue #29, docs/economics.md). The drift check reads every bound product's
@@ -48,4 +49,19 @@ export const supplierRunwayTask: BuiltinTask = {
   lockTtlSeconds: 900,
   manualTriggerable: true,
   handler: (deps) => forecastRunway(deps),
+};
+
+/** Margins: the delta rows of the margin totals folded into one row per key, every heartbeat. */
+export const compactMarginTotalsTask: BuiltinTask = {
+  key: 'economics.compact_margin_totals',
+  title: '合并毛利汇总增量',
+  description:
+    '每次心跳（15 分钟）把毛利汇总表（service_margin_totals、margin_day_totals）中每次收付款、退款、成本写入追加的增量行合并为每个分组一行；合并前后读到的毛利数字相同，只让汇总读取更快。',
+  category: 'economics',
+  triggers: [{ type: 'heartbeats', every: 1 }],
+  queue: 'automation',
+  timeout: 300,
+  lockTtlSeconds: 840,
+  manualTriggerable: true,
+  handler: (deps) => compactMarginTotals(deps),
 };

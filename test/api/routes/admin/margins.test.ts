@@ -172,6 +172,11 @@ describe('margins', () => {
     });
     const old = await platform.api.get(`${base}/report/summary`, { token, query: { group_by: 'supplier', period: 'month', from: '2025-06-01', to: '2025-06-30' } });
     expect(old.body.data).toMatchObject({ revenue: '0.00', cost_known: false, upstream_cost: null, margin: null });
+    // A range without a line: an empty first page (its size was once asked of itself, forever).
+    for (const page of [1, 3]) {
+      const empty = await platform.api.get(`${base}/report`, { token, query: { group_by: 'product', period: 'day', from: '2020-01-01', to: '2020-01-31', page } });
+      expect(empty.body.data, `page ${page}`).toMatchObject({ list: [], total: 0 });
+    }
 
     for (const group of ['supplier', 'product'] as const) {
       const report = await platform.api.get(`${base}/report`, { token, query: { group_by: group, period: 'month', from, to, page_size: 100 } });
