@@ -146,9 +146,12 @@ function spendLevelStatements(affected: string | null) {
       ? `spend AS (
            SELECT user_id, sum(amount - refunded_amount) AS total FROM invoices
             WHERE type = ANY($1::text[]) AND paid_at IS NOT NULL GROUP BY user_id)`
-      : `affected AS (${affected}), spend AS (
-           SELECT a.user_id, sum(i.amount - i.refunded_amount) AS total FROM affected a JOIN invoices i ON i.user_id = a.user_id
-            WHERE i.type = ANY($1::text[]) AND i.paid_at IS NOT NULL GROUP BY a.user_id)`;
+      : // Per user (LATERAL): a join was planned as a hash join over every invoice once a day's payers were estimated many.
+        `affected AS (${affected}), spend AS (
+           SELECT a.user_id, t.total FROM affected a CROSS JOIN LATERAL (
+             SELECT sum(i.amount - i.refunded_amount) AS total FROM invoices i
+              WHERE i.user_id = a.user_id AND i.type = ANY($1::text[]) AND i.paid_at IS NOT NULL) t
+            WHERE t.total IS NOT NULL)`;
   const head = `WITH ${spend}, reached AS (
          SELECT DISTINCT ON (s.user_id) s.user_id, l.id AS level_id FROM spend s
            JOIN member_levels l ON l.min_spend IS NOT NULL AND l.min_spend <= s.total
