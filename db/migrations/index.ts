@@ -39,6 +39,7 @@ import { migration0038AwaitingFundsIndex } from './0038-awaiting-funds-index.js'
 import { migration0040ReadIndexes } from './0040-read-indexes.js';
 import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import { migration0042StoredMargins } from './0042-stored-margins.js';
+import { migration0043TaskWatermarks } from './0043-task-watermarks.js';
 import { migration0044KeptDashboardFigures } from './0044-kept-dashboard-figures.js';
 import type { Migration } from './types.js';
 
@@ -85,5 +86,6 @@ export const migrations: Migration[] = [
   migration0040ReadIndexes,
   migration0041DueKeyIndex,
   migration0042StoredMargins,
+  migration0043TaskWatermarks,
   migration0044KeptDashboardFigures,
 ];
