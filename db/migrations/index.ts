@@ -39,6 +39,7 @@ import { migration0038AwaitingFundsIndex } from './0038-awaiting-funds-index.js'
 import { migration0040ReadIndexes } from './0040-read-indexes.js';
 import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import type { Migration } from './types.js';
+import { migration0045SupplierHealth } from './0045-supplier-health.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
 export const migrations: Migration[] = [
@@ -82,4 +83,5 @@ export const migrations: Migration[] = [
   migration0038AwaitingFundsIndex,
   migration0040ReadIndexes,
   migration0041DueKeyIndex,
+  migration0045SupplierHealth,
 ];
