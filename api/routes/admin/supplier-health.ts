@@ -20,6 +20,8 @@ const base = '/api/v2/admin/suppliers';
 const list = defineRoute({
   method: 'get',
   path: `${base}/health`,
+  // The generated name (adminSuppliersHealthGet) is also the one of `/suppliers/{supplier}/health`.
+  operationId: 'adminSupplierHealthList',
   tags,
   summary: '供应商健康状况（熔断器与最近调用的失败比例、延迟）',
   description: '每个供应商一行：熔断器状态（closed / open / half_open）与统计窗口内的调用数、失败比例和延迟。供应商数量有限，整表分页。',
