@@ -201,7 +201,13 @@ export async function supplierAvailability(deps: DomainDeps, supplierId: number)
   const state = row?.state ?? 'closed';
   if (state === 'closed') return { supplierId, state, mayCall: true, probe: false, retryAt: null };
   const since = state === 'open' ? row?.opened_at : row?.probe_claimed_at;
-  return { supplierId, state, mayCall: false, probe: false, retryAt: since ? new Date(new Date(since).getTime() + openSeconds * 1000) : null };
+  const retryAt = since ? new Date(new Date(since).getTime() + openSeconds * 1000) : null;
+  // Read open past its time yet not claimed: a concurrent caller claimed the probe after this
+  // statement's snapshot (its claim committed first, so ours no longer matched): half-open now.
+  if (state === 'open' && retryAt && retryAt.getTime() <= Date.now()) {
+    return { supplierId, state: 'half_open', mayCall: false, probe: false, retryAt: new Date(Date.now() + openSeconds * 1000) };
+  }
+  return { supplierId, state, mayCall: false, probe: false, retryAt };
 }
 
 export type SupplierHealth = {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../../db/sql.js';
+import { watchFactGauges } from '../../../../domain/economics/fact-gauges.js';
 import { saveSettings } from '../../../../domain/settings/settings.js';
 import { callSupplier } from '../../../../domain/suppliers/supplier-call.js';
 import { clearAllTokens } from '../../../../plugins/upstream/upstream_finance/client/token-cache.js';
@@ -26,8 +27,14 @@ async function calls(supplierId: number, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => callSupplier(platform.deps, supplierId, 'upstream.credit', {}).catch(() => null)));
 }
 
+/** The scrape, with the fact gauges served from the test's database (the API process does it in api/main.ts). */
 async function metrics(): Promise<string> {
-  return (await fetch(`${platform.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const unwatch = watchFactGauges(platform.deps);
+  try {
+    return await (await fetch(`${platform.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  } finally {
+    unwatch();
+  }
 }
 
 beforeAll(async () => {
