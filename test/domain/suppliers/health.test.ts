@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
+import { checkUpstreamFunds } from '../../../domain/economics/funds.js';
 import { saveSettings } from '../../../domain/settings/settings.js';
 import { callSupplier, UpstreamStepError } from '../../../domain/suppliers/supplier-call.js';
 import { getSupplierHealth, supplierAvailability } from '../../../domain/suppliers/health.js';
@@ -144,5 +145,23 @@ describe('supplier health', () => {
     expect(await credit()).toBe('ok');
     expect(await breaker()).toMatchObject({ state: 'closed', episode: 2 });
     expect((await alerts('supplier_up')).map((a) => a.alert_key)).toEqual([`supplier-up:${supplierId}:1`, `supplier-up:${supplierId}:2`]);
+  });
+
+  it('the funds check does not read the balance of a supplier that is down, and its read past the open time is the probe', async () => {
+    sandbox.control.failNext(12, 'html500');
+    await Promise.all(Array.from({ length: 12 }, () => credit()));
+    expect(await breaker()).toMatchObject({ state: 'open', episode: 3 });
+    sandbox.control.clearFaults();
+    const count = async () => (await sqlOne<{ n: number }>(platform.deps, 'SELECT count(*)::int AS n FROM supplier_calls WHERE supplier_id = $1', [supplierId]))?.n;
+    const before = await count();
+    const input = { supplierId, amount: '1.00', refused: false, workflowId: 'health-funds' };
+    // As when the read fails: nothing to compare, the payment goes as before.
+    expect(await checkUpstreamFunds(platform.deps, input)).toEqual({ enough: true, balance: null, amount: '1.00' });
+    expect(await count()).toBe(before);
+    await openTimePassed();
+    const probed = await checkUpstreamFunds(platform.deps, input);
+    expect(probed.balance).not.toBeNull();
+    expect(await count()).toBe((before ?? 0) + 1);
+    expect(await breaker()).toMatchObject({ state: 'closed', episode: 3 });
   });
 });
