@@ -32,6 +32,7 @@ import { adminSettingRoutes } from './routes/admin/settings.js';
 import { adminUserRoutes } from './routes/admin/users.js';
 import { adminUserManagementRoutes } from './routes/admin/user-management.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
+import { adminSupplierHealthRoutes } from './routes/admin/supplier-health.js';
 import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
@@ -129,6 +130,8 @@ export function createApiRoutes() {
   api.route('/', clientAuthRoutes);
   api.route('/', clientTwoFactorRoutes);
   api.route('/', adminProductTypeRoutes);
+  // Before the supplier routes: `/suppliers/health` is not a supplier id.
+  api.route('/', adminSupplierHealthRoutes);
   api.route('/', adminSupplierRoutes);
   api.route('/', adminProvisioningRoutes);
   api.route('/', siteProductTypeRoutes);

@@ -1684,6 +1684,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/suppliers/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 供应商健康状况（熔断器与最近调用的失败比例、延迟）
+         * @description 每个供应商一行：熔断器状态（closed / open / half_open）与统计窗口内的调用数、失败比例和延迟。供应商数量有限，整表分页。
+         *
+         *     需要管理员登录，权限 supplier.view
+         */
+        get: operations["adminSupplierHealthList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/suppliers/{supplier}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 单个供应商的健康状况
+         * @description 需要管理员登录，权限 supplier.view
+         */
+        get: operations["adminSuppliersHealthGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/suppliers/{supplier}/health/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 手动关闭熔断器（确认供应商已恢复）
+         * @description 熔断器未关闭时改为关闭并发出“供应商已恢复”提醒，统计窗口从此刻重新计算；已关闭时不变。
+         *
+         *     需要管理员登录，权限 supplier.manage
+         */
+        post: operations["adminSuppliersHealthReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/suppliers": {
         parameters: {
             query?: never;
@@ -6862,6 +6926,23 @@ export interface components {
             extras: {
                 [key: string]: number | null;
             };
+            /** @description 各供应商健康状况（docs/fulfilment.md「Supplier health」） */
+            supplier_health: {
+                supplier_id: number;
+                code: string;
+                name: string;
+                /**
+                 * @description 熔断器状态：closed 正常、open 不可用（熔断中）、half_open 正在试探
+                 * @enum {string}
+                 */
+                state: "closed" | "open" | "half_open";
+                /** @description 统计窗口内的调用数 */
+                calls: number;
+                /** @description 统计窗口内失败调用占比（%），无调用时为 null */
+                failure_percent: number | null;
+                /** @description 统计窗口内调用延迟的 95 分位（毫秒） */
+                latency_p95_ms: number | null;
+            }[];
         };
         RevenuePoint: {
             date: string;
@@ -7240,6 +7321,56 @@ export interface components {
             value: string;
             label: string;
             is_plugin_driven: boolean;
+        };
+        SupplierHealth: {
+            supplier_id: number;
+            code: string;
+            name: string;
+            /**
+             * @description 熔断器状态：closed 正常；open 不可用（熔断中，不分配新的开通）；half_open 已放行一次试探调用，等待结果
+             * @enum {string}
+             */
+            state: "closed" | "open" | "half_open";
+            /** @description 熔断器累计打开次数（每次打开为一个不可用事件，提醒按此去重） */
+            episode: number;
+            /**
+             * @description 本次（或最近一次）打开时间
+             * @example 2026-01-01 08:00:00
+             */
+            opened_at: string | null;
+            /**
+             * @description 试探调用被领取的时间（half_open 时）
+             * @example 2026-01-01 08:00:00
+             */
+            probe_claimed_at: string | null;
+            /**
+             * @description 最近一次恢复（关闭）时间
+             * @example 2026-01-01 08:00:00
+             */
+            closed_at: string | null;
+            /**
+             * @description open 时：可放行试探调用的时间；half_open 时：试探未回报可重新领取的时间
+             * @example 2026-01-01 08:00:00
+             */
+            retry_at: string | null;
+            /** @description 统计窗口（分钟，设置 economics.health_window_minutes） */
+            window_minutes: number;
+            /** @description 窗口内调用数 */
+            calls: number;
+            /** @description 窗口内失败调用数（超时、连接失败、上游 5xx/维护等；业务拒绝不算） */
+            failures: number;
+            /** @description 窗口内失败占比（%），无调用时为 null */
+            failure_percent: number | null;
+            latency_avg_ms: number | null;
+            latency_p95_ms: number | null;
+            latency_max_ms: number | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            last_failure_at: string | null;
+            /** @description 窗口内最近一次失败的错误码（如 timeout、network_error、upstream_unavailable） */
+            last_error_code: string | null;
         };
         Supplier: {
             id: number;
@@ -8591,10 +8722,10 @@ export interface components {
         AdminAlert: {
             id: number;
             /**
-             * @description price_drift、funds_short、runway_short、reconciliation、backup_archive
+             * @description price_drift、funds_short、runway_short、reconciliation、backup_archive、supplier_down、supplier_up
              * @enum {string}
              */
-            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
             kind_label: string;
             /** @enum {string} */
             severity: "info" | "warning" | "critical";
@@ -17485,6 +17616,228 @@ export interface operations {
             };
         };
     };
+    adminSupplierHealthList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                state?: "closed" | "open" | "half_open";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierHealth"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSuppliersHealthGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                supplier: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SupplierHealth"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSuppliersHealthReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                supplier: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SupplierHealth"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminSuppliersList: {
         parameters: {
             query?: {
@@ -24622,7 +24975,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24693,7 +25046,7 @@ export interface operations {
     adminEconomicsAlertsSummaryGet: {
         parameters: {
             query?: {
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24722,6 +25075,8 @@ export interface operations {
                                 runway_short: number;
                                 reconciliation: number;
                                 backup_archive: number;
+                                supplier_down: number;
+                                supplier_up: number;
                             };
                         };
                         timestamp: number;

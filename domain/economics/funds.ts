@@ -4,6 +4,7 @@ import { AWAITING_UPSTREAM_FUNDS, type FundsCheck } from '../../workflows/upstre
 import type { DomainDeps } from '../deps.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { raiseAdminAlert } from './alerts.js';
+import { supplierAvailability } from '../suppliers/health.js';
 
 /**
  * Upstream funds (issue #29, docs/economics.md): the supplier balance read through the
@@ -70,10 +71,18 @@ export async function checkUpstreamFunds(deps: DomainDeps, input: FundsCheckInpu
   const amount = input.amount;
   if (amount === null && !input.refused) return { enough: true, balance: null, amount: null };
   let balance: string | null = null;
-  try {
-    balance = await refreshSupplierBalance(deps, input.supplierId, { traceId: input.workflowId, needed: input.refused ? null : amount });
-  } catch (err) {
-    deps.logger.warn({ err: err instanceof Error ? err.message : String(err), supplierId: input.supplierId }, 'supplier balance not read before an upstream payment');
+  // Supplier health (docs/fulfilment.md "Supplier health"): while the supplier's breaker is open
+  // the balance is not asked for (the answer is the one of a read that failed); past its open
+  // time this read is the half-open probe.
+  const availability = await supplierAvailability(deps, input.supplierId);
+  if (!availability.mayCall) {
+    deps.logger.warn({ supplierId: input.supplierId, state: availability.state }, 'supplier balance not read before an upstream payment: the supplier is down (circuit open)');
+  } else {
+    try {
+      balance = await refreshSupplierBalance(deps, input.supplierId, { traceId: input.workflowId, needed: input.refused ? null : amount });
+    } catch (err) {
+      deps.logger.warn({ err: err instanceof Error ? err.message : String(err), supplierId: input.supplierId }, 'supplier balance not read before an upstream payment');
+    }
   }
   const enough = !input.refused && (balance === null || amount === null || money(balance).gte(amount));
   if (!enough) await noteFundsShortage(deps, { supplierId: input.supplierId, balance, amount, workflowId: input.workflowId });
