@@ -40,6 +40,7 @@ import { migration0040ReadIndexes } from './0040-read-indexes.js';
 import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import { migration0042StoredMargins } from './0042-stored-margins.js';
 import { migration0045SupplierHealth } from './0045-supplier-health.js';
+import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-alternates.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -86,4 +87,5 @@ export const migrations: Migration[] = [
   migration0041DueKeyIndex,
   migration0042StoredMargins,
   migration0045SupplierHealth,
+  migration0046ProductUpstreamAlternates,
 ];
