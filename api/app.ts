@@ -41,6 +41,7 @@ import { adminProductMenuRoutes } from './routes/admin/product-menus.js';
 import { adminProductGroupRoutes } from './routes/admin/product-groups.js';
 import { adminProductCategoryRoutes } from './routes/admin/product-categories.js';
 import { adminProductRoutes } from './routes/admin/products.js';
+import { adminProductBindingRoutes } from './routes/admin/product-bindings.js';
 import { adminCatalogueAuditRoutes } from './routes/admin/catalogue-audit.js';
 import { siteCatalogueRoutes } from './routes/site/catalogue.js';
 import { siteProductRoutes } from './routes/site/products.js';
@@ -139,6 +140,7 @@ export function createApiRoutes() {
   api.route('/', adminProductGroupRoutes);
   api.route('/', adminProductCategoryRoutes);
   api.route('/', adminProductRoutes);
+  api.route('/', adminProductBindingRoutes);
   api.route('/', adminCatalogueAuditRoutes);
   api.route('/', siteCatalogueRoutes);
   api.route('/', siteProductRoutes);

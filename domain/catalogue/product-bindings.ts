@@ -23,6 +23,12 @@ export type ProductBinding = {
   price_rule: Record<string, unknown>;
 };
 
+/** How admins read each routing policy. */
+export const UPSTREAM_ROUTING_LABELS: Record<UpstreamRoutingPolicy, string> = {
+  priority: '按优先级：可开通的绑定中优先级最高者',
+  lowest_cost: '按成本：可开通的绑定中上游成本最低者（成本相同按优先级）',
+};
+
 export type ProductBindings = { productId: number; policy: UpstreamRoutingPolicy; bindings: ProductBinding[] };
 
 /** The product's policy and every binding with its supplier and plugin, priority order; no row: no such live product. */
