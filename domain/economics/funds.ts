@@ -43,10 +43,18 @@ async function readCredit(deps: DomainDeps, supplierId: number, traceId?: string
   return { balance, currency };
 }
 
+/**
+ * The rule of "the balance covers the bill": nothing to compare (balance unreadable, amount
+ * unknown) counts as covering, the payment goes as before. The funds check and routing read it.
+ */
+export function balanceCovers(balance: string | null, amount: string | null): boolean {
+  return balance === null || amount === null || money(balance).gte(amount);
+}
+
 /** Reads and keeps a supplier's balance; `covers`: the read covered what a check needed (closes an open shortage). */
 export async function refreshSupplierBalance(deps: DomainDeps, supplierId: number, options: { traceId?: string; needed?: string | null } = {}): Promise<string> {
   const { balance, currency } = await readCredit(deps, supplierId, options.traceId);
-  const covers = options.needed === undefined || options.needed === null || money(balance).gte(options.needed);
+  const covers = balanceCovers(balance, options.needed ?? null);
   await sqlOne<{ code: string }>(deps, SAVE_BALANCE, [supplierId, balance, currency, covers]);
   return balance;
 }
@@ -84,7 +92,7 @@ export async function checkUpstreamFunds(deps: DomainDeps, input: FundsCheckInpu
       deps.logger.warn({ err: err instanceof Error ? err.message : String(err), supplierId: input.supplierId }, 'supplier balance not read before an upstream payment');
     }
   }
-  const enough = !input.refused && (balance === null || amount === null || money(balance).gte(amount));
+  const enough = !input.refused && balanceCovers(balance, amount);
   if (!enough) await noteFundsShortage(deps, { supplierId: input.supplierId, balance, amount, workflowId: input.workflowId });
   return { enough, balance, amount };
 }

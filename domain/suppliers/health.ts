@@ -210,6 +210,22 @@ export async function supplierAvailability(deps: DomainDeps, supplierId: number)
   return { supplierId, state, mayCall: false, probe: false, retryAt };
 }
 
+/**
+ * The breaker state of each supplier, read only: no probe is claimed (no row: closed). Routing
+ * reads it first and calls `supplierAvailability`, which may claim the one probe, only for a
+ * supplier it would give the work to once the closed ones could not take it.
+ */
+export async function supplierBreakerStates(deps: DomainDeps, supplierIds: number[]): Promise<Map<number, SupplierBreakerState>> {
+  const rows = await sqlRows<{ supplier_id: number; state: SupplierBreakerState }>(
+    deps,
+    'SELECT supplier_id, state FROM supplier_breakers WHERE supplier_id = ANY($1::int[])',
+    [supplierIds],
+  );
+  const states = new Map<number, SupplierBreakerState>(supplierIds.map((id) => [id, 'closed']));
+  for (const row of rows) states.set(row.supplier_id, row.state);
+  return states;
+}
+
 export type SupplierHealth = {
   supplier_id: number;
   code: string;
