@@ -1,7 +1,7 @@
 import { sqlOne } from '../../db/sql.js';
 import type { UpstreamRoutingPolicy } from '../../db/models/catalogue.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
-import { formatMoney } from '../../lib/money.js';
+import { formatMoney, money } from '../../lib/money.js';
 import type { BillingPeriod } from '../catalogue/billing-periods.js';
 import { bindingLabel, type ProductBinding, productBindings } from '../catalogue/product-bindings.js';
 import { stockStatus } from '../catalogue/stock.js';
@@ -220,7 +220,7 @@ async function readCandidate(
 /** Lowest known cost first (unknown last), ties by priority. */
 function byCost(a: RoutingCandidate, b: RoutingCandidate): number {
   if (a.cost !== null && b.cost !== null) {
-    const diff = Number(a.cost) - Number(b.cost);
+    const diff = money(a.cost).comparedTo(b.cost);
     if (diff !== 0) return diff;
   } else if (a.cost !== b.cost) {
     return a.cost === null ? 1 : -1;
