@@ -39,6 +39,8 @@ import { migration0038AwaitingFundsIndex } from './0038-awaiting-funds-index.js'
 import { migration0040ReadIndexes } from './0040-read-indexes.js';
 import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import { migration0042StoredMargins } from './0042-stored-margins.js';
+import { migration0043TaskWatermarks } from './0043-task-watermarks.js';
+import { migration0044KeptDashboardFigures } from './0044-kept-dashboard-figures.js';
 import { migration0045SupplierHealth } from './0045-supplier-health.js';
 import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-alternates.js';
 import type { Migration } from './types.js';
@@ -86,6 +88,8 @@ export const migrations: Migration[] = [
   migration0040ReadIndexes,
   migration0041DueKeyIndex,
   migration0042StoredMargins,
+  migration0043TaskWatermarks,
+  migration0044KeptDashboardFigures,
   migration0045SupplierHealth,
   migration0046ProductUpstreamAlternates,
 ];

@@ -5,12 +5,13 @@ import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { AWAITING_FUNDS_COUNT_SQL } from '../economics/funds.js';
 import { listSupplierHealth, SUPPLIERS_DOWN_COUNT_SQL } from '../suppliers/health.js';
 import type { SupplierBreakerState } from '../../db/models/supplier.js';
+import { ACTIVE_SERVICES_SQL } from './kept.js';
 
 /**
- * The admin dashboard. Each figure set is one query over indexed columns (no summary table is
- * needed at this size; see docs/operations.md "Dashboard"): money received and refunded, new users, new
- * services, for a range of Asia/Shanghai days; and the state of now: active services,
- * provisionings stuck or awaiting an admin, renewals due, schedule health. Figures of areas that
+ * The admin dashboard. Each figure set is one query (docs/operations.md "Dashboard"): money
+ * received and refunded (from the kept daily totals, `MONEY_OF_DAYS`), new users, new
+ * services, for a range of Asia/Shanghai days; and the state of now: active services (kept,
+ * domain/dashboard/kept.ts), provisionings stuck or awaiting an admin, renewals due, schedule health. Figures of areas that
  * may not exist on every install (tickets, withdrawals) join through `DASHBOARD_EXTRAS`.
  */
 export const STUCK_MINUTES = 30;
@@ -88,7 +89,19 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
 
 /** What the money figures sum (`countsAs` of the invoice kinds), passed as the arrays `$3` and `$4`. */
 const TYPES = { sales: invoiceTypesWhere('countsAs', 'sales'), recharge: invoiceTypesWhere('countsAs', 'recharge') };
-const PAID_STATES = "('paid', 'partially_refunded', 'refunded')";
+
+/**
+ * The money of the days `$1..$2` (Asia/Shanghai) from their kept totals (`daily_money_deltas`,
+ * migration 0044; domain/dashboard/kept.ts): paid invoices (status paid, partially refunded or
+ * refunded) by the day of `paid_at` and type, succeeded refunds by the day of `refunded_at`. A
+ * few rows a day, whatever the invoices of the day.
+ */
+const MONEY_OF_DAYS = `money AS (
+  SELECT COALESCE(sum(amount) FILTER (WHERE source = 'invoice' AND type = ANY($3::text[])), 0) AS revenue,
+         COALESCE(sum(amount) FILTER (WHERE source = 'invoice' AND type = ANY($4::text[])), 0) AS recharge,
+         COALESCE(sum(n) FILTER (WHERE source = 'invoice' AND (type = ANY($3::text[]) OR type = ANY($4::text[]))), 0)::int AS paid_invoices,
+         COALESCE(sum(amount) FILTER (WHERE source = 'refund'), 0) AS refunds
+    FROM daily_money_deltas WHERE day >= CAST($1 AS date) AND day <= CAST($2 AS date))`;
 
 /** Days `from..to` inclusive, valid and at most MAX_RANGE_DAYS long; 42200 otherwise. */
 export function checkRange(from: string, to: string): void {
@@ -106,24 +119,27 @@ export async function rangeFigures(deps: DomainDeps, from: string, to: string): 
   checkRange(from, to);
   const row = await sqlOne<Omit<RangeFigures, 'from' | 'to' | 'net_revenue'> & { net_revenue: string }>(
     deps,
-    `WITH ${BOUNDS},
-     sales AS (
-       SELECT COALESCE(sum(amount) FILTER (WHERE type = ANY($3::text[])), 0) AS revenue,
-              COALESCE(sum(amount) FILTER (WHERE type = ANY($4::text[])), 0) AS recharge,
-              count(*) FILTER (WHERE type = ANY($3::text[]) OR type = ANY($4::text[]))::int AS paid_invoices
-         FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi),
-     back AS (SELECT COALESCE(sum(amount), 0) AS refunds FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi)
-     SELECT sales.revenue::numeric(14,2)::text AS revenue, sales.recharge::numeric(14,2)::text AS recharge,
-            back.refunds::numeric(14,2)::text AS refunds, (sales.revenue - back.refunds)::numeric(14,2)::text AS net_revenue,
-            sales.paid_invoices,
+    `WITH ${BOUNDS}, ${MONEY_OF_DAYS}
+     SELECT money.revenue::numeric(14,2)::text AS revenue, money.recharge::numeric(14,2)::text AS recharge,
+            money.refunds::numeric(14,2)::text AS refunds, (money.revenue - money.refunds)::numeric(14,2)::text AS net_revenue,
+            money.paid_invoices,
             (SELECT count(*)::int FROM users, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_users,
             (SELECT count(*)::int FROM services, bounds WHERE created_at >= bounds.lo AND created_at < bounds.hi) AS new_services
-       FROM sales, back`,
+       FROM money`,
     [from, to, TYPES.sales, TYPES.recharge],
   );
   if (!row) throw new Error('dashboard figures not computed');
   return { from, to, ...row };
 }
+
+/**
+ * Unfinished provisionings, not awaiting an admin or upstream funds, without progress for `$1`
+ * minutes: counted from `services_unfinished_since_idx` alone (migration 0044), whose predicate
+ * is this one's status and stage conditions.
+ */
+export const STUCK_COUNT_SQL = `SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
+   AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'
+   AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)`;
 
 /**
  * The tasks whose last settled run of the last 7 days failed. Each task key (a few dozen) is found
@@ -150,10 +166,8 @@ export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
   }>(
     deps,
     `SELECT
-       (SELECT count(*)::int FROM services WHERE status = 'active') AS active_services,
-       (SELECT count(*)::int FROM services WHERE status IN ('pending', 'provisioning', 'failed')
-           AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'
-           AND COALESCE(stage_changed_at, created_at) < now() - make_interval(mins => $1)) AS provisioning_stuck,
+       (${ACTIVE_SERVICES_SQL}) AS active_services,
+       (${STUCK_COUNT_SQL}) AS provisioning_stuck,
        (SELECT count(*)::int FROM services WHERE provisioning_stage = 'awaiting_admin' AND status IN ('pending', 'provisioning', 'failed')) AS provisioning_awaiting_admin,
        (SELECT count(*)::int FROM services WHERE status = 'active' AND next_due_at IS NOT NULL AND next_due_at < now() + make_interval(days => $2)) AS renewals_due,
        (SELECT count(*)::int FROM task_runs WHERE started_at > now() - interval '24 hours') AS runs_24h,
@@ -202,19 +216,16 @@ export async function revenueSeries(deps: DomainDeps, from: string, to: string):
   return sqlRows<RevenuePoint>(
     deps,
     `WITH days AS (SELECT generate_series(CAST($1 AS date), CAST($2 AS date), interval '1 day')::date AS day),
-     ${BOUNDS},
-     sales AS (
-       SELECT (paid_at AT TIME ZONE 'Asia/Shanghai')::date AS day,
-              sum(amount) FILTER (WHERE type = ANY($3::text[])) AS revenue, sum(amount) FILTER (WHERE type = ANY($4::text[])) AS recharge
-         FROM invoices, bounds WHERE status IN ${PAID_STATES} AND paid_at >= bounds.lo AND paid_at < bounds.hi GROUP BY 1),
-     back AS (
-       SELECT (refunded_at AT TIME ZONE 'Asia/Shanghai')::date AS day, sum(amount) AS refunds
-         FROM refunds, bounds WHERE status = 'succeeded' AND refunded_at >= bounds.lo AND refunded_at < bounds.hi GROUP BY 1)
+     money AS (
+       SELECT day, sum(amount) FILTER (WHERE source = 'invoice' AND type = ANY($3::text[])) AS revenue,
+              sum(amount) FILTER (WHERE source = 'invoice' AND type = ANY($4::text[])) AS recharge,
+              sum(amount) FILTER (WHERE source = 'refund') AS refunds
+         FROM daily_money_deltas WHERE day >= CAST($1 AS date) AND day <= CAST($2 AS date) GROUP BY day)
      SELECT to_char(days.day, 'YYYY-MM-DD') AS date,
-            COALESCE(sales.revenue, 0)::numeric(14,2)::text AS revenue,
-            COALESCE(sales.recharge, 0)::numeric(14,2)::text AS recharge,
-            COALESCE(back.refunds, 0)::numeric(14,2)::text AS refunds
-       FROM days LEFT JOIN sales ON sales.day = days.day LEFT JOIN back ON back.day = days.day ORDER BY days.day`,
+            COALESCE(money.revenue, 0)::numeric(14,2)::text AS revenue,
+            COALESCE(money.recharge, 0)::numeric(14,2)::text AS recharge,
+            COALESCE(money.refunds, 0)::numeric(14,2)::text AS refunds
+       FROM days LEFT JOIN money ON money.day = days.day ORDER BY days.day`,
     [from, to, TYPES.sales, TYPES.recharge],
   );
 }

@@ -5,6 +5,7 @@ import { watchEconomics } from '../../lib/metrics.js';
 import { checkRange } from '../dashboard/figures.js';
 import type { DomainDeps } from '../deps.js';
 import { windowCountSql } from '../../db/window-count.js';
+import { foldDeltaRows } from '../../db/delta-rows.js';
 
 /**
  * Margins (docs/economics.md): what the services sold, gave back and cost upstream.
@@ -275,45 +276,12 @@ export function watchSupplierEconomics(deps: DomainDeps): () => void {
 
 /**
  * Folds the delta rows of `service_margin_totals` and `margin_day_totals` into one row per key
- * (the task `economics.compact_margin_totals`, every heartbeat). Each table in one statement: the
- * rows it deletes are the rows it sums, so a read before or after sees the same figures, and a
- * delta written meanwhile (not in its snapshot) is left for the next run. A key whose rows sum to
- * nothing is dropped.
+ * (the task `economics.compact_margin_totals`, every heartbeat) with `foldDeltaRows`
+ * (db/delta-rows.ts): every margin read answers the same before and after.
  */
 export async function compactMarginTotals(deps: DomainDeps): Promise<{ totals_folded: number; totals_kept: number; days_folded: number; days_kept: number }> {
-  const totals = await sqlOne<{ folded: number; kept: number }>(
-    deps,
-    `WITH keys AS (
-       SELECT product_id, COALESCE(supplier_id, 0) AS supplier, status FROM service_margin_totals GROUP BY 1, 2, 3
-       HAVING count(*) > 1 OR (sum(services) = 0 AND sum(services_cost_unknown) = 0 AND sum(revenue) = 0 AND sum(refunds) = 0 AND sum(cost) = 0)),
-     gone AS (
-       DELETE FROM service_margin_totals t USING keys k
-        WHERE t.product_id = k.product_id AND COALESCE(t.supplier_id, 0) = k.supplier AND t.status = k.status RETURNING t.*),
-     kept AS (
-       INSERT INTO service_margin_totals (product_id, supplier_id, status, revenue, refunds, cost, services, services_cost_unknown)
-       SELECT product_id, supplier_id, status, sum(revenue), sum(refunds), sum(cost), sum(services), sum(services_cost_unknown)
-         FROM gone GROUP BY 1, 2, 3
-       HAVING sum(services) <> 0 OR sum(services_cost_unknown) <> 0 OR sum(revenue) <> 0 OR sum(refunds) <> 0 OR sum(cost) <> 0
-       RETURNING 1)
-     SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM kept)::int AS kept`,
-    [],
-  );
-  const days = await sqlOne<{ folded: number; kept: number }>(
-    deps,
-    `WITH keys AS (
-       SELECT day, product_id, COALESCE(supplier_id, 0) AS supplier FROM margin_day_totals GROUP BY 1, 2, 3
-       HAVING count(*) > 1 OR (sum(lines) = 0 AND sum(unknown_days) = 0 AND sum(revenue) = 0 AND sum(refunds) = 0 AND sum(cost) = 0)),
-     gone AS (
-       DELETE FROM margin_day_totals t USING keys k
-        WHERE t.day = k.day AND t.product_id = k.product_id AND COALESCE(t.supplier_id, 0) = k.supplier RETURNING t.*),
-     kept AS (
-       INSERT INTO margin_day_totals (day, product_id, supplier_id, revenue, refunds, cost, unknown_days, lines)
-       SELECT day, product_id, supplier_id, sum(revenue), sum(refunds), sum(cost), sum(unknown_days), sum(lines)
-         FROM gone GROUP BY 1, 2, 3
-       HAVING sum(lines) <> 0 OR sum(unknown_days) <> 0 OR sum(revenue) <> 0 OR sum(refunds) <> 0 OR sum(cost) <> 0
-       RETURNING 1)
-     SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM kept)::int AS kept`,
-    [],
-  );
-  return { totals_folded: totals?.folded ?? 0, totals_kept: totals?.kept ?? 0, days_folded: days?.folded ?? 0, days_kept: days?.kept ?? 0 };
+  const sums = ['revenue', 'refunds', 'cost'];
+  const totals = await foldDeltaRows(deps, { table: 'service_margin_totals', keys: ['product_id', 'supplier_id', 'status'], sums: [...sums, 'services', 'services_cost_unknown'] });
+  const days = await foldDeltaRows(deps, { table: 'margin_day_totals', keys: ['day', 'product_id', 'supplier_id'], sums: [...sums, 'unknown_days', 'lines'] });
+  return { totals_folded: totals.folded, totals_kept: totals.kept, days_folded: days.folded, days_kept: days.kept };
 }

@@ -33,22 +33,44 @@ const DUE_FOR_RENEWAL = statement(
 );
 
 /**
+ * How much one run may do: `batch` services read per statement (a test makes it small to walk
+ * several batches); `budgetMs` the time after which it starts no further invoice (the task gives
+ * its attempt's timeout less a margin, `RENEWAL_RUN_BUDGET_MS`); `clock` for tests.
+ */
+export type RenewalRunLimits = { batch?: number; budgetMs?: number; clock?: () => number };
+
+/**
  * Renewal invoices ahead of due dates: every active or suspended, periodic service due within
  * `RENEWAL_INVOICE_LEAD_DAYS` (or past due) without an unpaid renewal invoice or a renewal on its
  * way gets one for its own period at its own price, through the services domain's
  * `createRenewalInvoice` with `source: 'scheduler'`: idempotent per service and due date (the
  * invoice made for a due date is answered again, even after the user cancelled it), so a rerun
- * or a retry never makes a second one. `batch`: services read per statement (a test makes it small
- * to walk several batches); the run stops between batches when cancelled.
+ * or a retry never makes a second one. The run stops between batches when cancelled.
+ *
+ * A run hands out a bounded amount of work (docs/scheduling.md "Renewal invoices: a bounded run"):
+ * once `budgetMs` is spent it starts no further invoice and answers `more_due: true`; the next
+ * run (hourly) starts again from the earliest due date and finds the services already given
+ * their invoice gone from the due condition, so it continues where this one stopped. Each
+ * invoice is its own transaction, so stopping between two loses nothing and repeats nothing.
  */
-export async function createDueRenewalInvoices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>, batch = LIFECYCLE_BATCH) {
-  const summary = { candidates: 0, created: 0, existing: 0, not_renewable: 0, failed: 0, lead_days: deps.config.lifecycle.renewalLeadDays };
+export async function createDueRenewalInvoices(deps: DomainDeps, run: Pick<TaskRunContext, 'taskRunId' | 'taskKey'>, limits: RenewalRunLimits = {}) {
+  const batch = limits.batch ?? LIFECYCLE_BATCH;
+  const clock = limits.clock ?? (() => performance.now());
+  const started = clock();
+  const summary = { candidates: 0, created: 0, existing: 0, not_renewable: 0, failed: 0, more_due: false, lead_days: deps.config.lifecycle.renewalLeadDays };
   const audit = systemAudit(`task:${run.taskKey}:${run.taskRunId}`);
   for (let after = FIRST_DUE_KEY; ; ) {
     throwIfCancelled();
     const candidates = await sqlRows<{ id: number; billing_period: string; due_key: string }>(deps, DUE_FOR_RENEWAL, [deps.config.lifecycle.renewalLeadDays, after.due, after.id, batch]);
-    summary.candidates += candidates.length;
-    for (const service of candidates) await renewOne(service);
+    for (const service of candidates) {
+      // At least one invoice per run, so a run always moves the work on.
+      if (limits.budgetMs !== undefined && summary.candidates > 0 && clock() - started >= limits.budgetMs) {
+        summary.more_due = true;
+        return summary;
+      }
+      summary.candidates += 1;
+      await renewOne(service);
+    }
     if (candidates.length < batch) return summary;
     const last = candidates[candidates.length - 1]!;
     after = { due: last.due_key, id: last.id };

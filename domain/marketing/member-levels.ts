@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, conflict, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows, qualified } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlRows, qualified, type Tx } from '../../db/sql.js';
+import { advanceWatermark, databaseNow, readWatermark } from '../tasks/watermarks.js';
 import { MEMBER_LEVEL_COLUMNS, type MemberLevelRecord, type MemberLevelSource } from '../../db/models/marketing.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 
@@ -84,14 +85,17 @@ export type UserLevelView = { user_id: number; level: MemberLevelRecord | null; 
 
 /**
  * An admin sets a user's level (`source: admin`: the spend task leaves it alone), or clears
- * it (`levelId` null: the user is back to the level their spend reaches, at the task's next run).
+ * it (`levelId` null: the user is back to the level their spend reaches, set in the same
+ * transaction; the spend task reads only users whose spend changed since its last run).
  */
 export async function assignMemberLevel(deps: DomainDeps, userId: number, levelId: number | null): Promise<UserLevelView> {
   const user = await sqlOne<{ id: number }>(deps, 'SELECT id FROM users WHERE id = $1', [userId]);
   if (!user) throw notFound('用户不存在');
   await inTransaction(deps, async (tx) => {
     if (levelId === null) {
+      // Back to the level the user's spend reaches, at once: the spend task reads only users whose spend changed.
       await sqlOne(deps, 'DELETE FROM user_member_levels WHERE user_id = $1 RETURNING user_id', [userId], tx);
+      await applySpendLevelOf(deps, userId, tx);
       return;
     }
     const level = await sqlOne<{ id: number }>(deps, 'SELECT id FROM member_levels WHERE id = $1 FOR SHARE', [levelId], tx);
@@ -118,40 +122,111 @@ export async function getUserLevel(deps: DomainDeps, userId: number): Promise<Us
   return { user_id: userId, level, source };
 }
 
+/** The task's key, which also names its watermark (`task_watermarks`). */
+export const SPEND_LEVELS_TASK_KEY = 'member_levels.apply_spend';
+
 /**
- * Levels reached by spend: every user not placed by an admin gets the highest level (by
- * `min_spend`) their paid spend reaches — paid invoices of the kinds with `memberSpend`
- * (`invoice-kinds.ts`), less what was refunded — or loses a spend level they no longer reach.
- * Two set statements, idempotent: a rerun changes nothing.
+ * How far back of its start a run's mark is set: a payment or refund stamped before the run
+ * started but committed after the run read (a transaction still open then) is read again by the
+ * next run. Payments and refunds are short transactions; an hour is far more than they take.
  */
-export async function applySpendLevels(deps: DomainDeps) {
-  const spendTypes = invoiceTypesWhere('memberSpend');
-  return inTransaction(deps, async (tx) => {
-    const spend = `WITH spend AS (
-         SELECT user_id, sum(amount - refunded_amount) AS total FROM invoices
-          WHERE type = ANY($1::text[]) AND paid_at IS NOT NULL GROUP BY user_id
-       ), reached AS (
+const COMMIT_MARGIN_MS = 60 * 60 * 1000;
+
+/**
+ * The statements that set the spend levels of a set of users (`affected`, a query of `user_id`s
+ * with `$1` the spend kinds and its own parameters from `$2`), or of every user (`null`): each
+ * reached level is written with a guarded upsert (only a spend level that differs changes) and
+ * a spend level no longer reached is deleted. Recomputed from the users' own invoices
+ * (`invoices_user_idx`), never added up from deltas: a rerun, or two runs at once, set the same
+ * levels and count nothing twice.
+ */
+function spendLevelStatements(affected: string | null) {
+  const spend =
+    affected === null
+      ? `spend AS (
+           SELECT user_id, sum(amount - refunded_amount) AS total FROM invoices
+            WHERE type = ANY($1::text[]) AND paid_at IS NOT NULL GROUP BY user_id)`
+      : // Per user (LATERAL): a join was planned as a hash join over every invoice once a day's payers were estimated many.
+        `affected AS (${affected}), spend AS (
+           SELECT a.user_id, t.total FROM affected a CROSS JOIN LATERAL (
+             SELECT sum(i.amount - i.refunded_amount) AS total FROM invoices i
+              WHERE i.user_id = a.user_id AND i.type = ANY($1::text[]) AND i.paid_at IS NOT NULL) t
+            WHERE t.total IS NOT NULL)`;
+  const head = `WITH ${spend}, reached AS (
          SELECT DISTINCT ON (s.user_id) s.user_id, l.id AS level_id FROM spend s
            JOIN member_levels l ON l.min_spend IS NOT NULL AND l.min_spend <= s.total
           ORDER BY s.user_id, l.min_spend DESC, l.id DESC
        )`;
-    const set = await sqlRows(
-      deps,
-      `${spend}
-       INSERT INTO user_member_levels (user_id, level_id, source) SELECT user_id, level_id, 'spend' FROM reached
+  return {
+    set: `${head}
+       INSERT INTO user_member_levels (user_id, level_id, source) SELECT user_id, level_id, 'spend' FROM reached ORDER BY user_id
        ON CONFLICT (user_id) DO UPDATE SET level_id = EXCLUDED.level_id, updated_at = now()
          WHERE user_member_levels.source = 'spend' AND user_member_levels.level_id <> EXCLUDED.level_id
        RETURNING user_id`,
-      [spendTypes],
-      tx,
-    );
-    const dropped = await sqlRows(
-      deps,
-      `${spend}
-       DELETE FROM user_member_levels u WHERE u.source = 'spend' AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.user_id = u.user_id) RETURNING user_id`,
-      [spendTypes],
-      tx,
-    );
-    return { changed: set.length, dropped: dropped.length };
+    dropped: `${head}
+       DELETE FROM user_member_levels u WHERE u.source = 'spend'${affected === null ? '' : ' AND u.user_id IN (SELECT user_id FROM affected)'}
+         AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.user_id = u.user_id) RETURNING user_id`,
+  };
+}
+
+const EVERY_USER = spendLevelStatements(null);
+
+/** The users whose spend changed since `$2`: a memberSpend invoice paid (`invoices_paid_idx`) or a refund completed (`refunds_refunded_idx`). */
+const CHANGED_SINCE = spendLevelStatements(`
+  SELECT i.user_id FROM invoices i WHERE i.paid_at >= $2 AND i.type = ANY($1::text[])
+  UNION
+  SELECT i.user_id FROM refunds r JOIN invoices i ON i.id = r.invoice_id WHERE r.status = 'succeeded' AND r.refunded_at >= $2`);
+
+const ONE_USER = spendLevelStatements('SELECT $2::int AS user_id');
+
+/**
+ * Levels reached by spend: every user not placed by an admin gets the highest level (by
+ * `min_spend`) their paid spend reaches — paid invoices of the kinds with `memberSpend`
+ * (`invoice-kinds.ts`), less what was refunded — or loses a spend level they no longer reach.
+ *
+ * A run reads only the users whose spend changed since the task's watermark (issue #35): those
+ * with such an invoice paid or a refund completed since, each recomputed from their own invoices.
+ * It makes a full pass over every paid invoice when there is no watermark yet or the level
+ * thresholds differ from those of the last run (`levelThresholds`: a new threshold concerns every
+ * user). The levels and the new watermark (the run's start less `COMMIT_MARGIN_MS`) commit
+ * together; the watermark only moves forward (`advanceWatermark`), so two overlapping runs both
+ * set the levels they computed (the same ones) and the later mark stays.
+ */
+export async function applySpendLevels(deps: DomainDeps) {
+  const spendTypes = invoiceTypesWhere('memberSpend');
+  return inTransaction(deps, async (tx) => {
+    const startedAt = await databaseNow(deps, tx);
+    const mark = await readWatermark(deps, SPEND_LEVELS_TASK_KEY, tx);
+    const thresholds = await levelThresholds(deps, tx);
+    const full = mark === null || mark.state['thresholds'] !== thresholds;
+    const statements = full ? EVERY_USER : CHANGED_SINCE;
+    const bind = full ? [spendTypes] : [spendTypes, mark.until];
+    const set = await sqlRows(deps, statements.set, bind, tx);
+    const dropped = await sqlRows(deps, statements.dropped, bind, tx);
+    await advanceWatermark(deps, SPEND_LEVELS_TASK_KEY, new Date(startedAt.getTime() - COMMIT_MARGIN_MS), { thresholds }, tx);
+    return { changed: set.length, dropped: dropped.length, pass: full ? 'full' : 'changed_since', since: full ? null : mark.until.toISOString() };
   });
+}
+
+/**
+ * What the levels reached depend on, as text: each level with a threshold, `id:min_spend`. A run
+ * whose text differs from the one stored with the watermark makes a full pass (a threshold was
+ * set, changed or removed, a level added); a level deleted was held by nobody, names, discounts
+ * and sort orders change no one's level.
+ */
+async function levelThresholds(deps: DomainDeps, tx: Tx): Promise<string> {
+  const row = await sqlOne<{ t: string | null }>(
+    deps,
+    `SELECT string_agg(id || ':' || min_spend, ',' ORDER BY id) AS t FROM member_levels WHERE min_spend IS NOT NULL`,
+    [],
+    tx,
+  );
+  return row?.t ?? '';
+}
+
+/** One user's spend level, set now (an admin cleared the level they had placed). */
+async function applySpendLevelOf(deps: DomainDeps, userId: number, tx: Tx): Promise<void> {
+  const spendTypes = invoiceTypesWhere('memberSpend');
+  await sqlRows(deps, ONE_USER.set, [spendTypes, userId], tx);
+  await sqlRows(deps, ONE_USER.dropped, [spendTypes, userId], tx);
 }

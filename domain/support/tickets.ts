@@ -275,7 +275,10 @@ export async function listTickets(deps: DomainDeps, query: TicketListQuery): Pro
   const params = [query.status ?? null, query.department_id ?? null, query.priority ?? null, query.assignee_id ?? null, query.user_id ?? null, keyword, ticketNo];
   const [count] = await sqlRows<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM tickets t WHERE ${where}`), params);
   const order = query.sort ? `${SORT_SQL[query.sort.key]} ${query.sort.direction}, t.id DESC` : 't.last_reply_at DESC, t.id DESC';
-  const rows = await sqlRows<TicketRow>(deps, `${TICKET_SELECT} WHERE ${where} ORDER BY ${order} LIMIT $8 OFFSET $9`, [
+  // The page's ids first, from tickets alone along the order's index, then the joins and the
+  // excerpt for those rows only: a deep page skips index entries, not joined rows (issue #35).
+  const keys = `SELECT t.id FROM tickets t WHERE ${where} ORDER BY ${order} LIMIT $8 OFFSET $9`;
+  const rows = await sqlRows<TicketRow>(deps, `${TICKET_SELECT} JOIN (${keys}) AS page ON page.id = t.id ORDER BY ${order}`, [
     ...params,
     query.page_size,
     (query.page - 1) * query.page_size,

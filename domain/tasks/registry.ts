@@ -1,5 +1,6 @@
 import { walArchiveTask } from './builtin/backups.js';
 import { closeExpiredPaymentsTask, redispatchFulfilmentTask } from './builtin/billing.js';
+import { foldDashboardFiguresTask } from './builtin/dashboard.js';
 import { compactMarginTotalsTask, supplierBalancesTask, supplierRunwayTask } from './builtin/economics.js';
 import {
   autoRenewTask,
@@ -47,6 +48,7 @@ export const BUILTIN_TASKS: readonly BuiltinTask[] = [
   supplierRunwayTask,
   compactMarginTotalsTask,
   walArchiveTask,
+  foldDashboardFiguresTask,
 ];
 
 /** Keys of the three schedules; no task may use them (the admin trigger route takes both kinds). */

@@ -15,8 +15,8 @@ export type WorkListFilters = {
 
 /**
  * One page of a home's work for ops, newest stage change first: `select` is the SELECT list and
- * joins over the home's table aliased `w`. The same filter, "stuck" rule and paging for every
- * kind (provisionings, service orders).
+ * joins over the home's table aliased `w` (no WHERE: the page's rows are joined to it by id). The
+ * same filter, "stuck" rule and paging for every kind (provisionings, service orders).
  */
 export async function listWork<Row extends object>(
   deps: DomainDeps,
@@ -34,8 +34,12 @@ export async function listWork<Row extends object>(
     where.push(`w.status = ANY(${param(home.open)}::text[]) AND ${changed} < now() - make_interval(mins => ${param(filters.stuck_minutes)})`);
   }
   const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  // The page's keys first, from the table alone along its order's index, then the joins for
+  // those rows only: a deep page skips index entries, not joined rows (issue #35).
+  const order = `ORDER BY ${changed} DESC, w.id DESC`;
+  const keys = `SELECT w.id FROM ${home.table} w ${filter} ${order} LIMIT ${filters.page_size} OFFSET ${(filters.page - 1) * filters.page_size}`;
   const [rows, counted] = await Promise.all([
-    sqlRows<Row>(deps, `${select} ${filter} ORDER BY ${changed} DESC, w.id DESC LIMIT ${filters.page_size} OFFSET ${(filters.page - 1) * filters.page_size}`, values),
+    sqlRows<Row>(deps, `${select} JOIN (${keys}) AS page ON page.id = w.id ${order}`, values),
     sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM ${home.table} w ${filter}`), values),
   ]);
   return { rows, total: counted?.n ?? 0 };

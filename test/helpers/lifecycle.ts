@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { systemAudit } from '../../domain/billing/audit.js';
 import { insertInvoice } from '../../domain/billing/invoices/insert-invoice.js';
+import { INVOICE_COLUMNS } from '../../db/models/billing.js';
 import { inTransaction, sqlOne } from '../../db/sql.js';
 import { createPluginBinding } from '../../domain/plugins/plugin-bindings.js';
 import { installPlugin } from '../../domain/plugins/plugin-install.js';
@@ -198,7 +199,13 @@ export async function seedRenewInvoice(platform: TestPlatform, input: { userId: 
       },
       tx,
     );
-    if (paid) await sqlOne(deps, `UPDATE orders SET status = 'paid', paid_at = now() WHERE id = $1 RETURNING id`, [order?.id], tx);
+    if (paid) {
+      await sqlOne(deps, `UPDATE orders SET status = 'paid', paid_at = now() WHERE id = $1 RETURNING id`, [order?.id], tx);
+      // Paid, not yet dispatched (its service order not made yet), as a paid renewal is until the relay dispatches it;
+      // `settled` marks the invoice dispatched too, which only kinds settled in place are.
+      const undispatched = await sqlOne<typeof invoice>(deps, `UPDATE invoices SET dispatched_at = NULL WHERE id = $1 RETURNING ${INVOICE_COLUMNS}`, [invoice.id], tx);
+      return undispatched ?? invoice;
+    }
     return invoice;
   });
 }

@@ -9,17 +9,28 @@ import { syncUpstreamHosts } from '../../lifecycle/sync-upstream-hosts.js';
  * The service lifecycle jobs (docs/scheduling.md "Lifecycle jobs"). Each is idempotent per entity: a rerun
  * finds nothing left to do; upstream state changes are confirmed before the local state moves.
  */
+/** Seconds one attempt of the renewal-invoice task may take. */
+const RENEWAL_TIMEOUT_SECONDS = 600;
+
+/**
+ * The renewal-invoice run's budget: it starts no invoice after this and answers `more_due`,
+ * leaving a minute of its attempt's timeout for the invoice under way and the summary; the next
+ * hourly run continues (docs/scheduling.md "Renewal invoices: a bounded run").
+ */
+export const RENEWAL_RUN_BUDGET_MS = (RENEWAL_TIMEOUT_SECONDS - 60) * 1000;
+
 export const renewalInvoicesTask: BuiltinTask = {
   key: 'services.renewal_invoices',
   title: '生成续费账单',
-  description: '每天为到期时间在 RENEWAL_INVOICE_LEAD_DAYS 天内（或已到期）、尚无未支付续费账单的服务，按其自身周期与价格生成续费账单；同一到期时间只生成一次（用户取消后也不再生成）。',
+  description:
+    '每小时为到期时间在 RENEWAL_INVOICE_LEAD_DAYS 天内（或已到期）、尚无未支付续费账单的服务，按其自身周期与价格生成续费账单；同一到期时间只生成一次（用户取消后也不再生成）。单次运行有时间上限，未处理完的（more_due）由下一次运行按到期时间顺序继续。',
   category: 'services',
-  triggers: [{ type: 'cadence', cadence: 'daily' }],
+  triggers: [{ type: 'cadence', cadence: 'hourly' }],
   queue: 'platform',
-  timeout: 600,
+  timeout: RENEWAL_TIMEOUT_SECONDS,
   lockTtlSeconds: 900,
   manualTriggerable: true,
-  handler: (deps, run) => createDueRenewalInvoices(deps, run),
+  handler: (deps, run) => createDueRenewalInvoices(deps, run, { budgetMs: RENEWAL_RUN_BUDGET_MS }),
 };
 
 export const autoRenewTask: BuiltinTask = {

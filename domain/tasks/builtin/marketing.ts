@@ -18,7 +18,7 @@ export const releaseCommissionsTask: BuiltinTask = {
 export const memberLevelsTask: BuiltinTask = {
   key: 'member_levels.apply_spend',
   title: '会员等级按消费升级',
-  description: '每天按用户已支付（扣除退款）的消费总额，把未由管理员指定等级的用户设为其达到的最高会员等级；不再达到的撤销。',
+  description: '每天按用户已支付（扣除退款）的消费总额，把未由管理员指定等级的用户设为其达到的最高会员等级；不再达到的撤销。只重算上次运行以来有支付或退款的用户；等级门槛变更后全量重算一次。',
   category: 'billing',
   triggers: [{ type: 'cadence', cadence: 'daily' }],
   queue: 'automation',

@@ -332,6 +332,36 @@ describe('stored margins', () => {
     const summary = await summariseServiceMargins(platform.deps, { product_id: productB, status: 'suspended', supplier_id: supplierA });
     expect(summary).toMatchObject({ revenue: '9000.01', services: 3000, services_cost_unknown: 0 });
     await expectStoredEqualsRule();
+
+    // Services joining a paid invoice afterwards: 3,000 → 3,002 changes every share (3.00 → 2.99)…
+    const order = (await one<{ order_id: number }>(`SELECT order_id FROM services WHERE id = $1`, [bulk.services[0]])).order_id;
+    const join = (invoiceId: number, seqs: number[]) =>
+      q(`INSERT INTO services (user_id, product_id, order_id, invoice_id, seq, status, product_type, billing_period, price, supplier_id)
+         SELECT $1, $2, $3, $4, g, 'suspended', 'cloud_server', 'monthly', 1, $5 FROM unnest($6::int[]) g`, [user1, productB, order, invoiceId, supplierA, seqs]);
+    await join(bulk.invoiceId, [3001, 3002]);
+    expect((await one<{ revenue: string }>(`SELECT revenue::text FROM service_margins WHERE service_id = $1`, [bulk.services[1]])).revenue).toBe('2.99');
+    // …while ten services sharing 0.05 keep 0.00 each when an eleventh joins (only the first by
+    // seq may change); the first moved behind makes the second first, with the cents left over.
+    const few = await buy(user2, productA, supplierB, 10, '0.05');
+    await pay(few.invoiceId, '2026-04-03T02:00:00Z');
+    await refund(few.invoiceId, '0.03', '2026-04-04T02:00:00Z');
+    await join(few.invoiceId, [11]);
+    await expectStoredEqualsRule();
+    await q(`UPDATE services SET seq = 30 WHERE id = $1`, [few.services[0]]);
+    await expectStoredEqualsRule();
+    const firsts = await q<{ service_id: number; revenue: string; refunds: string }>(
+      `SELECT m.service_id, m.revenue::text AS revenue, m.refunds::text AS refunds FROM service_margins m JOIN services s ON s.id = m.service_id
+        WHERE s.invoice_id = $1 AND (m.revenue <> 0 OR m.refunds <> 0)`,
+      [few.invoiceId],
+    );
+    expect(firsts).toHaveLength(1);
+    expect(firsts[0]).toMatchObject({ revenue: '0.05', refunds: '0.03' });
+    expect(firsts[0]?.service_id).not.toBe(few.services[0]);
+    // A service leaving (deleted, and moved to another invoice by seq and invoice): the rest as the rule says.
+    await q(`DELETE FROM services WHERE id = $1`, [firsts[0]?.service_id]);
+    await q(`UPDATE services SET seq = 1 WHERE id = $1`, [few.services[5]]);
+    await q(`UPDATE services SET invoice_id = $2, seq = 5000 WHERE id = $1`, [few.services[6], bulk.invoiceId]);
+    await expectStoredEqualsRule();
   }, 300_000);
 
   it('folds the deltas into one row per key, concurrently with writes, leaving every read unchanged', async () => {

@@ -6,7 +6,7 @@ import { runTask } from '../../../domain/tasks/run-task.js';
 import { adjustBalance } from '../../helpers/billing.js';
 import { createUser, daysFromNow, seedService } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
-import { expectIndexedOnly } from '../../helpers/query-plans.js';
+import { captureStatements, explainQueries, expectIndexedOnly, indexReadsOf, seqScansOf } from '../../helpers/query-plans.js';
 
 /**
  * The renewal and invoice tasks at the size of a reseller's third year: 100,000 services (most
@@ -89,7 +89,7 @@ describe('renewal and invoice tasks over 100,000 services and invoices', () => {
   it('services.renewal_invoices: one invoice for each due service, through indexes; the second run finds none', async () => {
     const dueIds = [...(await idsNamed('续费-自动')), ...(await idsNamed('续费-手动')), ...(await idsNamed('逾期')), ...(await idsNamed('待终止'))];
     // Batches of 3 over 28 due services, those made by one statement sharing their due date: the keyset (next_due_at, id) misses none and repeats none.
-    const first = await expectIndexedOnly(platform.deps, LARGE, () => createDueRenewalInvoices(platform.deps, { taskRunId: 0, taskKey: 'services.renewal_invoices' }, 3));
+    const first = await expectIndexedOnly(platform.deps, LARGE, () => createDueRenewalInvoices(platform.deps, { taskRunId: 0, taskKey: 'services.renewal_invoices' }, { batch: 3 }));
     expect(first.result).toMatchObject({ candidates: 28, created: 28, existing: 0, failed: 0, not_renewable: 0 });
     const renewed = await sqlRows<{ service_id: number }>(platform.deps, `SELECT service_id FROM invoices WHERE type = 'renew' AND status = 'unpaid' ORDER BY service_id`, []);
     expect(renewed.map((r) => r.service_id)).toEqual(dueIds.sort((a, b) => a - b));
@@ -140,5 +140,72 @@ describe('renewal and invoice tasks over 100,000 services and invoices', () => {
     expect(cancelled.map((r) => r.id)).toEqual([...stale, ...ofTerminated].sort((a, b) => a - b));
     const second = await expectIndexedOnly(platform.deps, LARGE, run('billing.cancel_stale_invoices'));
     expect(second.result).toMatchObject({ candidates: 0 });
+  });
+
+  it('services.renewal_invoices: a run stops once its budget is spent and says more is due; the following runs continue, one invoice per due service', async () => {
+    const batch: number[] = [];
+    for (let i = 0; i < 5; i += 1) batch.push(await seedService(platform, { userId: payer.id, nextDueAt: daysFromNow(2) }));
+    const runs = [];
+    // A budget of 0 ms: each run makes its one invoice (a run always moves the work on) and leaves the rest.
+    for (let i = 0; i < 10; i += 1) {
+      const result = await createDueRenewalInvoices(platform.deps, { taskRunId: 0, taskKey: 'services.renewal_invoices' }, { budgetMs: 0 });
+      runs.push(result);
+      if (!result.more_due) break;
+    }
+    expect(runs.map((r) => [r.created, r.more_due])).toEqual([
+      [1, true],
+      [1, true],
+      [1, true],
+      [1, true],
+      [1, false],
+    ]);
+    const invoices = await sqlRows<{ service_id: number; n: number }>(
+      platform.deps,
+      `SELECT service_id, count(*)::int AS n FROM invoices WHERE type = 'renew' AND service_id = ANY($1::int[]) GROUP BY service_id ORDER BY service_id`,
+      [batch],
+    );
+    expect(invoices).toEqual(batch.sort((a, b) => a - b).map((id) => ({ service_id: id, n: 1 })));
+    expect(await run('services.renewal_invoices')()).toMatchObject({ candidates: 0, created: 0, more_due: false });
+  });
+
+  it('services.renewal_invoices: a run with nothing due reads the due range and the open renewals, never a service’s history of paid invoices', async () => {
+    // Three years of monthly renewals, paid and dispatched, of the services of history: 50,000 invoices.
+    await sqlRows(
+      platform.deps,
+      `INSERT INTO invoices (user_id, type, status, subject, amount, balance_amount, payment_channel, service_id, paid_at, dispatched_at, created_at)
+       SELECT s.user_id, 'renew', 'paid', '历史续费', 30, 30, 'balance', s.id, now() - g * interval '30 days', now() - g * interval '30 days', now() - g * interval '30 days'
+         FROM (SELECT id, user_id FROM services WHERE product_name = '历史服务' ORDER BY id LIMIT 1400) s, generate_series(1, 36) g`,
+      [],
+    );
+    await sqlRows(platform.deps, 'ANALYZE invoices', []);
+    const { result, queries } = await captureStatements(run('services.renewal_invoices'));
+    expect(result).toMatchObject({ candidates: 0 });
+    const reads = indexReadsOf(await explainQueries(platform.deps, queries.filter((q) => /\binvoices\b/.test(q.text))));
+    expect(reads.some((r) => r.startsWith('services_due_key_idx'))).toBe(true);
+    // Invoices are read through the open sets (unpaid renewals, paid ones not yet dispatched) or one by id, never walked.
+    const walks = reads.filter((r) => r.startsWith('invoices_') && !/^invoices_(one_unpaid_renewal|undispatched_service_idx)\b/.test(r) && !/\(id = /.test(r));
+    expect(walks).toEqual([]);
+  });
+
+  it('billing.cancel_stale_invoices: a later run reads the services ended since its last run, not the open renewal invoices of living services', async () => {
+    const open = await sqlRows<{ id: number; service_id: number }>(
+      platform.deps,
+      `SELECT i.id, i.service_id FROM invoices i JOIN services s ON s.id = i.service_id WHERE i.type = 'renew' AND i.status = 'unpaid' AND s.status = 'active' ORDER BY i.id`,
+      [],
+    );
+    expect(open.length).toBeGreaterThan(5);
+    const ended = open[0]!;
+    await sqlRows(platform.deps, `UPDATE services SET status = 'terminated', terminated_at = now() WHERE id = $1 RETURNING id`, [ended.service_id]);
+    const { result, queries } = await captureStatements(run('billing.cancel_stale_invoices'));
+    expect(result).toMatchObject({ candidates: 1, renew_cancelled: 1, kept: 0 });
+    expect((result as { ended_since: string | null }).ended_since).not.toBeNull();
+    const cancelled = await sqlRows<{ id: number }>(platform.deps, `SELECT id FROM invoices WHERE id = ANY($1::int[]) AND status = 'cancelled'`, [open.map((o) => o.id)]);
+    expect(cancelled.map((r) => r.id)).toEqual([ended.id]);
+    const plans = await explainQueries(platform.deps, queries.filter((q) => /^\s*SELECT/i.test(q.text) && /\binvoices\b/.test(q.text)));
+    expect(seqScansOf(plans, LARGE)).toEqual([]);
+    const reads = indexReadsOf(plans);
+    // Neither the unpaid invoices (every kind) nor the unpaid renewals are walked: the renewals are looked up per ended service.
+    expect(reads.filter((r) => r.startsWith('invoices_status_idx') || (r.startsWith('invoices_one_unpaid_renewal') && !r.includes('cond:')))).toEqual([]);
+    expect(reads.some((r) => r.startsWith('services_terminated_idx'))).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ let token: string;
 
 /** Every lifecycle job with its declared cadence (DAILY_SCHEDULE_TIME 03:00 by default). */
 const LIFECYCLE_TASKS: Array<[string, string, string]> = [
-  ['services.renewal_invoices', '0 3 * * *', 'platform'],
+  ['services.renewal_invoices', '60m', 'platform'],
   ['services.auto_renew', '60m', 'platform'],
   ['services.suspend_overdue', '60m', 'platform'],
   ['services.terminate_overdue', '60m', 'platform'],

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
+import { shanghaiToday, STUCK_COUNT_SQL, STUCK_MINUTES } from '../../../../domain/dashboard/figures.js';
+import { AWAITING_FUNDS_COUNT_SQL } from '../../../../domain/economics/funds.js';
+import { foldDashboardFigures } from '../../../../domain/dashboard/kept.js';
 import { expectError } from '../../../helpers/http.js';
 import { seedService } from '../../../helpers/lifecycle.js';
 import { registerKnownSecret } from '../../../helpers/known-secrets.js';
@@ -97,6 +99,122 @@ describe('dashboard', () => {
     expectError(await platform.api.get('/api/v2/admin/dashboard', { token, query: { date_from: '2026-02-30', date_to: today } }), 42200, 422);
     expectError(await platform.api.get('/api/v2/admin/dashboard/revenue-series', { token, query: { date_from: '2020-01-01', date_to: '2026-01-01' } }), 42200, 422);
     expectError(await platform.api.get('/api/v2/admin/dashboard/revenue-series', { token, query: { date_from: today, date_to: from } }), 42200, 422);
+  });
+});
+
+describe('the kept figures (migration 0044)', () => {
+  /** What the delta rows say, groups that sum to nothing left out. */
+  const kept = async () => ({
+    services: await sql<{ status: string; n: number }>(
+      `SELECT status, sum(delta)::int AS n FROM service_status_deltas GROUP BY status HAVING sum(delta) <> 0 ORDER BY status`,
+    ),
+    money: await sql<{ day: string; source: string; type: string; amount: string; n: number }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, source, type, sum(amount)::numeric(14,2)::text AS amount, sum(n)::int AS n
+         FROM daily_money_deltas GROUP BY day, source, type HAVING sum(n) <> 0 OR sum(amount) <> 0 ORDER BY 1, 2, 3`,
+    ),
+  });
+  /** The same figures counted from the rows themselves. */
+  const truth = async () => ({
+    services: await sql<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM services GROUP BY status ORDER BY status`),
+    money: await sql<{ day: string; source: string; type: string; amount: string; n: number }>(
+      `SELECT * FROM (
+         SELECT to_char((paid_at AT TIME ZONE 'Asia/Shanghai')::date, 'YYYY-MM-DD') AS day, 'invoice' AS source, type::text AS type,
+                sum(amount)::numeric(14,2)::text AS amount, count(*)::int AS n
+           FROM invoices WHERE status IN ('paid', 'partially_refunded', 'refunded') AND paid_at IS NOT NULL GROUP BY 1, 3
+         UNION ALL
+         SELECT to_char((refunded_at AT TIME ZONE 'Asia/Shanghai')::date, 'YYYY-MM-DD'), 'refund', '', sum(amount)::numeric(14,2)::text, count(*)::int
+           FROM refunds WHERE status = 'succeeded' AND refunded_at IS NOT NULL GROUP BY 1) t ORDER BY 1, 2, 3`,
+    ),
+  });
+  const sequelize = () => platform.deps.db.sequelize;
+
+  it('include every commit at once and stay exact under concurrent writers and folds', async () => {
+    const [user] = await sql<{ id: number }>(`INSERT INTO users (email, nickname, password_hash) VALUES ('kept@example.com', 'k', 'x') RETURNING id`);
+    const uid = user!.id;
+    const services: number[] = [];
+    for (let i = 0; i < 8; i += 1) services.push(await seedService(platform, { userId: uid, nextDueAt: null }));
+    expect(await kept()).toEqual(await truth());
+
+    // A commit is in the next read; a rollback never is.
+    const before = (await platform.api.get('/api/v2/admin/dashboard', { token })).body.data.state.active_services as number;
+    await sql(`UPDATE services SET status = 'suspended' WHERE id = $1`, [services[0]]);
+    expect((await platform.api.get('/api/v2/admin/dashboard', { token })).body.data.state.active_services).toBe(before - 1);
+    await sequelize()
+      .transaction(async (transaction) => {
+        await sequelize().query(`UPDATE services SET status = 'terminated' WHERE id = $1`, { bind: [services[1]], transaction });
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
+    expect((await platform.api.get('/api/v2/admin/dashboard', { token })).body.data.state.active_services).toBe(before - 1);
+
+    // Writers in parallel, each in its transaction: a service's status moves, an invoice is
+    // paid (some on other days), another refunded, a refund succeeds; folds run among them.
+    const writer = (i: number) =>
+      sequelize().transaction(async (transaction) => {
+        const q = (text: string, bind: unknown[] = []) => sequelize().query(text, { bind, transaction, type: QueryTypes.SELECT });
+        await q(`UPDATE services SET status = $2 WHERE id = $1 RETURNING id`, [services[2 + (i % 6)], ['suspended', 'active', 'terminated'][i % 3]]);
+        const [paid] = await q(
+          `INSERT INTO invoices (user_id, type, status, subject, amount, balance_amount, payment_channel, paid_at, operator_type)
+           VALUES ($1, $2, 'unpaid', 'k', $3, 0, NULL, NULL, 'admin') RETURNING id`,
+          [uid, i % 2 === 0 ? 'purchase' : 'recharge', `${10 + i}.25`],
+        );
+        const paidId = (paid as { id: number }).id;
+        await q(`UPDATE invoices SET status = 'paid', balance_amount = amount, payment_channel = 'balance', paid_at = now() - make_interval(days => $2) WHERE id = $1 RETURNING id`, [paidId, i % 4]);
+        if (i % 3 === 0) await q(`UPDATE invoices SET status = 'refunded', refunded_amount = amount WHERE id = $1 RETURNING id`, [paidId]);
+        const [refund] = await q(
+          `INSERT INTO refunds (user_id, invoice_id, amount, balance_part, third_party_part, refund_method, status, operator_type)
+           VALUES ($1, $2, 1.50, 1.50, 0, 'balance', 'processing', 'admin') RETURNING id`,
+          [uid, paidId],
+        );
+        await q(`SELECT pg_sleep(0.01)`);
+        const [red] = await q(
+          `INSERT INTO invoices (user_id, type, status, subject, amount, balance_amount, payment_channel, paid_at, origin_invoice_id, operator_type)
+           VALUES ($1, 'refund', 'paid', '退款', -1.50, -1.50, 'balance', now(), $2, 'admin') RETURNING id`,
+          [uid, paidId],
+        );
+        await q(`UPDATE refunds SET status = 'succeeded', refunded_at = now(), refund_invoice_id = $2 WHERE id = $1 RETURNING id`, [
+          (refund as { id: number }).id,
+          (red as { id: number }).id,
+        ]);
+      });
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 24 }, (_, i) => writer(i)),
+      ...Array.from({ length: 4 }, () => foldDashboardFigures(platform.deps)),
+    ]);
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    expect(await kept()).toEqual(await truth());
+
+    // A fold leaves one row per group and changes no figure.
+    const figures = (await platform.api.get('/api/v2/admin/dashboard', { token })).body.data;
+    await foldDashboardFigures(platform.deps);
+    const [groups] = await sql<{ rows: number; keys: number }>(
+      `SELECT count(*)::int AS rows, count(DISTINCT (day, source, type))::int AS keys FROM daily_money_deltas`,
+    );
+    expect(groups!.rows).toBe(groups!.keys);
+    const [statuses] = await sql<{ rows: number; keys: number }>(`SELECT count(*)::int AS rows, count(DISTINCT status)::int AS keys FROM service_status_deltas`);
+    expect(statuses!.rows).toBe(statuses!.keys);
+    expect(await kept()).toEqual(await truth());
+    const after = (await platform.api.get('/api/v2/admin/dashboard', { token })).body.data;
+    expect(after.today).toEqual(figures.today);
+    expect(after.month).toEqual(figures.month);
+    expect(after.state.active_services).toBe(figures.state.active_services);
+    expect(after.state.active_services).toBe((await truth()).services.find((s) => s.status === 'active')?.n ?? 0);
+  });
+});
+
+describe('the stuck provisionings count', () => {
+  it('can be read from services_unfinished_since_idx alone, and the awaiting counts do not take that index', async () => {
+    const sequelize = platform.deps.db.sequelize;
+    const planOf = (text: string, bind: unknown[]) =>
+      sequelize.transaction(async (transaction) => {
+        // The test database is small: the planner would rightly scan it; ask for the index path it has.
+        await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+        const rows = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, { bind, transaction, type: QueryTypes.SELECT });
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const stuck = await planOf(STUCK_COUNT_SQL, [STUCK_MINUTES]);
+    expect(stuck).toContain('Index Only Scan using services_unfinished_since_idx');
+    expect(await planOf(AWAITING_FUNDS_COUNT_SQL, [])).not.toContain('services_unfinished_since_idx');
   });
 });
 

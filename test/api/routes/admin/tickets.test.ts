@@ -86,3 +86,49 @@ describe('admin tickets and the status flow', () => {
     expectError(await platform.api.post(`/api/v2/admin/tickets/${id}/status`, { token: root, body: { status: 'deleted' } }), 42200, 422);
   });
 });
+
+describe('deep pages of the admin ticket list', () => {
+  it('answer the same rows, order and joined fields as one ordered read, for each sort (ties on the sort key included)', async () => {
+    const bob = await registerClient(platform);
+    // 23 tickets of one client: last replies in 5 distinct minutes (ties), priorities in turn, each
+    // with a public reply and a later internal note (the excerpt is the public one).
+    const ids: number[] = [];
+    for (let i = 0; i < 23; i += 1) {
+      const [ticket] = await selectRows<{ id: number }>(
+        platform,
+        `INSERT INTO tickets (user_id, department_id, subject, priority, status, last_reply_at, last_reply_by, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'open', date_trunc('minute', now()) - make_interval(mins => $5), 'user', now() - make_interval(secs => $6), now()) RETURNING id`,
+        [bob.id, departmentId, `深翻页 ${i}`, ['low', 'normal', 'high', 'urgent'][i % 4], i % 5, i],
+      );
+      ids.push(ticket!.id);
+      await selectRows(
+        platform,
+        `INSERT INTO ticket_replies (ticket_id, author_type, user_id, admin_id, body, is_internal)
+         VALUES ($1, 'user', $2, NULL, $3, false), ($1, 'staff', NULL, 1, '内部备注', true) RETURNING id`,
+        [ticket!.id, bob.id, `第 ${i} 条回复`],
+      );
+    }
+    const orders: Array<[string | undefined, string]> = [
+      [undefined, 't.last_reply_at DESC, t.id DESC'],
+      ['priority', "array_position(ARRAY['low','normal','high','urgent']::varchar[], t.priority) ASC, t.id DESC"],
+      ['-created_at', 't.created_at DESC, t.id DESC'],
+      ['id', 't.id ASC, t.id DESC'],
+    ];
+    for (const [sort, order] of orders) {
+      const expected = await selectRows<{ id: number; subject: string }>(platform, `SELECT t.id, t.subject FROM tickets t WHERE t.user_id = $1 ORDER BY ${order}`, [bob.id]);
+      const seen: Array<{ id: number; subject: string; excerpt: string; user: { id: number; email: string } }> = [];
+      for (let page = 1; page <= 6; page += 1) {
+        const res = await platform.api.get('/api/v2/admin/tickets', { token: root, query: { user_id: String(bob.id), page: String(page), page_size: '4', ...(sort ? { sort } : {}) } });
+        expect(res.body.data.total).toBe(23);
+        seen.push(...res.body.data.list);
+      }
+      expect(seen.map((t) => t.id)).toEqual(expected.map((t) => t.id));
+      for (const ticket of seen) {
+        expect(ticket.excerpt).toBe(`第 ${ticket.subject.split(' ')[1]} 条回复`);
+        expect(ticket.user.id).toBe(bob.id);
+        expect(ticket.user.email).toMatch(/@example.com$/);
+      }
+    }
+    expect(ids).toHaveLength(23);
+  });
+});
