@@ -32,6 +32,7 @@ import { adminSettingRoutes } from './routes/admin/settings.js';
 import { adminUserRoutes } from './routes/admin/users.js';
 import { adminUserManagementRoutes } from './routes/admin/user-management.js';
 import { adminSupplierRoutes } from './routes/admin/suppliers.js';
+import { adminSupplierHealthRoutes } from './routes/admin/supplier-health.js';
 import { adminProvisioningRoutes } from './routes/admin/provisioning.js';
 import { adminProductTypeRoutes } from './routes/admin/product-types.js';
 import { clientAuthRoutes } from './routes/client/auth.js';
@@ -40,6 +41,7 @@ import { adminProductMenuRoutes } from './routes/admin/product-menus.js';
 import { adminProductGroupRoutes } from './routes/admin/product-groups.js';
 import { adminProductCategoryRoutes } from './routes/admin/product-categories.js';
 import { adminProductRoutes } from './routes/admin/products.js';
+import { adminProductBindingRoutes } from './routes/admin/product-bindings.js';
 import { adminCatalogueAuditRoutes } from './routes/admin/catalogue-audit.js';
 import { siteCatalogueRoutes } from './routes/site/catalogue.js';
 import { siteProductRoutes } from './routes/site/products.js';
@@ -129,6 +131,8 @@ export function createApiRoutes() {
   api.route('/', clientAuthRoutes);
   api.route('/', clientTwoFactorRoutes);
   api.route('/', adminProductTypeRoutes);
+  // Before the supplier routes: `/suppliers/health` is not a supplier id.
+  api.route('/', adminSupplierHealthRoutes);
   api.route('/', adminSupplierRoutes);
   api.route('/', adminProvisioningRoutes);
   api.route('/', siteProductTypeRoutes);
@@ -136,6 +140,7 @@ export function createApiRoutes() {
   api.route('/', adminProductGroupRoutes);
   api.route('/', adminProductCategoryRoutes);
   api.route('/', adminProductRoutes);
+  api.route('/', adminProductBindingRoutes);
   api.route('/', adminCatalogueAuditRoutes);
   api.route('/', siteCatalogueRoutes);
   api.route('/', siteProductRoutes);

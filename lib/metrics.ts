@@ -110,7 +110,14 @@ export const auditChainRows = new Gauge({
  * process answers the same. Each gauge is one bounded, indexed query, given by the process that
  * serves it (`watchFacts`, the API: `domain/economics/fact-gauges.ts`); without a source it is empty.
  */
-export type FactGauge = 'admin_alerts_open' | 'upstream_supplier_balance' | 'upstream_work_awaiting_funds';
+export type FactGauge =
+  | 'admin_alerts_open'
+  | 'upstream_supplier_balance'
+  | 'upstream_work_awaiting_funds'
+  | 'upstream_supplier_breaker'
+  | 'upstream_supplier_window_calls'
+  | 'upstream_supplier_failure_ratio'
+  | 'upstream_supplier_latency_p95_ms';
 export type FactRow = { labels: Record<string, string>; value: number };
 
 let factSource: ((gauge: FactGauge) => Promise<FactRow[]>) | null = null;
@@ -140,6 +147,10 @@ function factGauge(name: FactGauge, help: string, labelNames: readonly string[])
 factGauge('admin_alerts_open', 'Admin alerts not yet read (price drift, funds shortage, runway, reconciliation), by kind, counted from admin_alerts', ['kind']);
 factGauge('upstream_supplier_balance', 'Last read balance of each supplier account (CNY), by supplier code, from supplier_balances', ['supplier']);
 factGauge('upstream_work_awaiting_funds', 'Provisionings and service orders waiting in awaiting_upstream_funds, counted from their rows', []);
+factGauge('upstream_supplier_breaker', 'Circuit breaker of each supplier: 1 for its current state (closed, open, half_open), 0 for the others, by supplier code, from supplier_breakers', ['supplier', 'state']);
+factGauge('upstream_supplier_window_calls', 'Calls to each supplier within the health window (economics.health_window_minutes), by supplier code, from supplier_calls', ['supplier']);
+factGauge('upstream_supplier_failure_ratio', 'Share (0..1) of failed calls to each supplier within the health window, by supplier code; absent without calls', ['supplier']);
+factGauge('upstream_supplier_latency_p95_ms', '95th percentile latency of calls to each supplier within the health window, in milliseconds, by supplier code; absent without calls', ['supplier']);
 
 /** Connection pool of a process's database, read at scrape time. */
 export type PoolStats = { size: number; available: number; using: number; waiting: number; max: number };

@@ -1684,6 +1684,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/suppliers/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 供应商健康状况（熔断器与最近调用的失败比例、延迟）
+         * @description 每个供应商一行：熔断器状态（closed / open / half_open）与统计窗口内的调用数、失败比例和延迟。供应商数量有限，整表分页。
+         *
+         *     需要管理员登录，权限 supplier.view
+         */
+        get: operations["adminSupplierHealthList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/suppliers/{supplier}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 单个供应商的健康状况
+         * @description 需要管理员登录，权限 supplier.view
+         */
+        get: operations["adminSuppliersHealthGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/suppliers/{supplier}/health/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 手动关闭熔断器（确认供应商已恢复）
+         * @description 熔断器未关闭时改为关闭并发出“供应商已恢复”提醒，统计窗口从此刻重新计算；已关闭时不变。
+         *
+         *     需要管理员登录，权限 supplier.manage
+         */
+        post: operations["adminSuppliersHealthReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/suppliers": {
         parameters: {
             query?: never;
@@ -2329,6 +2393,106 @@ export interface paths {
          */
         get: operations["adminProductsConfigOptionsList"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/products/{product}/upstream-bindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * 商品的上游绑定列表（按顺序）
+         * @description 首个绑定（priority 0，id 为 null，即商品自身的上游绑定）在前，其后为备用绑定（priority 1、2、…）。路由策略见商品详情 upstream_binding.routing_policy。
+         *
+         *     需要管理员登录，权限 product.view
+         */
+        get: operations["adminProductsUpstreamBindingsList"];
+        put?: never;
+        /**
+         * 添加备用上游绑定
+         * @description 加在最后（优先级为现有最大值 + 1）。供应商须存在、已启用并关联已安装的上游插件（其他类型的商品须已启用），上游商品须在该供应商处存在；同一供应商的同一上游商品不能重复绑定；商品须先有首个绑定。
+         *
+         *     需要管理员登录，权限 product.manage
+         */
+        post: operations["adminProductsUpstreamBindingsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/products/{product}/upstream-bindings/reorders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 调整备用上游绑定的顺序
+         * @description ids 为该商品全部备用绑定编号的新顺序（每个一次），优先级依次成为 1、2、…；首个绑定始终在前。全部成功或全部不变。
+         *
+         *     需要管理员登录，权限 product.manage
+         */
+        post: operations["adminProductsUpstreamBindingsReordersCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/products/{product}/upstream-bindings/{binding}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * 修改备用上游绑定
+         * @description 只修改提交的字段，校验同添加。首个绑定经商品修改接口维护。
+         *
+         *     需要管理员登录，权限 product.manage
+         */
+        put: operations["adminProductsUpstreamBindingsUpdate"];
+        post?: never;
+        /**
+         * 删除备用上游绑定
+         * @description 其后的备用绑定依次前移（优先级保持 1、2、…）。
+         *
+         *     需要管理员登录，权限 product.manage
+         */
+        delete: operations["adminProductsUpstreamBindingsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/products/{product}/upstream-routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * 设置上游路由策略
+         * @description priority：在可开通的绑定中取优先级最高者；lowest_cost：取上游成本最低者（成本相同按优先级）。
+         *
+         *     需要管理员登录，权限 product.manage
+         */
+        put: operations["adminProductsUpstreamRoutingUpdate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -6862,6 +7026,23 @@ export interface components {
             extras: {
                 [key: string]: number | null;
             };
+            /** @description 各供应商健康状况（docs/fulfilment.md「Supplier health」） */
+            supplier_health: {
+                supplier_id: number;
+                code: string;
+                name: string;
+                /**
+                 * @description 熔断器状态：closed 正常、open 不可用（熔断中）、half_open 正在试探
+                 * @enum {string}
+                 */
+                state: "closed" | "open" | "half_open";
+                /** @description 统计窗口内的调用数 */
+                calls: number;
+                /** @description 统计窗口内失败调用占比（%），无调用时为 null */
+                failure_percent: number | null;
+                /** @description 统计窗口内调用延迟的 95 分位（毫秒） */
+                latency_p95_ms: number | null;
+            }[];
         };
         RevenuePoint: {
             date: string;
@@ -7241,6 +7422,56 @@ export interface components {
             label: string;
             is_plugin_driven: boolean;
         };
+        SupplierHealth: {
+            supplier_id: number;
+            code: string;
+            name: string;
+            /**
+             * @description 熔断器状态：closed 正常；open 不可用（熔断中，不分配新的开通）；half_open 已放行一次试探调用，等待结果
+             * @enum {string}
+             */
+            state: "closed" | "open" | "half_open";
+            /** @description 熔断器累计打开次数（每次打开为一个不可用事件，提醒按此去重） */
+            episode: number;
+            /**
+             * @description 本次（或最近一次）打开时间
+             * @example 2026-01-01 08:00:00
+             */
+            opened_at: string | null;
+            /**
+             * @description 试探调用被领取的时间（half_open 时）
+             * @example 2026-01-01 08:00:00
+             */
+            probe_claimed_at: string | null;
+            /**
+             * @description 最近一次恢复（关闭）时间
+             * @example 2026-01-01 08:00:00
+             */
+            closed_at: string | null;
+            /**
+             * @description open 时：可放行试探调用的时间；half_open 时：试探未回报可重新领取的时间
+             * @example 2026-01-01 08:00:00
+             */
+            retry_at: string | null;
+            /** @description 统计窗口（分钟，设置 economics.health_window_minutes） */
+            window_minutes: number;
+            /** @description 窗口内调用数 */
+            calls: number;
+            /** @description 窗口内失败调用数（超时、连接失败、上游 5xx/维护等；业务拒绝不算） */
+            failures: number;
+            /** @description 窗口内失败占比（%），无调用时为 null */
+            failure_percent: number | null;
+            latency_avg_ms: number | null;
+            latency_p95_ms: number | null;
+            latency_max_ms: number | null;
+            /**
+             * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+             * @example 2026-01-01 08:00:00
+             */
+            last_failure_at: string | null;
+            /** @description 窗口内最近一次失败的错误码（如 timeout、network_error、upstream_unavailable） */
+            last_error_code: string | null;
+        };
         Supplier: {
             id: number;
             code: string;
@@ -7552,6 +7783,16 @@ export interface components {
                 provisioning_policy: {
                     [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
                 } | null;
+                /**
+                 * @description 多个上游绑定之间的选择策略：priority 按优先级；lowest_cost 按上游成本最低（相同按优先级）
+                 * @enum {string}
+                 */
+                routing_policy: "priority" | "lowest_cost";
+                routing_policy_label: string;
+                /** @description 全部上游绑定，按顺序：首个绑定（即上面的字段）在前，其后为备用绑定 */
+                bindings: components["schemas"]["ProductUpstreamBinding"][];
+                /** @description 备用上游绑定的管理接口 */
+                bindings_path: string;
             };
             options: {
                 items: components["schemas"]["ConfigOptionItemAdmin"][];
@@ -7625,6 +7866,32 @@ export interface components {
              */
             onetime?: string;
         };
+        ProductUpstreamBinding: {
+            /** @description 备用绑定编号；首个绑定（商品自身的上游绑定）为 null */
+            id: number | null;
+            /** @description 0 为首个绑定，其后 1、2、… */
+            priority: number;
+            /** @description 是否为首个绑定（规范中的唯一绑定，经商品修改接口维护） */
+            first: boolean;
+            supplier_id: number | null;
+            supplier_code: string | null;
+            supplier_name: string | null;
+            /** @enum {string|null} */
+            supplier_status: "active" | "disabled" | null;
+            plugin_id: number | null;
+            plugin_key: string | null;
+            /** @description 真实的上游提供方标识（不做别名归一） */
+            provider_key: string;
+            upstream_product_id: string;
+            /** @description 配置模板（平铺对象的 JSON 文本，键按字母顺序） */
+            config_template_json: string;
+            /**
+             * @description 加价规则：percent 按比例，fixed 基础价格加固定金额；未设置为 null
+             * @enum {string|null}
+             */
+            price_rule_type: "percent" | "fixed" | null;
+            price_rule_value: string | null;
+        };
         ConfigOptionItemAdmin: {
             /** @enum {string} */
             field: "cpu" | "memory" | "area" | "os" | "system_disk_size" | "bw" | "ip_num";
@@ -7661,6 +7928,16 @@ export interface components {
                 qty_maximum: number | null;
                 pricing: components["schemas"]["PricingMap"] & unknown;
             }[];
+        };
+        ProductUpstreamRouting: {
+            product_id: number;
+            /**
+             * @description priority 按优先级；lowest_cost 按上游成本最低（相同按优先级）
+             * @enum {string}
+             */
+            routing_policy: "priority" | "lowest_cost";
+            routing_policy_label: string;
+            bindings: components["schemas"]["ProductUpstreamBinding"][];
         };
         CatalogueAuditSummary: {
             id: number;
@@ -8591,10 +8868,10 @@ export interface components {
         AdminAlert: {
             id: number;
             /**
-             * @description price_drift、funds_short、runway_short、reconciliation、backup_archive
+             * @description price_drift、funds_short、runway_short、reconciliation、backup_archive、supplier_down、supplier_up
              * @enum {string}
              */
-            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+            kind: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
             kind_label: string;
             /** @enum {string} */
             severity: "info" | "warning" | "critical";
@@ -17485,6 +17762,228 @@ export interface operations {
             };
         };
     };
+    adminSupplierHealthList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+                state?: "closed" | "open" | "half_open";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["SupplierHealth"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSuppliersHealthGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                supplier: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SupplierHealth"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSuppliersHealthReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                supplier: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["SupplierHealth"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminSuppliersList: {
         parameters: {
             query?: {
@@ -21471,6 +21970,623 @@ export interface operations {
             };
         };
     };
+    adminProductsUpstreamBindingsList: {
+        parameters: {
+            query?: {
+                /** @description 页码，从 1 开始；page × page_size 不超过列表的翻阅窗口（列表只能翻阅按其排序的前 10000 条，日志列表前 2000 条；total 至多计到窗口大小，等于它表示至少这么多条） */
+                page?: number;
+                /** @description 每页条数 */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                product: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: {
+                            list: components["schemas"]["ProductUpstreamBinding"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsUpstreamBindingsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    supplier_id: number;
+                    upstream_product_id: string;
+                    /** @description 配置模板：平铺对象（值为文本、数字、布尔值或它们的数组） */
+                    config_template?: Record<string, unknown>;
+                    /** @description 加价规则 {type: percent|fixed, value}，同导入时的规则 */
+                    price_rule?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ProductUpstreamRouting"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsUpstreamBindingsReordersCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ProductUpstreamRouting"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsUpstreamBindingsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product: number;
+                binding: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    supplier_id?: number;
+                    upstream_product_id?: string;
+                    /** @description 配置模板：平铺对象（值为文本、数字、布尔值或它们的数组） */
+                    config_template?: Record<string, unknown>;
+                    /** @description 加价规则 {type: percent|fixed, value}，同导入时的规则 */
+                    price_rule?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ProductUpstreamRouting"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50300 服务暂时不可用，请稍后再试 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsUpstreamBindingsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product: number;
+                binding: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ProductUpstreamRouting"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminProductsUpstreamRoutingUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    routing_policy: "priority" | "lowest_cost";
+                };
+            };
+        };
+        responses: {
+            /** @description 成功 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 0 */
+                        code: number;
+                        /** @example 成功 */
+                        message: string;
+                        data: components["schemas"]["ProductUpstreamRouting"];
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description 40002 请求体不是有效的 JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40100 未登录或登录已过期 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40300 没有权限执行此操作 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 40400 资源不存在 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41300 请求体过大 */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 41500 不支持的请求内容类型，请以 application/json 提交 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 42200 参数校验失败 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description 50000 服务器内部错误，请稍后再试 */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     adminCatalogueAuditLogsList: {
         parameters: {
             query?: {
@@ -24622,7 +25738,7 @@ export interface operations {
                 page?: number;
                 /** @description 每页条数 */
                 page_size?: number;
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24693,7 +25809,7 @@ export interface operations {
     adminEconomicsAlertsSummaryGet: {
         parameters: {
             query?: {
-                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive";
+                kind?: "price_drift" | "funds_short" | "runway_short" | "reconciliation" | "backup_archive" | "supplier_down" | "supplier_up";
                 state?: "open" | "acknowledged";
             };
             header?: never;
@@ -24722,6 +25838,8 @@ export interface operations {
                                 runway_short: number;
                                 reconciliation: number;
                                 backup_archive: number;
+                                supplier_down: number;
+                                supplier_up: number;
                             };
                         };
                         timestamp: number;

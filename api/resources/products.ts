@@ -11,6 +11,9 @@ import { productTypeLabel, resolveTemplates } from '../../domain/catalogue/produ
 import { STOCK_STATUSES, stockStatus } from '../../domain/catalogue/stock.js';
 import { dateTimeString, moneyString } from '../schemas.js';
 import { auditLineResource, auditLineSchema, productTypeSchema } from './catalogue.js';
+import { productBindingItemSchema, productBindingResource } from './product-bindings.js';
+import { UPSTREAM_ROUTING_POLICIES } from '../../db/models/catalogue.js';
+import { UPSTREAM_ROUTING_LABELS } from '../../domain/catalogue/product-bindings.js';
 
 /** Whitelist resources of admin products: list items (about 20 fields) and the detail's modules. */
 export const pricingMapSchema = z
@@ -163,6 +166,10 @@ export const productDetailSchema = z
       upstream_product_id: z.string().nullable(),
       config_template: flatMapSchema.nullable(),
       provisioning_policy: flatMapSchema.nullable(),
+      routing_policy: z.enum(UPSTREAM_ROUTING_POLICIES).openapi({ description: '多个上游绑定之间的选择策略：priority 按优先级；lowest_cost 按上游成本最低（相同按优先级）' }),
+      routing_policy_label: z.string(),
+      bindings: z.array(productBindingItemSchema).openapi({ description: '全部上游绑定，按顺序：首个绑定（即上面的字段）在前，其后为备用绑定' }),
+      bindings_path: z.string().openapi({ description: '备用上游绑定的管理接口' }),
     }),
     options: z.object({
       items: z.array(adminOptionItemSchema),
@@ -230,6 +237,10 @@ export function productDetailResource(detail: AdminProductDetail) {
       upstream_product_id: detail.upstream_product_id,
       config_template: detail.config_template as z.infer<typeof flatMapSchema> | null,
       provisioning_policy: detail.provisioning_policy as z.infer<typeof flatMapSchema> | null,
+      routing_policy: detail.upstream.policy,
+      routing_policy_label: UPSTREAM_ROUTING_LABELS[detail.upstream.policy],
+      bindings: detail.upstream.bindings.map(productBindingResource),
+      bindings_path: `/api/v2/admin/products/${detail.id}/upstream-bindings`,
     },
     options: { items: config.items, choice_count: config.choices.length, choices_path: `/api/v2/admin/products/${detail.id}/config-options` },
     audit: { total: detail.audit.total, list_path: auditListPath('product', detail.id), entries: detail.audit.entries.map(auditLineResource) },

@@ -41,6 +41,8 @@ import { migration0041DueKeyIndex } from './0041-due-key-index.js';
 import { migration0042StoredMargins } from './0042-stored-margins.js';
 import { migration0043TaskWatermarks } from './0043-task-watermarks.js';
 import { migration0044KeptDashboardFigures } from './0044-kept-dashboard-figures.js';
+import { migration0045SupplierHealth } from './0045-supplier-health.js';
+import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-alternates.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -88,4 +90,6 @@ export const migrations: Migration[] = [
   migration0042StoredMargins,
   migration0043TaskWatermarks,
   migration0044KeptDashboardFigures,
+  migration0045SupplierHealth,
+  migration0046ProductUpstreamAlternates,
 ];

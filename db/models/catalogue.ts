@@ -87,6 +87,7 @@ export interface ProductRow extends Model<InferAttributes<ProductRow>, InferCrea
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
   deleted_at: CreationOptional<Date | null>;
+  upstream_routing: CreationOptional<UpstreamRoutingPolicy>;
 }
 
 export interface ProductUpstreamBindingRow
@@ -101,6 +102,27 @@ export interface ProductUpstreamBindingRow
   /** The markup applied at import (0007), re-applied by a re-sync. */
   price_rule: CreationOptional<Record<string, unknown>>;
   synced_at: CreationOptional<Date | null>;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+/** A product's routing policy among its upstream bindings (`products.upstream_routing`, migration 0046). */
+export const UPSTREAM_ROUTING_POLICIES = ['priority', 'lowest_cost'] as const;
+export type UpstreamRoutingPolicy = (typeof UPSTREAM_ROUTING_POLICIES)[number];
+
+/** A further upstream binding of a product (priority 1, 2, …; the first one is `product_upstream_bindings`). */
+export interface ProductUpstreamAlternateRow
+  extends Model<InferAttributes<ProductUpstreamAlternateRow>, InferCreationAttributes<ProductUpstreamAlternateRow>> {
+  id: CreationOptional<number>;
+  product_id: number;
+  priority: number;
+  supplier_id: number;
+  plugin_id: number | null;
+  provider_key: CreationOptional<string>;
+  upstream_product_id: string;
+  config_template: CreationOptional<Record<string, unknown>>;
+  /** The markup of the supplier's prices (`domain/suppliers/price-rule.ts`), like the first binding's. */
+  price_rule: CreationOptional<Record<string, unknown>>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -196,6 +218,7 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       sort_order: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       ...timestamps,
       deleted_at: { type: DataTypes.DATE, allowNull: true },
+      upstream_routing: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'priority' },
     },
     { tableName: 'products' },
   );
@@ -214,6 +237,22 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       ...timestamps,
     },
     { tableName: 'product_upstream_bindings' },
+  );
+  const ProductUpstreamAlternate = sequelize.define<ProductUpstreamAlternateRow>(
+    'ProductUpstreamAlternate',
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      product_id: { type: DataTypes.INTEGER, allowNull: false },
+      priority: { type: DataTypes.INTEGER, allowNull: false },
+      supplier_id: { type: DataTypes.INTEGER, allowNull: false },
+      plugin_id: { type: DataTypes.INTEGER, allowNull: true },
+      provider_key: { type: DataTypes.STRING(64), allowNull: false, defaultValue: '' },
+      upstream_product_id: { type: DataTypes.STRING(64), allowNull: false },
+      config_template: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      price_rule: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      ...timestamps,
+    },
+    { tableName: 'product_upstream_alternates' },
   );
   const CatalogueAuditLog = sequelize.define<CatalogueAuditLogRow>(
     'CatalogueAuditLog',
@@ -240,5 +279,5 @@ export function defineCatalogueModels(sequelize: Sequelize) {
       },
     },
   );
-  return { ProductMenu, ProductGroup, ProductCategory, Product, ProductUpstreamBinding, CatalogueAuditLog };
+  return { ProductMenu, ProductGroup, ProductCategory, Product, ProductUpstreamBinding, ProductUpstreamAlternate, CatalogueAuditLog };
 }

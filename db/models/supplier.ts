@@ -9,6 +9,9 @@ import {
 
 export const SUPPLIER_INTERFACE_TYPES = ['upstream_finance_api', 'hosting_panel_api'] as const;
 export type SupplierInterfaceType = (typeof SUPPLIER_INTERFACE_TYPES)[number];
+/** The circuit breaker of a supplier (`supplier_breakers.state`, migration 0045; `domain/suppliers/health.ts`). */
+export const SUPPLIER_BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
+export type SupplierBreakerState = (typeof SUPPLIER_BREAKER_STATES)[number];
 
 export interface SupplierRow extends Model<InferAttributes<SupplierRow>, InferCreationAttributes<SupplierRow>> {
   id: CreationOptional<number>;

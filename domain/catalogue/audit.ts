@@ -56,6 +56,8 @@ const FIELD_LABELS: Record<string, string> = {
   provisioning_policy: '开通策略',
   supplier_id: '供应商',
   price_rule: '价格规则',
+  upstream_bindings: '上游绑定',
+  upstream_routing: '上游路由策略',
   before: '同步前',
   after: '同步后',
 };

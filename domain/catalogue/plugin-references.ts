@@ -16,3 +16,14 @@ registerPluginReference({
     await publishCatalogueChange(deps, transaction);
   },
 });
+
+/** A product's further upstream bindings (migration 0046) reference their plugin the same way. */
+registerPluginReference({
+  name: 'product_upstream_alternates',
+  label: '商品备用上游绑定',
+  count: (deps, plugin, transaction) => deps.db.models.ProductUpstreamAlternate.count({ where: { plugin_id: plugin.id }, transaction }),
+  detach: async (deps, plugin, transaction) => {
+    await deps.db.models.ProductUpstreamAlternate.update({ plugin_id: null }, { where: { plugin_id: plugin.id }, transaction });
+    await publishCatalogueChange(deps, transaction);
+  },
+});

@@ -5,6 +5,7 @@ import type { DomainDeps } from '../deps.js';
 import { type AuditEntry, listCatalogueAudit } from './audit.js';
 import type { ConfigOptionItem } from './config-options.js';
 import { orNotFound } from './directory-rows.js';
+import { type ProductBindings, productBindings } from './product-bindings.js';
 import { type PricingMap, primaryPriceSql } from './pricing-map.js';
 import type { ProductType } from '../../db/models/catalogue.js';
 import { likePattern, orderBy, pageSql, type SortSpec } from './sorting.js';
@@ -115,14 +116,16 @@ export type AdminProductDetail = ProductListRow & {
   plugin_extra: unknown;
   has_binding: boolean;
   audit: { entries: AuditEntry[]; total: number };
+  /** The routing policy and every binding in order (the first one, then the further ones). */
+  upstream: ProductBindings;
 };
 
 /** How many audit entries the detail shows; the rest are in the audit list. */
 export const DETAIL_AUDIT_ENTRIES = 5;
 
 export async function getAdminProduct(deps: DomainDeps, id: number): Promise<AdminProductDetail> {
-  const [row, audit] = await Promise.all([
-    sqlOne<Omit<AdminProductDetail, 'audit'>>(
+  const [row, audit, upstream] = await Promise.all([
+    sqlOne<Omit<AdminProductDetail, 'audit' | 'upstream'>>(
       deps,
       `SELECT ${LIST_COLUMNS}, p.description, p.service_type_code, m.code AS first_product_group_code, p.config_options,
               p.purchase_template, p.console_template, b.product_id IS NOT NULL AS has_binding, b.plugin_id AS binding_plugin_id,
@@ -133,7 +136,8 @@ export async function getAdminProduct(deps: DomainDeps, id: number): Promise<Adm
       [id],
     ),
     listCatalogueAudit(deps, { page: 1, page_size: DETAIL_AUDIT_ENTRIES, entity_type: 'product', entity_id: id }),
+    productBindings(deps, id),
   ]);
   const product = orNotFound(row, '商品不存在');
-  return { ...product, audit: { entries: audit.rows, total: audit.total } };
+  return { ...product, audit: { entries: audit.rows, total: audit.total }, upstream: upstream ?? { productId: id, policy: 'priority', bindings: [] } };
 }

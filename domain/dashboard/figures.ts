@@ -3,6 +3,8 @@ import { sqlOne, sqlRows } from '../../db/sql.js';
 import type { DomainDeps } from '../deps.js';
 import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { AWAITING_FUNDS_COUNT_SQL } from '../economics/funds.js';
+import { listSupplierHealth, SUPPLIERS_DOWN_COUNT_SQL } from '../suppliers/health.js';
+import type { SupplierBreakerState } from '../../db/models/supplier.js';
 import { ACTIVE_SERVICES_SQL } from './kept.js';
 
 /**
@@ -39,6 +41,18 @@ export type StateFigures = {
   renewals_due_days: number;
   schedules: { runs_24h: number; failed_24h: number; overdue_running: number; failing_tasks: number };
   extras: Record<string, number | null>;
+  /** Supplier health (docs/fulfilment.md "Supplier health"): each supplier's breaker and window. */
+  supplier_health: DashboardSupplierHealth[];
+};
+
+export type DashboardSupplierHealth = {
+  supplier_id: number;
+  code: string;
+  name: string;
+  state: SupplierBreakerState;
+  calls: number;
+  failure_percent: number | null;
+  latency_p95_ms: number | null;
 };
 
 /**
@@ -60,6 +74,8 @@ export const DASHBOARD_EXTRAS: DashboardExtra[] = [
     // One open shortage per supplier (admin_alerts_open_funds_short, migration 0036).
     sql: "SELECT count(*)::int AS n FROM admin_alerts WHERE kind = 'funds_short' AND detail ? 'supplier_id' AND (detail->>'ended_at') IS NULL",
   },
+  // Supplier health (docs/fulfilment.md "Supplier health"): breakers open or half-open.
+  { key: 'suppliers_down', label: '不可用（熔断中）的供应商', table: 'supplier_breakers', sql: SUPPLIERS_DOWN_COUNT_SQL },
   // The backups (docs/production.md "Back up"): null when no backup was taken / no segment archived yet.
   { key: 'backup_age_seconds', label: '最近一次基础备份距今（秒）', table: 'database_backups', sql: 'SELECT floor(extract(epoch FROM now() - max(finished_at)))::int AS n FROM database_backups' },
   { key: 'wal_archived_age_seconds', label: '最近一次 WAL 归档成功距今（秒）', table: 'pg_stat_archiver', sql: 'SELECT floor(extract(epoch FROM now() - last_archived_time))::int AS n FROM pg_stat_archiver' },
@@ -142,7 +158,7 @@ const FAILING_TASKS_SQL = `WITH RECURSIVE keys AS (
 
 export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
   const renewalDays = deps.config.lifecycle.renewalLeadDays;
-  const row = await sqlOne<Omit<StateFigures, 'renewals_due_days' | 'schedules' | 'extras'> & {
+  const row = await sqlOne<Omit<StateFigures, 'renewals_due_days' | 'schedules' | 'extras' | 'supplier_health'> & {
     runs_24h: number;
     failed_24h: number;
     overdue_running: number;
@@ -180,6 +196,15 @@ export async function stateFigures(deps: DomainDeps): Promise<StateFigures> {
     renewals_due_days: renewalDays,
     schedules: { runs_24h: row.runs_24h, failed_24h: row.failed_24h, overdue_running: row.overdue_running, failing_tasks: row.failing_tasks },
     extras,
+    supplier_health: (await listSupplierHealth(deps)).map((h) => ({
+      supplier_id: h.supplier_id,
+      code: h.code,
+      name: h.name,
+      state: h.state,
+      calls: h.calls,
+      failure_percent: h.failure_percent,
+      latency_p95_ms: h.latency_p95_ms,
+    })),
   };
 }
 

@@ -12,7 +12,7 @@ import type { DomainDeps } from '../deps.js';
  * scrape time, `countOpenAlerts`). The one store: a funds shortage or runway shortfall is an alert
  * too, its episode in `detail` (`domain/economics/funds.ts`).
  */
-export const ALERT_KINDS = ['price_drift', 'funds_short', 'runway_short', 'reconciliation', 'backup_archive'] as const;
+export const ALERT_KINDS = ['price_drift', 'funds_short', 'runway_short', 'reconciliation', 'backup_archive', 'supplier_down', 'supplier_up'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 export const ALERT_KIND_LABELS: Record<AlertKind, string> = {
   price_drift: '上游价格变化',
@@ -20,6 +20,8 @@ export const ALERT_KIND_LABELS: Record<AlertKind, string> = {
   runway_short: '上游余额不够续费',
   reconciliation: '与上游对账差异',
   backup_archive: '数据库 WAL 归档失败',
+  supplier_down: '供应商不可用（熔断）',
+  supplier_up: '供应商已恢复',
 };
 export const ALERT_STATES = ['open', 'acknowledged'] as const;
 export type AlertState = (typeof ALERT_STATES)[number];

@@ -4,6 +4,7 @@ import { AWAITING_UPSTREAM_FUNDS, type FundsCheck } from '../../workflows/upstre
 import type { DomainDeps } from '../deps.js';
 import { callSupplier, UpstreamStepError } from '../suppliers/supplier-call.js';
 import { raiseAdminAlert } from './alerts.js';
+import { supplierAvailability } from '../suppliers/health.js';
 
 /**
  * Upstream funds (issue #29, docs/economics.md): the supplier balance read through the
@@ -42,10 +43,18 @@ async function readCredit(deps: DomainDeps, supplierId: number, traceId?: string
   return { balance, currency };
 }
 
+/**
+ * The rule of "the balance covers the bill": nothing to compare (balance unreadable, amount
+ * unknown) counts as covering, the payment goes as before. The funds check and routing read it.
+ */
+export function balanceCovers(balance: string | null, amount: string | null): boolean {
+  return balance === null || amount === null || money(balance).gte(amount);
+}
+
 /** Reads and keeps a supplier's balance; `covers`: the read covered what a check needed (closes an open shortage). */
 export async function refreshSupplierBalance(deps: DomainDeps, supplierId: number, options: { traceId?: string; needed?: string | null } = {}): Promise<string> {
   const { balance, currency } = await readCredit(deps, supplierId, options.traceId);
-  const covers = options.needed === undefined || options.needed === null || money(balance).gte(options.needed);
+  const covers = balanceCovers(balance, options.needed ?? null);
   await sqlOne<{ code: string }>(deps, SAVE_BALANCE, [supplierId, balance, currency, covers]);
   return balance;
 }
@@ -70,12 +79,20 @@ export async function checkUpstreamFunds(deps: DomainDeps, input: FundsCheckInpu
   const amount = input.amount;
   if (amount === null && !input.refused) return { enough: true, balance: null, amount: null };
   let balance: string | null = null;
-  try {
-    balance = await refreshSupplierBalance(deps, input.supplierId, { traceId: input.workflowId, needed: input.refused ? null : amount });
-  } catch (err) {
-    deps.logger.warn({ err: err instanceof Error ? err.message : String(err), supplierId: input.supplierId }, 'supplier balance not read before an upstream payment');
+  // Supplier health (docs/fulfilment.md "Supplier health"): while the supplier's breaker is open
+  // the balance is not asked for (the answer is the one of a read that failed); past its open
+  // time this read is the half-open probe.
+  const availability = await supplierAvailability(deps, input.supplierId);
+  if (!availability.mayCall) {
+    deps.logger.warn({ supplierId: input.supplierId, state: availability.state }, 'supplier balance not read before an upstream payment: the supplier is down (circuit open)');
+  } else {
+    try {
+      balance = await refreshSupplierBalance(deps, input.supplierId, { traceId: input.workflowId, needed: input.refused ? null : amount });
+    } catch (err) {
+      deps.logger.warn({ err: err instanceof Error ? err.message : String(err), supplierId: input.supplierId }, 'supplier balance not read before an upstream payment');
+    }
   }
-  const enough = !input.refused && (balance === null || amount === null || money(balance).gte(amount));
+  const enough = !input.refused && balanceCovers(balance, amount);
   if (!enough) await noteFundsShortage(deps, { supplierId: input.supplierId, balance, amount, workflowId: input.workflowId });
   return { enough, balance, amount };
 }

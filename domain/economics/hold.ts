@@ -1,5 +1,6 @@
 import { sqlOne } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../lib/errors.js';
+import { money } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { readSettings } from '../settings/settings.js';
 import { economicsSettings } from '../settings/groups/economics.js';
@@ -33,4 +34,14 @@ export async function isHeldBelowCost(deps: DomainDeps, productId: number): Prom
   if (!hold_below_cost) return false;
   const row = await sqlOne<{ held: boolean }>(deps, `SELECT ${BELOW_COST_SQL} AS held FROM products p WHERE p.id = $1`, [productId]);
   return row?.held ?? false;
+}
+
+/** Whether the hold below cost is on (`economics.hold_below_cost`): then a purchase whose upstream cost is above our price stops. */
+export async function holdBelowCostOn(deps: DomainDeps): Promise<boolean> {
+  return (await readSettings(deps, economicsSettings)).hold_below_cost;
+}
+
+/** The hold's comparison at the upstream purchase: the upstream cost is above our price (equal passes). */
+export function costAbovePrice(cost: string, price: string): boolean {
+  return money(cost).greaterThan(price);
 }

@@ -57,8 +57,28 @@ export async function listBoundProducts(deps: DomainDeps, productIds?: number[])
 /** The upstream's prices for a bound product, through the supplier plugin's `upstream.product_config`. */
 export async function readUpstreamPrices(deps: DomainDeps, bound: Pick<BoundProduct, 'supplier_id' | 'upstream_product_id'>): Promise<UpstreamPrices> {
   const supplier = await getSupplier(deps, bound.supplier_id);
-  const upstream = await readUpstreamProduct(deps, supplier, Number(bound.upstream_product_id));
+  return upstreamPricesOf(await readUpstreamProduct(deps, supplier, Number(bound.upstream_product_id)));
+}
+
+/** The prices of an upstream product as `upstream.product_config` answered it, in our shapes. */
+export function upstreamPricesOf(upstream: { pricing: unknown; config_options: unknown }): UpstreamPrices {
   return { pricing: parsePricingMap(upstream.pricing), config_options: parseConfigOptions(upstream.config_options) };
+}
+
+/**
+ * What the upstream charges now for one service's period and configuration (a service's
+ * `config`: field → `{ value }`; the options the upstream has, visible, by field), by the one
+ * pricing function; null when the upstream cannot price it. The renewal points and routing
+ * between several bindings (domain/upstream-work/routing.ts) both read it.
+ */
+export function upstreamCostOf(upstream: UpstreamPrices, selection: { name: string; period: BillingPeriod; config: Record<string, unknown> | null }): Decimal | null {
+  const config: Record<string, unknown> = {};
+  for (const [field, chosen] of Object.entries(selection.config ?? {})) {
+    const value = (chosen as { value?: unknown } | null)?.value;
+    const option = upstream.config_options.find((o) => o.field === field);
+    if (option && !option.hidden && (typeof value === 'number' || typeof value === 'string')) config[field] = value;
+  }
+  return total({ name: selection.name, pricing: upstream.pricing, config_options: upstream.config_options }, selection.period, config);
 }
 
 function total(product: PricedProduct, period: BillingPeriod, config: Record<string, unknown>): Decimal | null {
@@ -130,17 +150,10 @@ export async function renewalPricePoints(deps: DomainDeps, bound: Pick<BoundProd
     `SELECT id, billing_period, price, config FROM services WHERE product_id = $1 AND status IN ('active', 'suspended') ORDER BY id`,
     [bound.product_id],
   );
-  const theirs: PricedProduct = { name: bound.name, pricing: upstream.pricing, config_options: upstream.config_options };
   const points: PricePoint[] = [];
   for (const service of services) {
     if (!isBillingPeriod(service.billing_period)) continue;
-    const config: Record<string, unknown> = {};
-    for (const [field, chosen] of Object.entries(service.config ?? {})) {
-      const value = (chosen as { value?: unknown } | null)?.value;
-      const option = upstream.config_options.find((o) => o.field === field);
-      if (option && !option.hidden && (typeof value === 'number' || typeof value === 'string')) config[field] = value;
-    }
-    const cost = total(theirs, service.billing_period, config);
+    const cost = upstreamCostOf(upstream, { name: bound.name, period: service.billing_period, config: service.config });
     if (cost === null) continue;
     points.push({
       kind: 'renewal',

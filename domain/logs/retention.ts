@@ -29,7 +29,12 @@ export const RETENTION_TARGETS: RetentionTarget[] = [
   { table: 'idempotency_keys', column: 'expires_at', summaryKey: 'idempotency_keys_deleted', days: () => 0 },
   // Keyed on completion: a row not done yet (done_at NULL) is never trimmed, however old.
   { table: 'outbox', column: 'done_at', summaryKey: 'outbox_deleted', days: () => OUTBOX_DONE_RETENTION_DAYS },
+  // Supplier health reads at most the last hour (domain/suppliers/health.ts); two days are kept to look back at an incident.
+  { table: 'supplier_calls', column: 'created_at', summaryKey: 'supplier_calls_deleted', days: () => SUPPLIER_CALLS_RETENTION_DAYS },
 ];
+
+/** Supplier calls (the health window's rows) are kept two days. */
+const SUPPLIER_CALLS_RETENTION_DAYS = 2;
 
 /** Done outbox rows are kept a week, to see what the relay did after an incident. */
 const OUTBOX_DONE_RETENTION_DAYS = 7;

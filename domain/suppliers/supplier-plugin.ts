@@ -6,6 +6,7 @@ import type { SupplierRow } from '../../db/models/supplier.js';
 import type { DomainDeps } from '../deps.js';
 import { sqlOne, statement } from '../../db/sql.js';
 import { upstreamCalls } from '../../lib/metrics.js';
+import { callOutcome, recordSupplierCall } from './health.js';
 
 /** What a call needs of its supplier. */
 type SupplierForCall = Pick<SupplierRow, 'id' | 'plugin_id' | 'base_url' | 'account' | 'api_key_sealed'>;
@@ -39,6 +40,7 @@ export async function invokeSupplierPlugin(deps: DomainDeps, supplier: SupplierF
   // purchases check `status`. Without a plugin (force-uninstalled) nothing can be called.
   if (row.plugin_id === null) throw new AppError(ErrorCode.VALIDATION, '供应商未关联上游插件，请重新选择插件');
   const apiKey = row.api_key_sealed ? deps.secretBox.open(row.api_key_sealed) : '';
+  const started = performance.now();
   const invocation = await invokePlugin(deps, {
     domain: 'upstream',
     pluginId: row.plugin_id,
@@ -51,5 +53,8 @@ export async function invokeSupplierPlugin(deps: DomainDeps, supplier: SupplierF
   });
   // Suppliers are few (admin-created rows): their id is a bounded label.
   upstreamCalls.inc({ supplier: String(row.id), outcome: invocation.status });
+  // Supplier health (domain/suppliers/health.ts): every upstream call passes here, so its outcome
+  // and latency are recorded here once (a cancelled call threw above and counts nothing).
+  await recordSupplierCall(deps, row.id, call.action, callOutcome(invocation), performance.now() - started);
   return invocation;
 }

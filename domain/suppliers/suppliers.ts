@@ -96,10 +96,12 @@ export async function updateSupplier(deps: DomainDeps, id: number, input: Suppli
   return row.update(patch);
 }
 
-/** Refused while products are bound to it: their provisioning would lose its supplier. */
+/** Refused while products are bound to it (a first or a further binding): their provisioning would lose its supplier. */
 export async function deleteSupplier(deps: DomainDeps, id: number): Promise<void> {
   const row = await getSupplier(deps, id);
-  const bound = await deps.db.models.ProductUpstreamBinding.count({ where: { supplier_id: id } });
+  const bound =
+    (await deps.db.models.ProductUpstreamBinding.count({ where: { supplier_id: id } })) +
+    (await deps.db.models.ProductUpstreamAlternate.count({ where: { supplier_id: id } }));
   if (bound > 0) throw new AppError(ErrorCode.IN_USE, `供应商仍绑定了 ${bound} 个商品，请先解除绑定`);
   await row.destroy();
 }

@@ -1,10 +1,9 @@
 import { sqlOne, statement } from '../../db/sql.js';
-import { formatMoney, money } from '../../lib/money.js';
+import { formatMoney } from '../../lib/money.js';
 import type { FundsCheck } from '../../workflows/upstream/contract.js';
 import type { DomainDeps } from '../deps.js';
 import { checkUpstreamFunds } from '../economics/funds.js';
-import { economicsSettings } from '../settings/groups/economics.js';
-import { readSettings } from '../settings/settings.js';
+import { costAbovePrice, holdBelowCostOn } from '../economics/hold.js';
 import { UpstreamStepError } from '../suppliers/supplier-call.js';
 import { UPSTREAM_WORK_KINDS, type UpstreamWorkKind } from './kinds.js';
 
@@ -32,10 +31,9 @@ const PRICE_AND_RETRY = statement(
  */
 export async function assertPurchaseAboveCost(deps: DomainDeps, input: { serviceId: number; upstreamAmount: string | null }): Promise<void> {
   if (input.upstreamAmount === null) return;
-  const { hold_below_cost } = await readSettings(deps, economicsSettings);
-  if (!hold_below_cost) return;
+  if (!(await holdBelowCostOn(deps))) return;
   const row = await sqlOne<{ price: string; retried: boolean }>(deps, PRICE_AND_RETRY, [input.serviceId]);
-  if (!row || row.retried || !money(input.upstreamAmount).greaterThan(row.price)) return;
+  if (!row || row.retried || !costAbovePrice(input.upstreamAmount, row.price)) return;
   throw new UpstreamStepError(
     'permanent',
     'below_upstream_cost',

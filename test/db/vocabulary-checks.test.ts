@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVOICE_TYPES, ORDER_TYPES } from '../../db/models/billing.js';
+import { UPSTREAM_ROUTING_POLICIES } from '../../db/models/catalogue.js';
 import { NOTIFICATION_ENTITY_TYPES, NOTIFICATION_KINDS } from '../../db/models/notification-log.js';
 import { SYSTEM_LOG_CATEGORIES } from '../../domain/logs/system-logs.js';
 import { INTENT_KINDS } from '../../domain/outbox/intents.js';
@@ -32,6 +33,7 @@ describe('vocabulary CHECKs after every migration', () => {
     ['notification_log', 'kind', NOTIFICATION_KINDS],
     ['notification_log', 'entity_type', NOTIFICATION_ENTITY_TYPES],
     ['system_logs', 'category', SYSTEM_LOG_CATEGORIES],
+    ['products', 'upstream_routing', UPSTREAM_ROUTING_POLICIES],
   ] as const)('%s.%s allows exactly the stored vocabulary of the code', async (table, column, values) => {
     expect(await allowed(table, column)).toEqual([...values].sort());
   });

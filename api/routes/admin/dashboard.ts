@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { MAX_RANGE_DAYS, rangeFigures, revenueSeries, shanghaiToday, STUCK_MINUTES, stateFigures } from '../../../domain/dashboard/figures.js';
 import { marginOfDays } from '../../../domain/economics/margins.js';
 import { validationError } from '../../../lib/errors.js';
+import { SUPPLIER_BREAKER_STATES } from '../../../db/models/supplier.js';
 import { marginFiguresSchema } from '../../resources/margins.js';
 import { ok } from '../../envelope.js';
 import { createRouter, defineRoute } from '../../openapi/define-route.js';
@@ -43,6 +44,19 @@ const stateSchema = z
     extras: z.record(z.string(), z.number().int().nullable()).openapi({
       description: '其他模块登记的数字（如待处理工单、待审核提现）；模块未安装时为 null。',
     }),
+    supplier_health: z
+      .array(
+        z.object({
+          supplier_id: z.number().int(),
+          code: z.string(),
+          name: z.string(),
+          state: z.enum(SUPPLIER_BREAKER_STATES).openapi({ description: '熔断器状态：closed 正常、open 不可用（熔断中）、half_open 正在试探' }),
+          calls: z.number().int().openapi({ description: '统计窗口内的调用数' }),
+          failure_percent: z.number().nullable().openapi({ description: '统计窗口内失败调用占比（%），无调用时为 null' }),
+          latency_p95_ms: z.number().int().nullable().openapi({ description: '统计窗口内调用延迟的 95 分位（毫秒）' }),
+        }),
+      )
+      .openapi({ description: '各供应商健康状况（docs/fulfilment.md「Supplier health」）' }),
   })
   .openapi('DashboardState');
 

@@ -156,6 +156,28 @@ describe('creating products', () => {
       upstream_product_id: '77',
       config_template: { billingcycle: 'monthly', ids: [1, 2] },
       provisioning_policy: { auto_setup: true },
+      // Issue #38: the bindings in order (this one first) and the routing policy among them.
+      routing_policy: 'priority',
+      routing_policy_label: expect.any(String),
+      bindings: [
+        {
+          id: null,
+          priority: 0,
+          first: true,
+          supplier_id: null,
+          supplier_code: null,
+          supplier_name: null,
+          supplier_status: null,
+          plugin_id: enabledPlugin,
+          plugin_key: 'acme_cloud',
+          provider_key: 'acme_cloud_api',
+          upstream_product_id: '77',
+          config_template_json: JSON.stringify({ billingcycle: 'monthly', ids: [1, 2] }),
+          price_rule_type: null,
+          price_rule_value: null,
+        },
+      ],
+      bindings_path: `/api/v2/admin/products/${ok.id}/upstream-bindings`,
     });
     expect(ok.provisioning).toMatchObject({ resolved_purchase_template: 'plugin_schema', resolved_console_template: 'plugin_schema', purchasable_online: true });
     const unbind = await platform.api.put(`/api/v2/admin/products/${ok.id}`, { token, body: { plugin_id: null } });

@@ -157,7 +157,7 @@ describe('task runs', () => {
 });
 
 describe('log retention', () => {
-  it('deletes only task runs, plugin runtime logs, login logs and notification records older than their retention, expired idempotency keys and outbox rows done over a week ago', async () => {
+  it('deletes only task runs, plugin runtime logs, login logs, notification records and supplier calls older than their retention, expired idempotency keys and outbox rows done over a week ago', async () => {
     const { sequelize } = platform.deps.db;
     // The request and plugin runtime logs lose whole months (partitions): their old rows are 70 days old, a month wholly past the 30 days.
     const user = await platform.deps.db.models.User.create({ email: 'retention@example.com', phone: null, nickname: '', password_hash: 'x', status: 'active' });
@@ -189,6 +189,9 @@ describe('log retention', () => {
       INSERT INTO system_logs (level, category, event, created_at) VALUES
         ('info', 'startup', 'old', now() - interval '91 days'),
         ('info', 'startup', 'new', now() - interval '89 days');
+      WITH s AS (INSERT INTO suppliers (code, name, interface_type, base_url, account) VALUES ('retention', '留存', 'upstream_finance_api', 'https://up.example.com', 'a') RETURNING id)
+      INSERT INTO supplier_calls (supplier_id, action, failed, duration_ms, created_at)
+        SELECT s.id, v.action, false, 1, v.at FROM s, (VALUES ('old', now() - interval '3 days'), ('new', now() - interval '1 day')) AS v(action, at);
     `);
     const res = await platform.api.post(`${BASE}/logs.retention_cleanup/trigger`, { token });
     const run = await runOf(res.body.data.workflow_id);
@@ -209,6 +212,8 @@ describe('log retention', () => {
       api_request_logs_retention_days: 30,
       system_logs_deleted: 1,
       system_logs_retention_days: 90,
+      supplier_calls_deleted: 1,
+      supplier_calls_retention_days: 2,
     });
     expect((await platform.deps.db.models.NotificationLog.findAll({ where: { user_id: user.id } })).map((r) => r.entity_id)).toEqual([2]);
     const keys = (await platform.deps.db.models.TaskRun.findAll({ where: { workflow_id: ['wf-old', 'wf-new'] } })).map((r) => r.task_key).sort();
@@ -218,6 +223,7 @@ describe('log retention', () => {
     expect((await platform.deps.db.models.IdempotencyKey.findAll({ where: { scope: 'client:1' } })).map((r) => r.key)).toEqual(['live-key']);
     const outbox = await platform.deps.db.read<{ key: string }>("SELECT key FROM outbox WHERE key LIKE 'retention:%' ORDER BY key");
     expect(outbox.map((r) => r.key)).toEqual(['retention:new-done', 'retention:old-pending']);
+    expect((await platform.deps.db.read<{ action: string }>('SELECT action FROM supplier_calls')).map((r) => r.action)).toEqual(['new']);
   });
 
   it('makes the missing months ahead of the partitioned log tables (logs.partition_maintenance)', async () => {
