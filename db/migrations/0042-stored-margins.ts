@@ -288,18 +288,19 @@ function siblings(entering: string, leaving: string): string {
  * One trigger function per source table: the services each statement touched, from its
  * transition tables, refreshed once. Rows whose change the rule cannot see are skipped.
  */
-const TRIGGER_FUNCTIONS = `
+export function marginTriggerFunctions(collect: (query: string) => string): string {
+  return `
 CREATE OR REPLACE FUNCTION margins_after_invoices() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(
+    ${collect(`
       WITH changed AS (SELECT n.id, n.service_id FROM new_rows n
                         WHERE n.status IN ${PAID} AND (n.type = ANY(${PURCHASE}) OR n.type = ANY(${ORDER})))
       SELECT s.id FROM services s JOIN changed c ON s.invoice_id = c.id
-      UNION SELECT c.service_id FROM changed c WHERE c.service_id IS NOT NULL);
+      UNION SELECT c.service_id FROM changed c WHERE c.service_id IS NOT NULL`)}
   ELSE
-    ids := ARRAY(
+    ${collect(`
       WITH changed AS (
         SELECT n.id, n.service_id AS new_service, o.service_id AS old_service FROM new_rows n JOIN old_rows o ON o.id = n.id
          WHERE (n.type = ANY(${PURCHASE}) OR n.type = ANY(${ORDER}) OR o.type = ANY(${PURCHASE}) OR o.type = ANY(${ORDER}))
@@ -307,7 +308,7 @@ BEGIN
            AND (n.type, n.status, n.paid_at, n.amount, n.service_id) IS DISTINCT FROM (o.type, o.status, o.paid_at, o.amount, o.service_id))
       SELECT s.id FROM services s JOIN changed c ON s.invoice_id = c.id
       UNION SELECT c.new_service FROM changed c WHERE c.new_service IS NOT NULL
-      UNION SELECT c.old_service FROM changed c WHERE c.old_service IS NOT NULL);
+      UNION SELECT c.old_service FROM changed c WHERE c.old_service IS NOT NULL`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
@@ -318,12 +319,12 @@ CREATE OR REPLACE FUNCTION margins_after_refunds() RETURNS trigger LANGUAGE plpg
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(
+    ${collect(`
       WITH changed AS (SELECT DISTINCT n.invoice_id FROM new_rows n WHERE n.status = 'succeeded')
       SELECT s.id FROM services s JOIN changed c ON s.invoice_id = c.invoice_id
-      UNION SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.invoice_id WHERE i.service_id IS NOT NULL);
+      UNION SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.invoice_id WHERE i.service_id IS NOT NULL`)}
   ELSE
-    ids := ARRAY(
+    ${collect(`
       WITH changed AS (
         SELECT n.invoice_id FROM new_rows n JOIN old_rows o ON o.id = n.id
          WHERE (n.status = 'succeeded' OR o.status = 'succeeded')
@@ -331,7 +332,7 @@ BEGIN
         UNION SELECT o.invoice_id FROM new_rows n JOIN old_rows o ON o.id = n.id
          WHERE o.status = 'succeeded' AND n.invoice_id IS DISTINCT FROM o.invoice_id)
       SELECT s.id FROM services s JOIN changed c ON s.invoice_id = c.invoice_id
-      UNION SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.invoice_id WHERE i.service_id IS NOT NULL);
+      UNION SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.invoice_id WHERE i.service_id IS NOT NULL`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
@@ -342,15 +343,15 @@ CREATE OR REPLACE FUNCTION margins_after_upstream_costs() RETURNS trigger LANGUA
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(SELECT DISTINCT n.service_id FROM new_rows n);
+    ${collect(`SELECT DISTINCT n.service_id FROM new_rows n`)}
   ELSIF TG_OP = 'DELETE' THEN
-    ids := ARRAY(SELECT DISTINCT o.service_id FROM old_rows o);
+    ${collect(`SELECT DISTINCT o.service_id FROM old_rows o`)}
   ELSE
-    ids := ARRAY(
+    ${collect(`
       SELECT n.service_id FROM new_rows n JOIN old_rows o ON o.id = n.id
        WHERE (n.service_id, n.invoice_id, n.amount, n.recorded_at) IS DISTINCT FROM (o.service_id, o.invoice_id, o.amount, o.recorded_at)
       UNION SELECT o.service_id FROM new_rows n JOIN old_rows o ON o.id = n.id
-       WHERE (n.service_id, n.invoice_id, n.amount, n.recorded_at) IS DISTINCT FROM (o.service_id, o.invoice_id, o.amount, o.recorded_at));
+       WHERE (n.service_id, n.invoice_id, n.amount, n.recorded_at) IS DISTINCT FROM (o.service_id, o.invoice_id, o.amount, o.recorded_at)`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
@@ -361,14 +362,14 @@ CREATE OR REPLACE FUNCTION margins_after_bindings() RETURNS trigger LANGUAGE plp
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(SELECT n.service_id FROM new_rows n WHERE n.pay_attempted_at IS NOT NULL OR n.upstream_paid_at IS NOT NULL);
+    ${collect(`SELECT n.service_id FROM new_rows n WHERE n.pay_attempted_at IS NOT NULL OR n.upstream_paid_at IS NOT NULL`)}
   ELSIF TG_OP = 'DELETE' THEN
-    ids := ARRAY(SELECT o.service_id FROM old_rows o WHERE o.pay_attempted_at IS NOT NULL OR o.upstream_paid_at IS NOT NULL);
+    ${collect(`SELECT o.service_id FROM old_rows o WHERE o.pay_attempted_at IS NOT NULL OR o.upstream_paid_at IS NOT NULL`)}
   ELSE
     -- Only whether a pay was attempted or recorded matters, not when.
-    ids := ARRAY(
+    ${collect(`
       SELECT n.service_id FROM new_rows n JOIN old_rows o ON o.service_id = n.service_id
-       WHERE (n.pay_attempted_at IS NOT NULL OR n.upstream_paid_at IS NOT NULL) <> (o.pay_attempted_at IS NOT NULL OR o.upstream_paid_at IS NOT NULL));
+       WHERE (n.pay_attempted_at IS NOT NULL OR n.upstream_paid_at IS NOT NULL) <> (o.pay_attempted_at IS NOT NULL OR o.upstream_paid_at IS NOT NULL)`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
@@ -379,16 +380,16 @@ CREATE OR REPLACE FUNCTION margins_after_service_orders() RETURNS trigger LANGUA
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(SELECT i.service_id FROM new_rows n JOIN invoices i ON i.id = n.invoice_id WHERE n.upstream_paid_at IS NOT NULL AND i.service_id IS NOT NULL);
+    ${collect(`SELECT i.service_id FROM new_rows n JOIN invoices i ON i.id = n.invoice_id WHERE n.upstream_paid_at IS NOT NULL AND i.service_id IS NOT NULL`)}
   ELSIF TG_OP = 'DELETE' THEN
-    ids := ARRAY(SELECT i.service_id FROM old_rows o JOIN invoices i ON i.id = o.invoice_id WHERE o.upstream_paid_at IS NOT NULL AND i.service_id IS NOT NULL);
+    ${collect(`SELECT i.service_id FROM old_rows o JOIN invoices i ON i.id = o.invoice_id WHERE o.upstream_paid_at IS NOT NULL AND i.service_id IS NOT NULL`)}
   ELSE
-    ids := ARRAY(
+    ${collect(`
       WITH changed AS (
         SELECT n.invoice_id AS new_invoice, o.invoice_id AS old_invoice FROM new_rows n JOIN old_rows o ON o.id = n.id
          WHERE (n.upstream_paid_at IS NOT NULL) <> (o.upstream_paid_at IS NOT NULL)
             OR (n.invoice_id IS DISTINCT FROM o.invoice_id AND (n.upstream_paid_at IS NOT NULL OR o.upstream_paid_at IS NOT NULL)))
-      SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.new_invoice OR i.id = c.old_invoice WHERE i.service_id IS NOT NULL);
+      SELECT i.service_id FROM invoices i JOIN changed c ON i.id = c.new_invoice OR i.id = c.old_invoice WHERE i.service_id IS NOT NULL`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
@@ -399,11 +400,11 @@ CREATE OR REPLACE FUNCTION margins_after_services() RETURNS trigger LANGUAGE plp
 DECLARE ids int[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    ids := ARRAY(SELECT n.id FROM new_rows n UNION ${siblings('SELECT n.id, n.invoice_id, n.seq FROM new_rows n', NONE)});
+    ${collect(`SELECT n.id FROM new_rows n UNION ${siblings('SELECT n.id, n.invoice_id, n.seq FROM new_rows n', NONE)}`)}
   ELSIF TG_OP = 'DELETE' THEN
-    ids := ARRAY(SELECT o.id FROM old_rows o UNION ${siblings(NONE, 'SELECT o.id, o.invoice_id, o.seq FROM old_rows o')});
+    ${collect(`SELECT o.id FROM old_rows o UNION ${siblings(NONE, 'SELECT o.id, o.invoice_id, o.seq FROM old_rows o')}`)}
   ELSE
-    ids := ARRAY(
+    ${collect(`
       WITH moved AS (
         SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
          WHERE (n.user_id, n.product_id, n.supplier_id, n.status, n.invoice_id, n.seq) IS DISTINCT FROM (o.user_id, o.product_id, o.supplier_id, o.status, o.invoice_id, o.seq))
@@ -411,12 +412,18 @@ BEGIN
       UNION ${siblings(
         'SELECT n.id, n.invoice_id, n.seq FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.invoice_id, n.seq) IS DISTINCT FROM (o.invoice_id, o.seq)',
         'SELECT o.id, o.invoice_id, o.seq FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (n.invoice_id, n.seq) IS DISTINCT FROM (o.invoice_id, o.seq)',
-      )});
+      )}`)}
   END IF;
   IF cardinality(ids) > 0 THEN PERFORM refresh_service_margins(ids); END IF;
   RETURN NULL;
 END
 $fn$;`;
+}
+
+/** Each statement's ids, by a statement planned once per session (0047 plans it for each call). */
+export const collectCached = (query: string): string => `ids := ARRAY(${query});`;
+
+const TRIGGER_FUNCTIONS = marginTriggerFunctions(collectCached);
 
 const SOURCES: Array<{ table: string; fn: string; events: string[] }> = [
   { table: 'invoices', fn: 'margins_after_invoices', events: ['INSERT', 'UPDATE'] },

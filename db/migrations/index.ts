@@ -43,6 +43,7 @@ import { migration0043TaskWatermarks } from './0043-task-watermarks.js';
 import { migration0044KeptDashboardFigures } from './0044-kept-dashboard-figures.js';
 import { migration0045SupplierHealth } from './0045-supplier-health.js';
 import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-alternates.js';
+import { migration0047MarginTriggersPlannedPerStatement } from './0047-margin-triggers-planned-per-statement.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -92,4 +93,5 @@ export const migrations: Migration[] = [
   migration0044KeptDashboardFigures,
   migration0045SupplierHealth,
   migration0046ProductUpstreamAlternates,
+  migration0047MarginTriggersPlannedPerStatement,
 ];
