@@ -3,6 +3,7 @@ import type { DomainDeps } from '../domain/deps.js';
 import { cancelProvisioning } from '../domain/upstream-work/provision/cancel-provisioning.js';
 import { activateService, bindUpstreamHost, type HostSnapshot, lookupUpstreamHost } from '../domain/upstream-work/provision/host.js';
 import { prepareProvisioning } from '../domain/upstream-work/provision/prepare.js';
+import { type FailoverInput, failoverProvisioning } from '../domain/upstream-work/provision/failover.js';
 import {
   checkoutUpstreamOrder,
   fillUpstreamCart,
@@ -71,6 +72,8 @@ export function createProvisioningActivities(deps: DomainDeps) {
       classified(entered(input.serviceId, input, () => bindUpstreamHost(deps, input.serviceId, input.hostId, input.workflowId))),
     activateService: (input: { serviceId: number; host: HostSnapshot | null; workflowId: string } & Entering) =>
       classified(entered(input.serviceId, input, () => activateService(deps, input.serviceId, input.host, input.workflowId))),
+    // After a failed purchase: move to the product's next binding when the failure allows it (issue #38).
+    failoverProvisioning: (input: FailoverInput) => classified(() => failoverProvisioning(deps, input)),
     markProvisioningFailed: (input: { serviceId: number; stage: string; code: string; reason: string; workflowId: string }) =>
       markWorkFailed(deps, provisioningWork(input.serviceId), { failure: { stage: input.stage, code: input.code, reason: input.reason }, workflowId: input.workflowId }),
     cancelProvisioning: (input: { serviceId: number; decider: Actor; reason: string; workflowId: string }) => classified(() => cancelProvisioning(deps, input)),

@@ -6,6 +6,8 @@ import { checkUpstreamFunds } from '../economics/funds.js';
 import { costAbovePrice, holdBelowCostOn } from '../economics/hold.js';
 import { UpstreamStepError } from '../suppliers/supplier-call.js';
 import { UPSTREAM_WORK_KINDS, type UpstreamWorkKind } from './kinds.js';
+import { readSettings } from '../settings/settings.js';
+import { economicsSettings } from '../settings/groups/economics.js';
 
 /**
  * The checks before an upstream bill is paid, once for every kind of upstream work: the pay
@@ -54,5 +56,31 @@ export async function checkBeforePaying(
 ): Promise<FundsCheck> {
   if (!input.refused && UPSTREAM_WORK_KINDS[input.kind].holdBelowCost) await assertPurchaseAboveCost(deps, { serviceId: input.serviceId, upstreamAmount: input.amount });
   if (input.supplierId === null) return { enough: true, balance: null, amount: null };
-  return checkUpstreamFunds(deps, { supplierId: input.supplierId, amount: input.amount, refused: input.refused, workflowId: input.workflowId });
+  const funds = await checkUpstreamFunds(deps, { supplierId: input.supplierId, amount: input.amount, refused: input.refused, workflowId: input.workflowId });
+  if (funds.enough || input.refused || !UPSTREAM_WORK_KINDS[input.kind].failsOver) return funds;
+  const seconds = await fundsFailoverSeconds(deps, input.serviceId);
+  return seconds === null ? funds : { ...funds, failoverAfterSeconds: seconds };
 }
+
+/**
+ * How long work short of funds waits before it fails over (issue #38): `economics.funds_failover_minutes`
+ * when the service's product has a binding on another supplier the service has not failed at; null
+ * (wait for the top-up) otherwise, or when the setting is 0. Not after a payment the upstream refused
+ * for funds: a payment was sent, so the work stays (./provision/failover.ts).
+ */
+async function fundsFailoverSeconds(deps: DomainDeps, serviceId: number): Promise<number | null> {
+  const minutes = (await readSettings(deps, economicsSettings)).funds_failover_minutes;
+  if (minutes <= 0) return null;
+  const row = await sqlOne<{ other: boolean }>(deps, OTHER_BINDING_LEFT, [serviceId]);
+  return row?.other ? minutes * 60 : null;
+}
+
+/** Whether the service's product has a binding on a supplier other than the service's, not failed at before. */
+const OTHER_BINDING_LEFT = statement(
+  `SELECT EXISTS (
+     SELECT 1 FROM services w JOIN service_upstream_bindings sb ON sb.service_id = w.id,
+            LATERAL (SELECT pb.supplier_id FROM product_upstream_bindings pb WHERE pb.product_id = w.product_id
+                     UNION ALL SELECT a.supplier_id FROM product_upstream_alternates a WHERE a.product_id = w.product_id) b
+      WHERE w.id = $1 AND b.supplier_id <> sb.supplier_id
+        AND NOT EXISTS (SELECT 1 FROM service_upstream_attempts t WHERE t.service_id = w.id AND t.supplier_id = b.supplier_id)) AS other`,
+);

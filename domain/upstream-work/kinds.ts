@@ -88,6 +88,12 @@ export type UpstreamWorkKindSpec = {
    * price (`checkBeforePaying`, ./checks.ts); renewals, traffic packages and upgrades are only flagged.
    */
   holdBelowCost: boolean;
+  /**
+   * Work of this kind may move to another of the product's bindings (issue #38, ./provision/failover.ts):
+   * its funds wait ends after `economics.funds_failover_minutes` when another binding is left.
+   * Only provisioning: renewals, traffic packages and upgrades stay with the supplier holding the host.
+   */
+  failsOver: boolean;
 };
 
 /** A service order's kind: the kernel's spec and what its own folder adds (its order's columns, its upstream request). */
@@ -127,6 +133,7 @@ function orderKind(label: string, eventKind: UpstreamWorkKindSpec['eventKind'], 
     workflow,
     eventKind,
     holdBelowCost: false,
+    failsOver: false,
     order,
     messages: {
       notAwaiting: `该${label}订单当前不在等待管理员处理的状态，不能重试或取消`,
@@ -160,6 +167,7 @@ export const UPSTREAM_WORK_KINDS: { provision: UpstreamWorkKindSpec } & Record<S
     eventKind: 'provision',
     messages: { notAwaiting: '该开通当前不在等待管理员处理的状态，不能重试或取消', otherDecision: '该开通已有管理员作出其他处理决定，请刷新后查看' },
     holdBelowCost: true,
+    failsOver: true,
   },
   renew: orderKind(INVOICE_KINDS.renew.label, 'renew', orderWorkflow(RENEW_WORKFLOW_TYPE, 'renew:<invoice_no>', renewWorkflowId), RENEW),
   traffic_package: orderKind(INVOICE_KINDS.traffic_package.label, 'traffic', orderWorkflow(TRAFFIC_WORKFLOW_TYPE, 'traffic:<invoice_no>', trafficWorkflowId), TRAFFIC_PACKAGE),

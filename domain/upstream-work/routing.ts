@@ -68,6 +68,8 @@ export type RoutingInput = {
   config?: Record<string, unknown> | null | undefined;
   /** The work's trace id, passed to every supplier call. */
   traceId?: string | undefined;
+  /** Suppliers this work already failed at (failover): left out with the reason given, never asked again. */
+  exclude?: ReadonlyArray<{ supplierId: number; reason: string }> | undefined;
 };
 
 const ID = /^[1-9][0-9]{0,9}$/;
@@ -104,8 +106,9 @@ export async function routeProvisioning(deps: DomainDeps, input: RoutingInput): 
   if (candidates.length === 0) return { productId: read.productId, policy: read.policy, candidates, chosen: null, summary: '商品未绑定上游供应商，无法自动开通' };
 
   const fixed = new Map<RoutingCandidate, string>();
+  const excluded = new Map((input.exclude ?? []).map((e) => [e.supplierId, e.reason]));
   read.bindings.forEach((b, i) => {
-    const reason = staticReason(b);
+    const reason = (b.supplier_id !== null ? excluded.get(b.supplier_id) : undefined) ?? staticReason(b);
     if (reason) fixed.set(candidates[i] as RoutingCandidate, reason);
   });
   const live = candidates.filter((c) => !fixed.has(c));

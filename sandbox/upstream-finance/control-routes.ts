@@ -32,7 +32,7 @@ function hostPatch(body: Record<string, FormValue>): SandboxHostPatch | string {
   return patch;
 }
 
-const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused', 'not_found'];
+const FAULT_MODES: FaultMode[] = ['html500', 'maintenance', 'timeout', 'token_rejected', 'refused', 'not_found', 'out_of_stock', 'product_gone'];
 
 function isFaultMode(value: string | undefined): value is FaultMode {
   return FAULT_MODES.some((mode) => mode === value);

@@ -60,6 +60,11 @@ async function faultResponse(state: SandboxState, c: Context, mode: FaultMode): 
       return Response.json({ status: 405, msg: SANDBOX_MESSAGES.tokenInvalid, data: {} });
     case 'refused':
       return Response.json({ status: 400, msg: SANDBOX_MESSAGES.refused, data: {} });
+    // The product sold out or was withdrawn between a read and this request.
+    case 'out_of_stock':
+      return Response.json({ status: 400, msg: SANDBOX_MESSAGES.outOfStock, data: {} });
+    case 'product_gone':
+      return Response.json({ status: 406, msg: SANDBOX_MESSAGES.productGone, data: {} });
     case 'not_found':
       return new Response('<html><body><h1>404 Not Found</h1></body></html>', { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' } });
     case 'timeout':

@@ -31,7 +31,7 @@ export type UpstreamFinanceSandboxOptions = {
  * refused: status 400 in the JSON envelope, a business refusal (“操作被拒绝”): nothing happened.
  * not_found: an HTML 404 page, as an upstream without that endpoint answers (e.g. `/billing/list`).
  */
-export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected' | 'refused' | 'not_found';
+export type FaultMode = 'html500' | 'maintenance' | 'timeout' | 'token_rejected' | 'refused' | 'not_found' | 'out_of_stock' | 'product_gone';
 
 export type FaultOptions = {
   /** Only requests to this exact path (e.g. `/cart/settle`); every path when absent. */

@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, sleep, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.js';
 import { SearchAttr } from '../search-attributes.js';
 import { upstreamActivities } from '../upstream/activities.js';
@@ -25,6 +25,13 @@ type Purchase = Extract<Prepared, { kind: 'upstream' }>;
  * `enterProvisioningStage` first and keep doing so on replay.
  */
 export const STAGE_IN_STEP_PATCH = 'provision-stage-in-step';
+
+/**
+ * The patch of failover (issue #38): a purchase failed at one supplier asks `failoverProvisioning`
+ * whether to move to the product's next binding, and if it moved, prepares and buys again there.
+ * Runs recorded before it park on the failure as they did.
+ */
+export const FAILOVER_PATCH = 'provision-failover';
 
 /**
  * `provision:<service_id>`: buys the service upstream exactly once and activates it. Every
@@ -98,8 +105,21 @@ export async function provisionServiceWorkflow(input: ProvisionInput): Promise<P
       ...supplierAttributes(prepared.kind === 'upstream' ? prepared : null),
     ],
     fulfil: async (prepared) => {
-      const failure = prepared.kind === 'upstream' ? await buy(prepared) : { stage: 'prepare' as const, code: 'no_upstream', reason: prepared.reason };
-      return failure ? { failure } : { result: { serviceId, outcome: 'active', hostId: state.hostId } };
+      let current: Exclude<Prepared, { kind: 'finished' }> = prepared;
+      for (;;) {
+        const failure = current.kind === 'upstream' ? await buy(current) : { stage: 'prepare' as const, code: 'no_upstream', reason: current.reason };
+        if (!failure) return { result: { serviceId, outcome: 'active', hostId: state.hostId } };
+        if (current.kind !== 'upstream' || !patched(FAILOVER_PATCH)) return { failure };
+        // The next binding, once, when the failure allows it (domain/upstream-work/provision/failover.ts).
+        const moved = await upstream.failoverProvisioning({ serviceId, workflowId, fromSupplierId: current.supplierId, failure });
+        if (!moved.moved) return { failure: moved.reason ? { ...failure, reason: moved.reason } : failure };
+        state.upstreamInvoiceId = null;
+        state.hostId = null;
+        const next = await enterWith('prepare', (entering) => local.prepareProvisioning({ serviceId, workflowId, entering }));
+        if (next.kind === 'finished') return { result: { serviceId, outcome: 'already_finished', hostId: null } };
+        upsertSearchAttributes(supplierAttributes(next.kind === 'upstream' ? next : null));
+        current = next;
+      }
     },
     markFailed: (failure) => local.markProvisioningFailed({ serviceId, ...failure, workflowId }),
     cancel: (decision) => local.cancelProvisioning({ serviceId, decider: decision.decider, reason: decision.reason, workflowId }),

@@ -65,6 +65,12 @@ export const AWAITING_ADMIN = 'awaiting_admin' satisfies (typeof UPSTREAM_STAGES
  */
 export const AWAITING_UPSTREAM_FUNDS = 'awaiting_upstream_funds' satisfies (typeof UPSTREAM_STAGES.pay)[number];
 
+/**
+ * The code of a funds wait that outlasted the product's failover setting (issue #38): the
+ * supplier is failed over like one out of stock (domain/upstream-work/provision/failover.ts).
+ */
+export const UPSTREAM_FUNDS_TIMEOUT = 'upstream_funds_timeout';
+
 /** The code of the plugin's "supplier balance too low" answer (a payment refused for funds). */
 export const SUPPLIER_BALANCE_INSUFFICIENT = 'supplier_balance_insufficient';
 
@@ -74,6 +80,12 @@ export type FundsCheck = {
   enough: boolean;
   balance: string | null;
   amount: string | null;
+  /**
+   * Work that may fail over (issue #38) and has another binding left: after waiting this many
+   * seconds for funds it stops with `UPSTREAM_FUNDS_TIMEOUT`. Absent: it waits for the top-up
+   * (and in every history recorded before).
+   */
+  failoverAfterSeconds?: number;
 };
 
 /** An admin's decision on upstream work waiting for one (`provision.decide`, `service-order.decide`). */

@@ -10,6 +10,8 @@ import {
   failureOf,
   type FundsCheck,
   SUPPLIER_BALANCE_INSUFFICIENT,
+  UPSTREAM_FAILURES,
+  UPSTREAM_FUNDS_TIMEOUT,
   type UpstreamDecision,
   type UpstreamFailure,
   type UpstreamState,
@@ -127,9 +129,13 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
    * funds; the wait starts at once.
    */
   const waitForFunds = async (funds: (refused: boolean) => Promise<FundsCheck>, refused: boolean, polls: { n: number }): Promise<void> => {
-    if (!refused && (await funds(false)).enough) return;
+    const first = refused ? null : await funds(false);
+    if (first?.enough) return;
     await enter(AWAITING_UPSTREAM_FUNDS as Stage);
     if (refused) await funds(true);
+    // Work that may fail over gives up after the check's `failoverAfterSeconds` (never after a payment refused for funds: one was sent).
+    const limit = first?.failoverAfterSeconds;
+    const giveUpAt = limit !== undefined ? Date.now() + limit * 1000 : null;
     for (;;) {
       const seconds = FUNDS_POLL_SECONDS[Math.min(polls.n, FUNDS_POLL_SECONDS.length - 1)] ?? 30;
       polls.n += 1;
@@ -137,6 +143,11 @@ export function upstreamWork<Stage extends string, S extends UpstreamState<Stage
       const enough = (await funds(false)).enough;
       if (decisions.pending()) break;
       if (enough) return;
+      if (giveUpAt !== null && limit !== undefined && Date.now() >= giveUpAt) {
+        throw ApplicationFailure.nonRetryable(`供应商余额不足，等待充值已超过 ${Math.round(limit / 60)} 分钟`, UPSTREAM_FAILURES.permanent, {
+          code: UPSTREAM_FUNDS_TIMEOUT,
+        });
+      }
     }
     throw ApplicationFailure.nonRetryable('管理员在等待上游余额期间取消', CANCELLED_WHILE_FUNDING, { code: 'cancelled_awaiting_funds' });
   };

@@ -5,7 +5,8 @@ import { settingGroup } from '../define.js';
  * Reseller economics (issue #29), read by `domain/economics/`: the margin floor and the hold of
  * price drift (docs/economics.md "Upstream price drift"), and the days of the runway forecast
  * of upstream funds ("Upstream funds"), and the circuit breaker of supplier health
- * (docs/fulfilment.md "Supplier health", `domain/suppliers/health.ts`).
+ * (docs/fulfilment.md "Supplier health", `domain/suppliers/health.ts`), and how long a
+ * provisioning waits for funds before it fails over to another binding ("Failover").
  */
 export const economicsSettings = settingGroup('economics', '经营', {
   margin_floor_percent: {
@@ -49,5 +50,11 @@ export const economicsSettings = settingGroup('economics', '经营', {
     description: '熔断器打开后经过此秒数，放行一次试探调用：成功则恢复，失败则重新计时；试探调用在此时间内未回报时可由他处重新领取。',
     schema: z.number().int('须为整数').min(10, '至少 10 秒').max(3600, '最多 3600 秒'),
     default: 60,
+  },
+  funds_failover_minutes: {
+    label: '余额不足切换供应商等待（分钟）',
+    description: '商品绑定多个上游时，开通因供应商余额不足等待超过此分钟数，改由下一个可开通的绑定开通（未向该供应商付款时）；0 表示一直等待充值。',
+    schema: z.number().int('须为整数').min(0, '不能小于 0').max(1440, '最多 1440 分钟'),
+    default: 30,
   },
 });

@@ -45,7 +45,7 @@ async function rememberOrder(deps: DomainDeps, serviceId: number, order: Upstrea
 }
 
 /** `cart/clear` with the downstream reference doubles as the probe: does the upstream already have our order? */
-export async function probeUpstreamOrder(deps: DomainDeps, p: UpstreamPurchase): Promise<UpstreamOrder | null> {
+export async function probeUpstreamOrder(deps: DomainDeps, p: Pick<UpstreamPurchase, 'serviceId' | 'supplierId' | 'downstream' | 'traceId'>): Promise<UpstreamOrder | null> {
   const data = await callSupplier(deps, p.supplierId, 'upstream.purchase_probe', { downstream: p.downstream }, { traceId: p.traceId });
   const order = readOrder(data['existing']);
   if (order) await rememberOrder(deps, p.serviceId, order);
