@@ -27,7 +27,7 @@ export const SECOND_UPSTREAM = {
   accounts: [SANDBOX_CREDENTIALS.upstream2],
   credit: '2000.00',
   hostsPerAccount: 0,
-  prices: { 101: { cycles: { hour: '0.1000', monthly: '49.00', quarterly: '139.00', semiannually: '269.00', annually: '499.00' } } },
+  prices: { 101: { cycles: { hour: '0.10', monthly: '49.00', quarterly: '139.00', semiannually: '269.00', annually: '499.00' } } },
 } satisfies UpstreamFinanceSandboxOptions;
 
 export type RunningSandboxes = {
