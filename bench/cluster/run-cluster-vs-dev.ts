@@ -13,7 +13,7 @@ import { type PurchasesResult, runPurchases } from './purchases.js';
 /** The line scripts/cluster.ts prints once the balancer answers. */
 const CLUSTER_UP_LINE = /cluster is up(?: \((\d+(?:\.\d+)?) s\))?/;
 /** The cluster's sandbox ports (scripts/lib/demo-sandboxes.ts, prefix CLUSTER_SANDBOX), in the order they are handed out. */
-const CLUSTER_SANDBOXES = ['QRPAY', 'CERTIFY', 'SMS', 'MAIL', 'SMTP', 'UPSTREAM'] as const;
+const CLUSTER_SANDBOXES = ['QRPAY', 'CERTIFY', 'SMS', 'MAIL', 'SMTP', 'UPSTREAM', 'UPSTREAM2'] as const;
 /** The Temporal server's frontend port and the eight after it (scripts/lib/temporal-cluster.ts temporalServerEnv). */
 const TEMPORAL_PORTS = 9;
 const ADMIN_USERNAME = 'admin';

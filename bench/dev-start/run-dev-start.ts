@@ -24,6 +24,7 @@ export const PORT_VARIABLES = [
   'SANDBOX_MAIL_PORT',
   'SANDBOX_SMTP_PORT',
   'SANDBOX_UPSTREAM_PORT',
+  'SANDBOX_UPSTREAM2_PORT',
 ] as const;
 /** What the bench's own environment may carry that would point the dev run at other servers or ports. */
 export const NOT_INHERITED = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'METRICS_PORT', 'WORKER_METRICS_PORT', 'TEMPORAL_METRICS_BIND_ADDRESS'];

@@ -2,7 +2,7 @@ import { formatMoney, parseMoney } from '../../lib/money.js';
 import { findSandboxProduct } from './catalogue-data.js';
 import type { ConsoleFaultMode } from './types.js';
 import { setFaultRule } from './faults.js';
-import { changePrices, type PriceChange } from './prices.js';
+import { changePrices, type PriceChange, type PriceOverride } from './prices.js';
 import { refreshHost } from './provisioning.js';
 import { nowSeconds } from './cycles.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
@@ -99,7 +99,8 @@ export function createSandboxControl(state: SandboxState): UpstreamFinanceSandbo
       changePrices(state.prices, productId, change);
     },
     resetPrices(productId?: number) {
-      if (productId === undefined) state.prices.clear();
+      if (productId === undefined) state.prices = structuredClone(state.ownPrices);
+      else if (state.ownPrices.has(productId)) state.prices.set(productId, structuredClone(state.ownPrices.get(productId) as PriceOverride));
       else state.prices.delete(productId);
     },
     setProvisioningDelay(delay: Partial<ProvisioningDelay>) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { setMaxListeners } from 'node:events';
 import { SANDBOX_CATALOGUE } from './catalogue-data.js';
-import type { PriceOverride } from './prices.js';
+import { changePrices, type PriceOverride } from './prices.js';
 import { DEFAULT_CONSOLE_SIZE } from './console/picture.js';
 import { buildSandboxHost, type SandboxHost } from './hosts-data.js';
 import type { ConsoleFaultMode, ConsoleTicket, FaultMode, ListTotalShape, ProvisioningDelay, SandboxAccountInput, SandboxCounters, SandboxLedger, UpstreamFinanceSandboxOptions } from './types.js';
@@ -84,6 +84,8 @@ export type SandboxState = {
   stock: Map<number, StockState>;
   /** Prices changed on command (`/__control/prices`), per product. */
   prices: Map<number, PriceOverride>;
+  /** The sandbox's own price list (its `prices` option), what `resetPrices` returns to. */
+  ownPrices: Map<number, PriceOverride>;
   provisioningDelay: ProvisioningDelay;
   /** Pay calls still to answer with a partial payment. */
   partialPayments: number;
@@ -150,7 +152,15 @@ export function generateHosts(state: SandboxState, count: number): SandboxHost[]
   return hosts;
 }
 
+/** The `prices` option as overrides (checked: an unknown product, cycle or sub-option throws). */
+function ownPriceList(prices: UpstreamFinanceSandboxOptions['prices']): Map<number, PriceOverride> {
+  const list = new Map<number, PriceOverride>();
+  for (const [productId, change] of Object.entries(prices ?? {})) changePrices(list, Number(productId), change);
+  return list;
+}
+
 export function createSandboxState(options: UpstreamFinanceSandboxOptions): SandboxState {
+  const ownPrices = ownPriceList(options.prices);
   const state: SandboxState = {
     accounts: new Map(),
     tokenTtlSeconds: options.tokenTtlSeconds ?? 7200,
@@ -164,7 +174,8 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
     orders: new Map(),
     invoices: new Map(),
     stock: catalogueStock(),
-    prices: new Map(),
+    prices: structuredClone(ownPrices),
+    ownPrices,
     provisioningDelay: { polls: 0, ms: 0 },
     partialPayments: 0,
     omitSettleTotal: false,
@@ -191,10 +202,10 @@ export function createSandboxState(options: UpstreamFinanceSandboxOptions): Sand
       uid: 1001 + index,
       username: input.username,
       apiKey: input.apiKey,
-      credit: '10000.00',
+      credit: options.credit ?? '10000.00',
       email: input.username.includes('@') ? input.username : `${input.username}@example.com`,
       phone: `1380000${String(1000 + index).padStart(4, '0')}`,
-      hosts: generateHosts(state, 3),
+      hosts: generateHosts(state, options.hostsPerAccount ?? 3),
     });
   });
   return state;

@@ -22,6 +22,15 @@ export type UpstreamFinanceSandboxOptions = {
    * (`npm run dev` keeps it in its data folder). Without it, every start begins anew (tests).
    */
   stateFile?: string;
+  /** Every account's credit at the first start (default `10000.00`); a state file keeps what it became. */
+  credit?: string;
+  /** Active hosts each account starts with (default 3; ids from 5001). */
+  hostsPerAccount?: number;
+  /**
+   * This upstream's own price list over the shared catalogue, per product (as `setPrices` takes
+   * it): a second sandbox sells the same products at other prices. `resetPrices` returns to it.
+   */
+  prices?: Record<number, PriceChange>;
 };
 
 /**
@@ -164,7 +173,7 @@ export type UpstreamFinanceSandboxControl = {
    * `subs` sub-option id → monthly price. Throws on an unknown product, cycle or sub-option.
    */
   setPrices(productId: number, change: PriceChange): void;
-  /** Back to the catalogue's prices: one product, or all of them. */
+  /** Back to the sandbox's own prices (the catalogue's, under its `prices` option): one product, or all of them. */
   resetPrices(productId?: number): void;
   setProvisioningDelay(delay: Partial<ProvisioningDelay>): void;
   /** The next `count` pay calls apply only half of what is due and answer a plain 200. */

@@ -10,7 +10,7 @@ import { DEMO_PENDING_CLIENT, DEMO_VERIFIED_CLIENT, seedIdentityDemo } from './i
 import { DEMO_INVITEE, seedDemoMarketing } from './marketing.js';
 import { seedOperationsDemo } from './operations.js';
 import { configureBuiltInPlugins } from './plugins.js';
-import { seedDemoSupplier } from './supplier.js';
+import { seedDemoBackupSupplier, seedDemoSupplier } from './supplier.js';
 import { seedEconomicsDriftDemo } from './economics-drift.js';
 import { seedDemoSupport } from './support.js';
 import { seedDemoUpstreamFunds } from './upstream-funds.js';
@@ -41,6 +41,12 @@ export async function seedDevDemo(deps: DomainDeps, sandboxes: RunningSandboxes,
   if (identities.length) log(`实名认证演示数据 / verification demo data: ${identities.join(', ')}`);
   const supplied = await seedDemoSupplier(deps, sandboxes.upstream.baseUrl);
   if (supplied.length) log(`演示供应商与上游商品 / demo supplier and upstream products: ${supplied.join(', ')}`);
+  // Before the funds: its balance is read with the first supplier's.
+  const backup = await seedDemoBackupSupplier(deps, sandboxes.upstream2.baseUrl).catch((err: unknown) => {
+    log(`备用供应商演示数据未写入 / backup supplier demo skipped: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  });
+  if (backup.length) log(`备用供应商（同一商品多个上游） / backup supplier (one product, two upstreams): ${backup.join(', ')}`);
   const drift = await seedEconomicsDriftDemo(deps, sandboxes).catch((err: unknown) => {
     log(`价格漂移演示数据未写入 / price drift demo skipped: ${err instanceof Error ? err.message : String(err)}`);
     return [];
@@ -100,5 +106,6 @@ export function sandboxLines(sandboxes: RunningSandboxes): string[] {
     `    短信 / SMS                 ${sandboxes.sms.baseUrl}/__control/messages`,
     `    邮件 / mail sink           ${sandboxes.mail.baseUrl}/messages  (SMTP ${sandboxes.mail.smtpHost}:${sandboxes.mail.smtpPort})`,
     `    上游供应商 / upstream       ${sandboxes.upstream.baseUrl}`,
+    `    备用上游 / backup upstream  ${sandboxes.upstream2.baseUrl}  (供应商 / supplier: 备用云（演示）)`,
   ];
 }

@@ -9,6 +9,7 @@ const secrets = new Set<string>([
   SANDBOX_CREDENTIALS.sms.accessKeySecret,
   SANDBOX_CREDENTIALS.smtp.password,
   SANDBOX_CREDENTIALS.upstream.apiKey,
+  SANDBOX_CREDENTIALS.upstream2.apiKey,
 ]);
 
 export function registerKnownSecret(value: string): void {

@@ -111,3 +111,43 @@ describe('upstream finance sandbox: price changes on command (/__control/prices)
     expect(priceOf((await productConfig(202)).cycles, 'monthly')).toBe('650.00');
   });
 });
+
+describe('upstream finance sandbox: a second upstream with its own price list, credit and hosts', () => {
+  const account = { username: 'backup@example.com', apiKey: 'sandbox-api-key-0002' };
+  let sandbox: UpstreamFinanceSandbox;
+
+  async function monthly(pid: number): Promise<string | undefined> {
+    const login = await fetch(`${sandbox.baseUrl}/finance_api_login`, {
+      method: 'POST',
+      headers: FORM,
+      body: new URLSearchParams({ username: account.username, password: account.apiKey }).toString(),
+    });
+    const { jwt } = (await login.json()) as { jwt: string };
+    const response = await fetch(`${sandbox.baseUrl}/cart/get_product_config?pid=${pid}`, { headers: { authorization: `Bearer ${jwt}` } });
+    const body = (await response.json()) as Envelope;
+    return (body.data['products'] as { cycle: Cycle[] }).cycle.find((c) => c.billingcycle === 'monthly')?.product_price;
+  }
+
+  beforeAll(async () => {
+    sandbox = await startUpstreamFinanceSandbox({ accounts: [account], credit: '2000.00', hostsPerAccount: 0, prices: { 101: { cycles: { monthly: '49.00' } } } });
+  });
+  afterAll(() => sandbox?.stop());
+
+  it('sells at its own prices, starts with its own credit and no hosts, and a reset returns to its own prices', async () => {
+    expect(await monthly(101)).toBe('49.00');
+    expect(await monthly(102)).toBe('79.00');
+    expect(sandbox.control.credit()).toBe('2000.00');
+    expect(sandbox.control.host(5001)).toBeNull();
+    sandbox.control.setPrices(101, { cycles: { monthly: '45.00' } });
+    expect(await monthly(101)).toBe('45.00');
+    sandbox.control.resetPrices(101);
+    expect(await monthly(101)).toBe('49.00');
+    sandbox.control.setPrices(102, { cycles: { monthly: '70.00' } });
+    sandbox.control.resetPrices();
+    expect([await monthly(101), await monthly(102)]).toEqual(['49.00', '79.00']);
+  });
+
+  it('refuses a price list naming a product it does not sell', async () => {
+    await expect(startUpstreamFinanceSandbox({ prices: { 999: { cycles: { monthly: '1.00' } } } })).rejects.toThrow('no such product: 999');
+  });
+});
