@@ -4799,7 +4799,7 @@ export interface paths {
         };
         /**
          * 上游对账差异列表
-         * @description 每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）。同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。
+         * @description 每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）、paid_after_failover（开通已切换到其他供应商，原供应商留下的未付账单或其主机的账单却已支付：可能有无人负责的主机，严重告警）、live_after_failover（开通已切换到其他供应商，原供应商留下的主机却在运行，严重告警）。切换供应商时在原供应商留下的未付款账单与待开通主机已有记录（service_upstream_attempts），不算差异。同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。
          *
          *     筛选：supplier_id、kind、state（open 待处理、acknowledged 已确认、resolved 已解决）、service_id；按最后发现时间倒序。
          *
@@ -9582,7 +9582,7 @@ export interface components {
             };
             by_kind: {
                 /** @enum {string} */
-                kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 kind_label: string;
                 total: number;
                 open: number;
@@ -9601,7 +9601,7 @@ export interface components {
             supplier_code: string;
             supplier_name: string;
             /** @enum {string} */
-            kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+            kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
             kind_label: string;
             /** @description 差异对象：host:<上游主机 ID> 或 bill:<上游账单 ID>；同一供应商、类型与对象只有一条记录 */
             subject_key: string;
@@ -32057,7 +32057,7 @@ export interface operations {
         parameters: {
             query?: {
                 supplier_id?: number;
-                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 state?: "open" | "acknowledged" | "resolved";
                 service_id?: number;
             };
@@ -32129,7 +32129,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 supplier_id?: number;
-                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 state?: "open" | "acknowledged" | "resolved";
                 service_id?: number;
             };
