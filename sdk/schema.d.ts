@@ -3269,7 +3269,7 @@ export interface paths {
         };
         /**
          * 上游价格漂移列表
-         * @description 计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。筛选：state、kind、product_id；按编号倒序。
+         * @description 计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。有多个上游绑定的商品逐个绑定检查，每条记录注明其绑定（binding_id）与供应商（supplier_id、supplier_name）；续费只与持有该服务主机的绑定比较。开启低于成本暂停销售时，只有同一价格点所有绑定（供应商启用中）都低于成本，商品才暂停销售。筛选：state、kind、product_id、supplier_id；按编号倒序。
          *
          *     需要管理员登录，权限 economics.view
          */
@@ -3337,7 +3337,7 @@ export interface paths {
         put?: never;
         /**
          * 按导入加价规则重新定价
-         * @description 读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。未绑定供应商商品或没有导入加价规则 42200。
+         * @description 读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。有多个上游绑定时按第一个绑定的上游价格与加价规则定价，其他绑定的价格点也按新售价重新记录。未绑定供应商商品或没有导入加价规则 42200。
          *
          *     需要管理员登录，权限 economics.manage
          */
@@ -8817,11 +8817,16 @@ export interface components {
             kind: "price" | "renewal";
             product_id: number;
             product_name: string;
+            /** @description 发现该记录的上游绑定：商品的其他上游绑定编号；null 为商品的第一个（主）绑定 */
+            binding_id: number | null;
+            /** @description 该绑定的供应商；旧版本写入的记录可能为 null */
+            supplier_id: number | null;
+            supplier_name: string | null;
             service_id: number | null;
             /** @enum {string} */
             billing_period: "monthly" | "quarterly" | "semiannually" | "annually" | "biennially" | "triennially" | "onetime";
             billing_period_label: string;
-            /** @description base（默认配置）、<配置项字段>:<子选项编号>，或 service:<服务编号> */
+            /** @description base（默认配置）、<配置项字段>:<子选项编号>，或 service:<服务编号>；其他上游绑定的价格点后加 @<绑定编号>（如 base@3），与第一个绑定的同一价格点互不冲突 */
             option_key: string;
             option_label: string;
             /**
@@ -8843,7 +8848,7 @@ export interface components {
             margin_percent: string | null;
             margin_floor_percent: string;
             below_cost: boolean;
-            /** @description 商品当前因低于成本暂停销售 */
+            /** @description 商品当前因这条记录暂停销售：低于成本、且商品没有其他上游绑定（供应商启用中）在同一价格点不亏本 */
             held: boolean;
             /** @enum {string} */
             state: "open" | "acknowledged" | "resolved";
@@ -25422,6 +25427,7 @@ export interface operations {
                 state?: "open" | "acknowledged" | "resolved";
                 kind?: "price" | "renewal";
                 product_id?: number;
+                supplier_id?: number;
             };
             header?: never;
             path?: never;
@@ -25494,6 +25500,7 @@ export interface operations {
                 state?: "open" | "acknowledged" | "resolved";
                 kind?: "price" | "renewal";
                 product_id?: number;
+                supplier_id?: number;
             };
             header?: never;
             path?: never;
