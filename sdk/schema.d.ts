@@ -1083,7 +1083,7 @@ export interface paths {
         };
         /**
          * 毛利报表（按商品或供应商，按日或按月）
-         * @description from、to 为 Asia/Shanghai 日期（含两端，最多 366 天）。收入按账单支付时间、退款按退款时间、上游成本按记录时间归入日期。每行一个周期与分组（group_id 为商品或供应商 id；没有供应商的本地商品 group_id 为 null）；按周期、分组排序。合计见 /summary，与各行之和相等。收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
+         * @description from、to 为 Asia/Shanghai 日期（含两端，最多 366 天）。收入按账单支付时间、退款按退款时间、上游成本按记录时间归入日期。每行一个周期与分组（group_id 为商品或供应商 id；没有供应商的本地商品 group_id 为 null）；按周期、分组排序。group_by=supplier 按实际交付服务的供应商（服务的 supplier_id）分组：开通时从一个供应商切换到另一个供应商的服务，其收入、退款与上游成本全部计入最终交付的供应商，原供应商留下的未付款账单不计成本。合计见 /summary，与各行之和相等。收入：服务的已支付账单（新购、续费、流量包、升降级；一张新购账单含多个服务时平均分摊，余下的分到第一个服务）；退款：这些账单的成功退款；上游成本：每次上游支付记录的上游账单金额。毛利 = 收入 − 退款 − 上游成本；毛利率 = 毛利 ÷（收入 − 退款）× 100，两位小数，收入 − 退款为 0 时为 null。在记录成本之前购买、或上游未答复金额的上游支付，成本未知：cost_known 为 false，upstream_cost、margin、margin_percent 为 null（从不记为 0）。
          *
          *     需要管理员登录，权限 economics.view
          */
@@ -3269,7 +3269,7 @@ export interface paths {
         };
         /**
          * 上游价格漂移列表
-         * @description 计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。筛选：state、kind、product_id；按编号倒序。
+         * @description 计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。有多个上游绑定的商品逐个绑定检查，每条记录注明其绑定（binding_id）与供应商（supplier_id、supplier_name）；续费只与持有该服务主机的绑定比较。开启低于成本暂停销售时，只有同一价格点所有绑定（供应商启用中）都低于成本，商品才暂停销售。筛选：state、kind、product_id、supplier_id；按编号倒序。
          *
          *     需要管理员登录，权限 economics.view
          */
@@ -3337,7 +3337,7 @@ export interface paths {
         put?: never;
         /**
          * 按导入加价规则重新定价
-         * @description 读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。未绑定供应商商品或没有导入加价规则 42200。
+         * @description 读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。有多个上游绑定时按第一个绑定的上游价格与加价规则定价，其他绑定的价格点也按新售价重新记录。未绑定供应商商品或没有导入加价规则 42200。
          *
          *     需要管理员登录，权限 economics.manage
          */
@@ -4799,7 +4799,7 @@ export interface paths {
         };
         /**
          * 上游对账差异列表
-         * @description 每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）。同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。
+         * @description 每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）、paid_after_failover（开通已切换到其他供应商，原供应商留下的未付账单或其主机的账单却已支付：可能有无人负责的主机，严重告警）、live_after_failover（开通已切换到其他供应商，原供应商留下的主机却在运行，严重告警）。切换供应商时在原供应商留下的未付款账单与待开通主机已有记录（service_upstream_attempts），不算差异。同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。
          *
          *     筛选：supplier_id、kind、state（open 待处理、acknowledged 已确认、resolved 已解决）、service_id；按最后发现时间倒序。
          *
@@ -8817,11 +8817,16 @@ export interface components {
             kind: "price" | "renewal";
             product_id: number;
             product_name: string;
+            /** @description 发现该记录的上游绑定：商品的其他上游绑定编号；null 为商品的第一个（主）绑定 */
+            binding_id: number | null;
+            /** @description 该绑定的供应商；旧版本写入的记录可能为 null */
+            supplier_id: number | null;
+            supplier_name: string | null;
             service_id: number | null;
             /** @enum {string} */
             billing_period: "monthly" | "quarterly" | "semiannually" | "annually" | "biennially" | "triennially" | "onetime";
             billing_period_label: string;
-            /** @description base（默认配置）、<配置项字段>:<子选项编号>，或 service:<服务编号> */
+            /** @description base（默认配置）、<配置项字段>:<子选项编号>，或 service:<服务编号>；其他上游绑定的价格点后加 @<绑定编号>（如 base@3），与第一个绑定的同一价格点互不冲突 */
             option_key: string;
             option_label: string;
             /**
@@ -8843,7 +8848,7 @@ export interface components {
             margin_percent: string | null;
             margin_floor_percent: string;
             below_cost: boolean;
-            /** @description 商品当前因低于成本暂停销售 */
+            /** @description 商品当前因这条记录暂停销售：低于成本、且商品没有其他上游绑定（供应商启用中）在同一价格点不亏本 */
             held: boolean;
             /** @enum {string} */
             state: "open" | "acknowledged" | "resolved";
@@ -9582,7 +9587,7 @@ export interface components {
             };
             by_kind: {
                 /** @enum {string} */
-                kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 kind_label: string;
                 total: number;
                 open: number;
@@ -9601,7 +9606,7 @@ export interface components {
             supplier_code: string;
             supplier_name: string;
             /** @enum {string} */
-            kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+            kind: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
             kind_label: string;
             /** @description 差异对象：host:<上游主机 ID> 或 bill:<上游账单 ID>；同一供应商、类型与对象只有一条记录 */
             subject_key: string;
@@ -25422,6 +25427,7 @@ export interface operations {
                 state?: "open" | "acknowledged" | "resolved";
                 kind?: "price" | "renewal";
                 product_id?: number;
+                supplier_id?: number;
             };
             header?: never;
             path?: never;
@@ -25494,6 +25500,7 @@ export interface operations {
                 state?: "open" | "acknowledged" | "resolved";
                 kind?: "price" | "renewal";
                 product_id?: number;
+                supplier_id?: number;
             };
             header?: never;
             path?: never;
@@ -32057,7 +32064,7 @@ export interface operations {
         parameters: {
             query?: {
                 supplier_id?: number;
-                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 state?: "open" | "acknowledged" | "resolved";
                 service_id?: number;
             };
@@ -32129,7 +32136,7 @@ export interface operations {
                 /** @description 每页条数 */
                 page_size?: number;
                 supplier_id?: number;
-                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge";
+                kind?: "unknown_upstream_host" | "missing_upstream" | "upstream_suspended" | "upstream_expired" | "due_date_mismatch" | "unmatched_upstream_charge" | "paid_after_failover" | "live_after_failover";
                 state?: "open" | "acknowledged" | "resolved";
                 service_id?: number;
             };

@@ -45,6 +45,7 @@ import { migration0045SupplierHealth } from './0045-supplier-health.js';
 import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-alternates.js';
 import { migration0047MarginTriggersPlannedPerStatement } from './0047-margin-triggers-planned-per-statement.js';
 import { migration0048ServiceUpstreamAttempts } from './0048-service-upstream-attempts.js';
+import { migration0049EconomicsPerBinding } from './0049-economics-per-binding.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -96,4 +97,5 @@ export const migrations: Migration[] = [
   migration0046ProductUpstreamAlternates,
   migration0047MarginTriggersPlannedPerStatement,
   migration0048ServiceUpstreamAttempts,
+  migration0049EconomicsPerBinding,
 ];

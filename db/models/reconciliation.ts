@@ -9,6 +9,8 @@ export const RECONCILIATION_FINDING_KINDS = [
   'upstream_expired',
   'due_date_mismatch',
   'unmatched_upstream_charge',
+  'paid_after_failover',
+  'live_after_failover',
 ] as const;
 export type ReconciliationFindingKind = (typeof RECONCILIATION_FINDING_KINDS)[number];
 

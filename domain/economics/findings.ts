@@ -4,6 +4,7 @@ import { conflict, notFound } from '../../lib/errors.js';
 import type { DomainDeps } from '../deps.js';
 import { readSettings } from '../settings/settings.js';
 import { economicsSettings } from '../settings/groups/economics.js';
+import { FINDING_HOLDS_SQL } from './hold.js';
 
 export const FINDING_STATES = ['open', 'acknowledged', 'resolved'] as const;
 export type FindingState = (typeof FINDING_STATES)[number];
@@ -15,6 +16,11 @@ export type PriceFinding = {
   kind: FindingKind;
   product_id: number;
   product_name: string;
+  /** The further binding it was seen on (`product_upstream_alternates`); null for the first binding. */
+  binding_id: number | null;
+  /** The binding's supplier; null only for a finding the release before wrote. */
+  supplier_id: number | null;
+  supplier_name: string | null;
   service_id: number | null;
   billing_period: string;
   option_key: string;
@@ -25,7 +31,7 @@ export type PriceFinding = {
   margin_percent: string | null;
   margin_floor_percent: string;
   below_cost: boolean;
-  /** The product is held now: a below-cost price finding and `economics.hold_below_cost` on. */
+  /** The product is held now by this finding (`FINDING_HOLDS_SQL`) and `economics.hold_below_cost` is on. */
   held: boolean;
   state: FindingState;
   acknowledged_by: number | null;
@@ -34,11 +40,12 @@ export type PriceFinding = {
   created_at: Date;
 };
 
-export type FindingFilters = { state?: FindingState | undefined; product_id?: number | undefined; kind?: FindingKind | undefined };
+export type FindingFilters = { state?: FindingState | undefined; product_id?: number | undefined; kind?: FindingKind | undefined; supplier_id?: number | undefined };
 
-const COLUMNS = `f.id::text AS id, f.kind, f.product_id, p.name AS product_name, f.service_id, f.billing_period, f.option_key, f.option_label,
+const COLUMNS = `f.id::text AS id, f.kind, f.product_id, p.name AS product_name, f.binding_id, f.supplier_id,
+  (SELECT su.name FROM suppliers su WHERE su.id = f.supplier_id) AS supplier_name, f.service_id, f.billing_period, f.option_key, f.option_label,
   f.old_upstream_price, f.new_upstream_price, f.our_price, f.margin_percent, f.margin_floor_percent, f.below_cost,
-  (f.kind = 'price' AND f.below_cost AND f.state <> 'resolved' AND $1::boolean) AS held,
+  ($1::boolean AND ${FINDING_HOLDS_SQL}) AS held,
   f.state, f.acknowledged_by, f.acknowledged_at, f.resolved_at, f.created_at`;
 
 function where(filters: FindingFilters, param: (value: unknown) => string): string {
@@ -46,6 +53,7 @@ function where(filters: FindingFilters, param: (value: unknown) => string): stri
   if (filters.state) parts.push(`f.state = ${param(filters.state)}`);
   if (filters.product_id) parts.push(`f.product_id = ${param(filters.product_id)}`);
   if (filters.kind) parts.push(`f.kind = ${param(filters.kind)}`);
+  if (filters.supplier_id) parts.push(`f.supplier_id = ${param(filters.supplier_id)}`);
   return parts.join(' AND ');
 }
 
@@ -53,7 +61,7 @@ async function holdOn(deps: DomainDeps): Promise<boolean> {
   return (await readSettings(deps, economicsSettings)).hold_below_cost;
 }
 
-/** The admin list of findings, newest first (filters: state, product, kind). */
+/** The admin list of findings, newest first (filters: state, product, kind, supplier). */
 export async function listPriceFindings(deps: DomainDeps, query: FindingFilters & { page: number; page_size: number }): Promise<{ rows: PriceFinding[]; total: number }> {
   const { values, param } = sqlParams();
   param(await holdOn(deps));
@@ -95,7 +103,7 @@ export async function summarisePriceFindings(deps: DomainDeps, filters: FindingF
             count(*) FILTER (WHERE f.state <> 'resolved' AND f.kind = 'price' AND f.below_cost)::int AS below_cost_open,
             count(*) FILTER (WHERE f.state <> 'resolved' AND f.kind = 'renewal')::int AS renewals_at_loss_open,
             count(DISTINCT f.product_id) FILTER (WHERE f.state <> 'resolved')::int AS products_flagged,
-            count(DISTINCT f.product_id) FILTER (WHERE f.state <> 'resolved' AND f.kind = 'price' AND f.below_cost)::int AS products_below_cost
+            count(DISTINCT f.product_id) FILTER (WHERE ${FINDING_HOLDS_SQL})::int AS products_below_cost
        FROM upstream_price_findings f WHERE ${where(filters, param)}`,
     values,
   );

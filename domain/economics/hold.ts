@@ -8,11 +8,34 @@ import { economicsSettings } from '../settings/groups/economics.js';
 export const BELOW_COST_MESSAGE = '该商品上游成本已高于售价，暂停销售，请等待管理员调整价格';
 
 /**
- * SQL for "the product `p` has an unresolved below-cost price finding" (the catalogue's listed
- * product reads it, so quotes served from the catalogue cache see it too).
+ * SQL for "the finding `f` holds its product": an unresolved below-cost price finding of a
+ * binding the product still has (issue #38: a product may have several, each with its own
+ * findings), for a point (period and configuration) that no other binding of the product, on an
+ * active supplier, was last seen selling at or below our price (its observation's upstream price
+ * not above ours). A product sold below cost by one binding and at a margin by another is not
+ * held: routing buys from the one that does not lose (docs/economics.md "Several bindings").
+ * A further binding's point is stored as `<point>@<binding id>`; the first binding's as the point.
+ */
+export const FINDING_HOLDS_SQL = `(f.kind = 'price' AND f.below_cost AND f.state <> 'resolved'
+   AND (f.binding_id IS NULL OR EXISTS (SELECT 1 FROM product_upstream_alternates fa WHERE fa.id = f.binding_id AND fa.product_id = f.product_id))
+   AND NOT EXISTS (
+     SELECT 1 FROM upstream_price_observations o
+      WHERE o.product_id = f.product_id AND o.billing_period = f.billing_period AND o.upstream_price <= o.our_price
+        AND o.option_key IN (
+          SELECT COALESCE(f.point_key, f.option_key)
+            FROM product_upstream_bindings b JOIN suppliers bs ON bs.id = b.supplier_id AND bs.status = 'active'
+           WHERE b.product_id = f.product_id AND f.binding_id IS NOT NULL
+          UNION ALL
+          SELECT COALESCE(f.point_key, f.option_key) || '@' || a.id
+            FROM product_upstream_alternates a JOIN suppliers asu ON asu.id = a.supplier_id AND asu.status = 'active'
+           WHERE a.product_id = f.product_id AND a.id IS DISTINCT FROM f.binding_id)))`;
+
+/**
+ * SQL for "the product `p` is held below cost" (a finding holds it, `FINDING_HOLDS_SQL`; the
+ * catalogue's listed product reads it, so quotes served from the catalogue cache see it too).
  */
 export const BELOW_COST_SQL = `EXISTS (SELECT 1 FROM upstream_price_findings f
-   WHERE f.product_id = p.id AND f.kind = 'price' AND f.below_cost AND f.state <> 'resolved')`;
+   WHERE f.product_id = p.id AND ${FINDING_HOLDS_SQL})`;
 
 /**
  * The hold (issue #29 §2): with `economics.hold_below_cost` on, a product with an unresolved

@@ -26,11 +26,17 @@ export type PricePoint = {
   upstream: string;
 };
 
-/** A bound product as the drift check reads it: ours from the database, the upstream's through its plugin. */
+/**
+ * One binding of a product as the drift check reads it: ours from the database, the upstream's
+ * through its plugin. A product with further bindings (issue #38) is one of these per binding.
+ */
 export type BoundProduct = {
   product_id: number;
   name: string;
+  /** The further binding's id (`product_upstream_alternates`); null for the first binding. */
+  binding_id: number | null;
   supplier_id: number;
+  supplier_name: string;
   upstream_product_id: string;
   price_rule: Record<string, unknown>;
   pricing: PricingMap;
@@ -40,18 +46,31 @@ export type BoundProduct = {
 /** The upstream's current prices of one product, in our item shapes (the plugin normalises them). */
 export type UpstreamPrices = { pricing: PricingMap; config_options: ConfigOptionItem[] };
 
-/** Every live product bound to a supplier's upstream product (optionally only `productIds`). */
+/**
+ * Every binding of every live product bound to a supplier's upstream product (optionally only
+ * `productIds`): the first binding (`product_upstream_bindings`), then the further ones
+ * (`product_upstream_alternates`) by priority.
+ */
 export async function listBoundProducts(deps: DomainDeps, productIds?: number[]): Promise<BoundProduct[]> {
   return sqlRows<BoundProduct>(
     deps,
-    `SELECT p.id AS product_id, p.name, b.supplier_id, b.upstream_product_id, b.price_rule, p.pricing, p.config_options
-       FROM product_upstream_bindings b
-       JOIN products p ON p.id = b.product_id
-      WHERE p.deleted_at IS NULL AND b.supplier_id IS NOT NULL AND b.upstream_product_id ~ '^[1-9][0-9]{0,9}$'
+    `SELECT p.id AS product_id, p.name, bound.binding_id, bound.supplier_id, su.name AS supplier_name, bound.upstream_product_id, bound.price_rule,
+            p.pricing, p.config_options
+       FROM (SELECT b.product_id, NULL::int AS binding_id, 0 AS priority, b.supplier_id, b.upstream_product_id, b.price_rule FROM product_upstream_bindings b
+             UNION ALL
+             SELECT a.product_id, a.id, a.priority, a.supplier_id, a.upstream_product_id, a.price_rule FROM product_upstream_alternates a) bound
+       JOIN products p ON p.id = bound.product_id
+       JOIN suppliers su ON su.id = bound.supplier_id
+      WHERE p.deleted_at IS NULL AND bound.upstream_product_id ~ '^[1-9][0-9]{0,9}$'
         AND ($1::int[] IS NULL OR p.id = ANY($1::int[]))
-      ORDER BY p.id`,
+      ORDER BY p.id, bound.priority`,
     [productIds ?? null],
   );
+}
+
+/** The key a binding stores a point under: the first binding's is the point, a further binding's `<point>@<id>`; a service's renewal is its own (a service belongs to one binding). */
+export function bindingPointKey(bindingId: number | null, point: Pick<PricePoint, 'kind' | 'key'>): string {
+  return bindingId === null || point.kind === 'renewal' ? point.key : `${point.key}@${bindingId}`;
 }
 
 /** The upstream's prices for a bound product, through the supplier plugin's `upstream.product_config`. */
@@ -141,14 +160,29 @@ export function productPricePoints(ours: PricedProduct, upstream: UpstreamPrices
 type LiveService = { id: number; billing_period: string; price: string; config: Record<string, unknown> | null };
 
 /**
- * One point per live (active or suspended) service of the product: its renewal price against
- * what the upstream charges now for its period and configuration.
+ * One point per live (active or suspended) service of the product bought through this binding:
+ * its renewal price against what the upstream charges now for its period and configuration. A
+ * service renews with the supplier holding its host, so it belongs to the further binding whose
+ * supplier and upstream product its own binding (`service_upstream_bindings`) names; every other
+ * service (bought through the first binding, or before its product was bound elsewhere) to the
+ * first binding, as before several bindings.
  */
-export async function renewalPricePoints(deps: DomainDeps, bound: Pick<BoundProduct, 'product_id' | 'name'>, upstream: UpstreamPrices): Promise<PricePoint[]> {
+export async function renewalPricePoints(
+  deps: DomainDeps,
+  bound: Pick<BoundProduct, 'product_id' | 'name' | 'binding_id' | 'supplier_id' | 'upstream_product_id'>,
+  upstream: UpstreamPrices,
+): Promise<PricePoint[]> {
   const services = await sqlRows<LiveService>(
     deps,
-    `SELECT id, billing_period, price, config FROM services WHERE product_id = $1 AND status IN ('active', 'suspended') ORDER BY id`,
-    [bound.product_id],
+    `SELECT s.id, s.billing_period, s.price, s.config FROM services s
+       LEFT JOIN service_upstream_bindings sb ON sb.service_id = s.id
+      WHERE s.product_id = $1 AND s.status IN ('active', 'suspended')
+        AND CASE WHEN $2::int IS NULL
+                 THEN NOT EXISTS (SELECT 1 FROM product_upstream_alternates a
+                                   WHERE a.product_id = s.product_id AND a.supplier_id = sb.supplier_id AND a.upstream_product_id = sb.upstream_product_id)
+                 ELSE sb.supplier_id = $3 AND sb.upstream_product_id = $4 END
+      ORDER BY s.id`,
+    [bound.product_id, bound.binding_id, bound.supplier_id, bound.upstream_product_id],
   );
   const points: PricePoint[] = [];
   for (const service of services) {

@@ -1,10 +1,10 @@
 import type { Actor } from '../../lib/actor.js';
-import { notFound, validationError } from '../../lib/errors.js';
+import { AppError, notFound, validationError } from '../../lib/errors.js';
 import { publishCatalogueChange } from '../catalogue/catalogue-events.js';
 import type { PricingMap } from '../catalogue/pricing-map.js';
 import type { DomainDeps } from '../deps.js';
 import { applyPriceRule, applyPriceRuleToOptions, parsePriceRule } from '../suppliers/price-rule.js';
-import { readUpstreamPrices } from './price-points.js';
+import { type BoundProduct, listBoundProducts, readUpstreamPrices, type UpstreamPrices } from './price-points.js';
 import { recordProductDrift } from './price-drift.js';
 
 export type RepriceOutcome = {
@@ -22,7 +22,10 @@ export type RepriceOutcome = {
  * none is left) and every option, as an import would. In the same transaction: the catalogue
  * audit row, the cache drop, and the product's drift points recorded again, which resolves the
  * findings the new prices answer (and so ends a hold). A bound product without an import rule
- * is refused: re-pricing it at cost would not be a repair.
+ * is refused: re-pricing it at cost would not be a repair. The rule and the prices are the first
+ * binding's (the spec's binding, where an import writes them); the further bindings' points are
+ * recorded again too against our new prices, each from its supplier's prices read before the
+ * transaction (one that cannot be read is left to the next hourly check).
  */
 export async function repriceProduct(deps: DomainDeps, productId: number, operator: Actor): Promise<RepriceOutcome> {
   const { Product, ProductUpstreamBinding, CatalogueAuditLog } = deps.db.models;
@@ -41,6 +44,18 @@ export async function repriceProduct(deps: DomainDeps, productId: number, operat
   const pricing = applyPriceRule(base, rule);
   const configOptions = applyPriceRuleToOptions(upstream.config_options, rule);
   const before = { ...product.pricing };
+  const further: Array<{ bound: BoundProduct; upstream: UpstreamPrices }> = [];
+  const bindings = await listBoundProducts(deps, [productId]);
+  const first = bindings.find((b) => b.binding_id === null);
+  if (!first) throw validationError({ product_id: ['该商品未绑定供应商的上游商品，无法按加价规则重新定价'] });
+  for (const alternate of bindings.filter((b) => b.binding_id !== null)) {
+    try {
+      further.push({ bound: alternate, upstream: await readUpstreamPrices(deps, alternate) });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      deps.logger.warn({ product_id: productId, binding_id: alternate.binding_id, supplier_id: alternate.supplier_id }, 'reprice: a further binding’s upstream prices could not be read; its points wait for the next drift check');
+    }
+  }
   return deps.db.sequelize.transaction(async (transaction) => {
     await product.update({ pricing, config_options: configOptions }, { transaction });
     await CatalogueAuditLog.create(
@@ -55,12 +70,9 @@ export async function repriceProduct(deps: DomainDeps, productId: number, operat
       { transaction },
     );
     await publishCatalogueChange(deps, transaction);
-    const drift = await recordProductDrift(
-      deps,
-      { product_id: product.id, name: product.name, ...bound, price_rule: binding.price_rule, pricing, config_options: configOptions },
-      upstream,
-      { transaction },
-    );
-    return { product_id: product.id, price_rule: rule, before, pricing, resolved: drift.resolved };
+    const ours = { name: product.name, pricing, config_options: configOptions };
+    let resolved = (await recordProductDrift(deps, { ...first, ...ours, ...bound, price_rule: binding.price_rule }, upstream, { transaction })).resolved;
+    for (const other of further) resolved += (await recordProductDrift(deps, { ...other.bound, ...ours }, other.upstream, { transaction })).resolved;
+    return { product_id: product.id, price_rule: rule, before, pricing, resolved };
   });
 }

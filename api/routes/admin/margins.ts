@@ -79,7 +79,7 @@ const report = defineRoute({
   summary: '毛利报表（按商品或供应商，按日或按月）',
   description:
     `from、to 为 Asia/Shanghai 日期（含两端，最多 ${MAX_RANGE_DAYS} 天）。收入按账单支付时间、退款按退款时间、上游成本按记录时间归入日期。` +
-    `每行一个周期与分组（group_id 为商品或供应商 id；没有供应商的本地商品 group_id 为 null）；按周期、分组排序。合计见 /summary，与各行之和相等。${RULES}`,
+    `每行一个周期与分组（group_id 为商品或供应商 id；没有供应商的本地商品 group_id 为 null）；按周期、分组排序。group_by=supplier 按实际交付服务的供应商（服务的 supplier_id）分组：开通时从一个供应商切换到另一个供应商的服务，其收入、退款与上游成本全部计入最终交付的供应商，原供应商留下的未付款账单不计成本。合计见 /summary，与各行之和相等。${RULES}`,
   access,
   request: { query: listQuery(reportFilters) },
   data: pageSchema(marginReportRowSchema),

@@ -14,6 +14,7 @@ const filters = {
   state: z.enum(FINDING_STATES, { error: '状态只能是 open、acknowledged 或 resolved' }).optional(),
   kind: z.enum(FINDING_KINDS, { error: '类型只能是 price 或 renewal' }).optional(),
   product_id: idQuery('商品编号必须是正整数').optional(),
+  supplier_id: idQuery('供应商编号必须是正整数').optional(),
 };
 
 const list = defineRoute({
@@ -22,7 +23,9 @@ const list = defineRoute({
   tags,
   summary: '上游价格漂移列表',
   description:
-    '计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。筛选：state、kind、product_id；按编号倒序。',
+    '计划任务 upstream.price-drift（每小时，或经 POST /api/v2/admin/schedules/upstream.price-drift/trigger 立即运行）比较已绑定商品的上游价格与本站售价：任一计费周期或配置选项的毛利率低于下限（经营设置 margin_floor_percent，默认 10%）即记一条，含变化前后的上游价格、本站售价与毛利率；每次价格变化只记一条，重复运行不重复。kind=renewal 为按服务续费价已亏损的现有服务（只标记，续费从不拒绝）。' +
+    '有多个上游绑定的商品逐个绑定检查，每条记录注明其绑定（binding_id）与供应商（supplier_id、supplier_name）；续费只与持有该服务主机的绑定比较。' +
+    '开启低于成本暂停销售时，只有同一价格点所有绑定（供应商启用中）都低于成本，商品才暂停销售。筛选：state、kind、product_id、supplier_id；按编号倒序。',
   access: { surface: 'admin', permission: 'economics.view' },
   request: { query: listQuery(filters) },
   data: pageSchema(priceFindingSchema),
@@ -65,7 +68,7 @@ const reprice = defineRoute({
   tags,
   summary: '按导入加价规则重新定价',
   description:
-    '读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。未绑定供应商商品或没有导入加价规则 42200。',
+    '读取上游当前价格，按商品导入时的加价规则（percent：所有价格乘以 1 + 比例；fixed：基础价格加固定金额）重算本站在售计费周期的基础价格与全部配置选项价格，记录商品变更日志，并立即重新检查该商品的价格漂移（已由新价格解决的记录变为已解决，暂停销售随之解除）。有多个上游绑定时按第一个绑定的上游价格与加价规则定价，其他绑定的价格点也按新售价重新记录。未绑定供应商商品或没有导入加价规则 42200。',
   access: { surface: 'admin', permission: 'economics.manage' },
   request: { params: idParam('id') },
   data: z.object({

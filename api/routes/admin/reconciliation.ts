@@ -12,7 +12,9 @@ const tags = ['管理端：经营核算（上游对账）'];
 const ABOUT =
   '每日任务 upstream.reconcile（也可在计划任务中手动触发）逐个供应商分页拉取上游主机列表与账单列表，与本地服务、上游绑定和服务订单比对，每个差异一条记录：' +
   'unknown_upstream_host（上游有主机而本地无对应服务或服务已结束，可能漏收费）、missing_upstream（本地有效服务的上游主机已不存在或已终止）、upstream_suspended（上游已暂停）、' +
-  'upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）。' +
+  'upstream_expired（上游到期时间已过）、due_date_mismatch（本地与上游到期时间相差超过 1 天）、unmatched_upstream_charge（上游已付账单没有对应的本地开通或服务订单记录）、' +
+  'paid_after_failover（开通已切换到其他供应商，原供应商留下的未付账单或其主机的账单却已支付：可能有无人负责的主机，严重告警）、live_after_failover（开通已切换到其他供应商，原供应商留下的主机却在运行，严重告警）。' +
+  '切换供应商时在原供应商留下的未付款账单与待开通主机已有记录（service_upstream_attempts），不算差异。' +
   '同一供应商、类型与对象只有一条记录，再次发现只更新最后发现时间；不再出现的差异自动标记为已解决（resolved_by_type=system），已解决的再次出现时重新变为待处理。除差异记录外不修改任何数据。';
 
 const findingFilters = {

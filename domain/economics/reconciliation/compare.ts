@@ -34,6 +34,24 @@ export type BoundService = {
   upstream_host_id: number;
 };
 
+/**
+ * What a provisioning left at this supplier when it failed over to another binding (a
+ * `service_upstream_attempts` row, migration 0048): the order, the bill opened and never paid,
+ * the unpaid order's host. The service is now bound to (and delivered by) another supplier.
+ */
+export type FailoverAttempt = {
+  service_id: number;
+  /** The service's status now, and the supplier that delivered it (`services.supplier_id`). */
+  service_status: string;
+  delivered_by: number | null;
+  upstream_order_id: number | null;
+  upstream_invoice_id: number | null;
+  upstream_host_id: number | null;
+  code: string;
+  reason: string;
+  left_at: Date;
+};
+
 /** `ours` and `theirs` are flat (scalar values only): the admin list answers at most three levels under `data`. */
 export type Finding = {
   kind: ReconciliationFindingKind;
@@ -65,6 +83,8 @@ export type Comparison = {
   services: BoundService[];
   /** Paid upstream bills none of our records names (null: bills were not compared). */
   unmatchedPaidBills: UpstreamBill[] | null;
+  /** What provisionings that failed over left at this supplier. */
+  attempts?: FailoverAttempt[];
   now: Date;
 };
 
@@ -79,6 +99,24 @@ function hostSeen(host: UpstreamHost) {
     billing_cycle: host.billing_cycle ?? null,
     amount: host.amount ?? null,
   };
+}
+
+function attemptSeen(attempt: FailoverAttempt) {
+  return {
+    service_id: attempt.service_id,
+    status: attempt.service_status,
+    delivered_by_supplier_id: attempt.delivered_by,
+    failover_code: attempt.code,
+    failover_reason: attempt.reason,
+    left_at: formatDateTime(attempt.left_at),
+    upstream_order_id: attempt.upstream_order_id,
+    upstream_invoice_id: attempt.upstream_invoice_id,
+    upstream_host_id: attempt.upstream_host_id,
+  };
+}
+
+function billSeen(bill: UpstreamBill) {
+  return { bill_id: bill.id, type: bill.type, status: bill.status, amount: bill.amount, host_ids: bill.host_ids.join(','), created_at: bill.created_at, paid_at: bill.paid_at };
 }
 
 function serviceSeen(service: BoundService) {
@@ -99,6 +137,12 @@ function serviceSeen(service: BoundService) {
  *   (`missing_upstream`), suspended (`upstream_suspended`), past its upstream due date
  *   (`upstream_expired`), or due more than a day apart from ours (`due_date_mismatch`);
  * - a paid upstream bill that no provisioning or service order recorded: `unmatched_upstream_charge`.
+ *
+ * What a failover left here (`attempts`) is accounted for while it stays unpaid: its unpaid bill is
+ * no finding (no unpaid bill is) and its host, pending or gone, is no `unknown_upstream_host`.
+ * Paid after all, it is told apart: a paid bill that is the attempt's bill or names its host is
+ * `paid_after_failover` (not `unmatched_upstream_charge`); the attempt's host running (any status
+ * but pending or gone) with no live service bound to it is `live_after_failover`.
  */
 export function compareSupplier(input: Comparison): Finding[] {
   const findings = new Map<string, Finding>();
@@ -109,11 +153,34 @@ export function compareSupplier(input: Comparison): Finding[] {
   const byHost = new Map<number, BoundService[]>();
   for (const service of input.services) byHost.set(service.upstream_host_id, [...(byHost.get(service.upstream_host_id) ?? []), service]);
   const hosts = new Map(input.hosts.map((h) => [h.id, h]));
+  const attempts = input.attempts ?? [];
+  const leftHost = new Map<number, FailoverAttempt>();
+  const leftBill = new Map<number, FailoverAttempt>();
+  for (const attempt of attempts) {
+    if (attempt.upstream_host_id !== null && !leftHost.has(attempt.upstream_host_id)) leftHost.set(attempt.upstream_host_id, attempt);
+    if (attempt.upstream_invoice_id !== null && !leftBill.has(attempt.upstream_invoice_id)) leftBill.set(attempt.upstream_invoice_id, attempt);
+  }
 
   for (const host of input.hosts) {
     if (GONE.has(host.status)) continue;
     const bound = byHost.get(host.id) ?? [];
     if (bound.some((s) => !ENDED.has(s.status))) continue;
+    const left = leftHost.get(host.id);
+    if (left) {
+      // The unpaid order's host waits for a payment that never comes: accounted for. Running, it is not.
+      if (host.status === 'pending') continue;
+      add({
+        kind: 'live_after_failover',
+        subject_key: `host:${host.id}`,
+        service_id: left.service_id,
+        upstream_host_id: host.id,
+        upstream_bill_id: left.upstream_invoice_id,
+        amount: host.amount ?? null,
+        ours: attemptSeen(left),
+        theirs: hostSeen(host),
+      });
+      continue;
+    }
     const ended = bound[0];
     add({
       kind: 'unknown_upstream_host',
@@ -155,6 +222,20 @@ export function compareSupplier(input: Comparison): Finding[] {
   }
 
   for (const bill of input.unmatchedPaidBills ?? []) {
+    const left = leftBill.get(bill.id) ?? bill.host_ids.map((id) => leftHost.get(id)).find((a) => a !== undefined);
+    if (left) {
+      add({
+        kind: 'paid_after_failover',
+        subject_key: `bill:${bill.id}`,
+        service_id: left.service_id,
+        upstream_host_id: left.upstream_host_id ?? (bill.host_ids.length === 1 ? (bill.host_ids[0] ?? null) : null),
+        upstream_bill_id: bill.id,
+        amount: bill.amount,
+        ours: { recorded: false, ...attemptSeen(left) },
+        theirs: billSeen(bill),
+      });
+      continue;
+    }
     const services = bill.host_ids.flatMap((id) => byHost.get(id) ?? []);
     add({
       kind: 'unmatched_upstream_charge',
@@ -164,7 +245,7 @@ export function compareSupplier(input: Comparison): Finding[] {
       upstream_bill_id: bill.id,
       amount: bill.amount,
       ours: { recorded: false, service_ids: services.map((s) => s.service_id).join(',') },
-      theirs: { bill_id: bill.id, type: bill.type, status: bill.status, amount: bill.amount, host_ids: bill.host_ids.join(','), created_at: bill.created_at, paid_at: bill.paid_at },
+      theirs: billSeen(bill),
     });
   }
   return [...findings.values()];

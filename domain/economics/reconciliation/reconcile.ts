@@ -3,8 +3,8 @@ import { inTransaction, sqlOne, sqlRows } from '../../../db/sql.js';
 import type { DomainDeps } from '../../deps.js';
 import { invokeSupplierPlugin } from '../../suppliers/supplier-plugin.js';
 import type { TaskRunContext } from '../../tasks/types.js';
-import { compareSupplier, type BoundService, type Finding, type UpstreamBill, type UpstreamHost } from './compare.js';
-import { BILL_KINDS, FINDING_KIND_LABELS, HOST_KINDS } from './kinds.js';
+import { compareSupplier, type BoundService, type FailoverAttempt, type Finding, type UpstreamBill, type UpstreamHost } from './compare.js';
+import { BILL_KINDS, FINDING_KIND_LABELS, HOST_KINDS, LOUD_KINDS } from './kinds.js';
 import { raiseAdminAlert } from '../alerts.js';
 import type { ReconciliationFindingKind, ReconciliationRunRow } from '../../../db/models/reconciliation.js';
 
@@ -51,6 +51,27 @@ async function unmatchedPaid(deps: DomainDeps, supplierId: number, bills: Upstre
   );
   const unmatched = new Set(rows.map((r) => Number(r.id)));
   return paid.filter((b) => unmatched.has(b.id));
+}
+
+type AttemptRow = Omit<FailoverAttempt, 'upstream_order_id' | 'upstream_invoice_id' | 'upstream_host_id'> & {
+  upstream_order_id: string | null;
+  upstream_invoice_id: string | null;
+  upstream_host_id: string | null;
+};
+
+/** What provisionings that failed over left at this supplier (`service_upstream_attempts`, migration 0048). */
+async function failoverAttempts(deps: DomainDeps, supplierId: number): Promise<FailoverAttempt[]> {
+  const rows = await sqlRows<AttemptRow>(
+    deps,
+    `SELECT a.service_id, s.status AS service_status, s.supplier_id AS delivered_by, a.upstream_order_id::text AS upstream_order_id,
+            a.upstream_invoice_id::text AS upstream_invoice_id, a.upstream_host_id::text AS upstream_host_id, a.code, a.reason, a.created_at AS left_at
+       FROM service_upstream_attempts a JOIN services s ON s.id = a.service_id
+      WHERE a.supplier_id = $1
+      ORDER BY a.id`,
+    [supplierId],
+  );
+  const id = (value: string | null) => (value === null ? null : Number(value));
+  return rows.map((r) => ({ ...r, upstream_order_id: id(r.upstream_order_id), upstream_invoice_id: id(r.upstream_invoice_id), upstream_host_id: id(r.upstream_host_id) }));
 }
 
 /**
@@ -105,11 +126,14 @@ async function recordFindings(deps: DomainDeps, supplierId: number, runId: numbe
       opened = fresh.length;
       // One admin alert per finding opened (a finding reopened is a new change: its count of sightings names it).
       for (const r of fresh) {
+        const loud = LOUD_KINDS.has(r.kind);
+        if (loud) deps.logger.error({ supplier_id: supplierId, finding_id: r.id, kind: r.kind, subject: r.subject_key }, 'reconciliation: a supplier a provisioning failed over from holds something paid or running that nothing of ours accounts for');
         await raiseAdminAlert(
           deps,
           {
             kind: 'reconciliation',
             key: `reconciliation:${r.id}:${r.inserted ? 1 : r.times_seen}`,
+            ...(loud ? { severity: 'critical' as const } : {}),
             title: `对账差异：${FINDING_KIND_LABELS[r.kind] ?? r.kind}`,
             message: `供应商 #${supplierId}：${r.subject_key}`,
             subject: { supplier_id: supplierId, finding_id: Number(r.id) },
@@ -226,7 +250,8 @@ export async function reconcileSupplier(deps: DomainDeps, supplierId: number, ta
     ).map((s) => ({ ...s, upstream_host_id: Number(s.upstream_host_id) }));
     line.local_services = services.filter((s) => s.status === 'active').length;
 
-    const findings = compareSupplier({ hosts, hostsComplete: line.hosts_compared, services, unmatchedPaidBills, now: run.started_at });
+    const attempts = await failoverAttempts(deps, supplierId);
+    const findings = compareSupplier({ hosts, hostsComplete: line.hosts_compared, services, unmatchedPaidBills, attempts, now: run.started_at });
     const compared = [...(line.hosts_compared ? HOST_KINDS : []), ...(line.bills_compared && billsComplete ? BILL_KINDS : [])];
     const recorded = await recordFindings(deps, supplierId, line.run_id, findings, compared);
     line.findings_seen = findings.length;

@@ -227,7 +227,7 @@ describe('admin handling of findings', () => {
     expect(res.body.data.by_state).toEqual({ open: 7, acknowledged: 0, resolved: 0 });
     const charge = (res.body.data.by_kind as Array<Record<string, unknown>>).find((k) => k['kind'] === 'unmatched_upstream_charge');
     expect(charge).toEqual({ kind: 'unmatched_upstream_charge', kind_label: '上游已付账单无对应本地订单', total: 1, open: 1, acknowledged: 0, resolved: 0, open_amount: '23.45' });
-    expect(res.body.data.by_kind).toHaveLength(6);
+    expect(res.body.data.by_kind).toHaveLength(8);
     const filtered = await platform.api.get(`${BASE}/findings/summary`, { token, query: { kind: 'missing_upstream', state: 'resolved' } });
     expect(filtered.body.data.total).toBe(0);
   });
