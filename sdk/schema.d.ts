@@ -7547,6 +7547,24 @@ export interface components {
                  */
                 created_at: string | null;
             }[];
+            /** @description 本次开通切换供应商前所在的供应商及其遗留（订单、未付账单、主机），按时间先后；未切换过为空数组 */
+            upstream_attempts: {
+                supplier_id: number;
+                supplier_code: string | null;
+                upstream_product_id: string;
+                upstream_order_id: number | null;
+                /** @description 在该供应商开出、从未支付的账单（无则为 null） */
+                upstream_invoice_id: number | null;
+                upstream_host_id: number | null;
+                /** @description 切换原因代码：out_of_stock、product_gone、upstream_funds_timeout 或该供应商熔断时的失败代码 */
+                code: string;
+                reason: string;
+                /**
+                 * @description 日期时间，YYYY-MM-DD HH:mm:ss，Asia/Shanghai
+                 * @example 2026-01-01 08:00:00
+                 */
+                created_at: string | null;
+            }[];
         };
         ProductDirectoryTree: {
             menus: {

@@ -62,6 +62,21 @@ export const provisioningDetailSchema = provisioningItemSchema
     steps: z.array(
       z.object({ id: z.number().int(), stage: z.string(), status: z.string(), message: z.string(), operator_type: z.string(), created_at: dateTimeString.nullable() }),
     ),
+    upstream_attempts: z
+      .array(
+        z.object({
+          supplier_id: z.number().int(),
+          supplier_code: z.string().nullable(),
+          upstream_product_id: z.string(),
+          upstream_order_id: z.number().int().nullable(),
+          upstream_invoice_id: z.number().int().nullable().openapi({ description: '在该供应商开出、从未支付的账单（无则为 null）' }),
+          upstream_host_id: z.number().int().nullable(),
+          code: z.string().openapi({ description: '切换原因代码：out_of_stock、product_gone、upstream_funds_timeout 或该供应商熔断时的失败代码' }),
+          reason: z.string(),
+          created_at: dateTimeString.nullable(),
+        }),
+      )
+      .openapi({ description: '本次开通切换供应商前所在的供应商及其遗留（订单、未付账单、主机），按时间先后；未切换过为空数组' }),
   })
   .openapi('ProvisioningDetail');
 
@@ -85,6 +100,17 @@ export function provisioningDetail(detail: ProvisioningDetail, config: AppConfig
       message: s.message,
       operator_type: s.operator_type,
       created_at: formatDateTime(s.created_at),
+    })),
+    upstream_attempts: detail.attempts.map((t) => ({
+      supplier_id: t.supplier_id,
+      supplier_code: t.supplier_code,
+      upstream_product_id: t.upstream_product_id,
+      upstream_order_id: id(t.upstream_order_id),
+      upstream_invoice_id: id(t.upstream_invoice_id),
+      upstream_host_id: id(t.upstream_host_id),
+      code: t.code,
+      reason: t.reason,
+      created_at: formatDateTime(t.created_at),
     })),
   };
 }

@@ -61,6 +61,20 @@ export type ProvisioningDetail = {
    * workflow writes at every step) and what Temporal would have said is null.
    */
   workflow: { id: string; status: string | null; stage: string | null; runs: number | null; live: boolean };
+  /** The suppliers this provisioning failed over from and what each was left holding (issue #38), oldest first. */
+  attempts: ProvisioningAttempt[];
+};
+
+export type ProvisioningAttempt = {
+  supplier_id: number;
+  supplier_code: string | null;
+  upstream_product_id: string;
+  upstream_order_id: string | null;
+  upstream_invoice_id: string | null;
+  upstream_host_id: string | null;
+  code: string;
+  reason: string;
+  created_at: Date;
 };
 
 /** One provisioning: the service, its upstream binding, its step history and the live workflow state (or the read model's, see `live`). */
@@ -84,10 +98,18 @@ export async function getProvisioning(deps: DomainDeps, serviceId: number): Prom
       WHERE service_id = $1 AND kind = 'provision' ORDER BY id DESC LIMIT 50`,
     [serviceId],
   );
+  const attempts = await sqlRows<ProvisioningAttempt>(
+    deps,
+    `SELECT t.supplier_id, sp.code AS supplier_code, t.upstream_product_id, t.upstream_order_id::text AS upstream_order_id,
+            t.upstream_invoice_id::text AS upstream_invoice_id, t.upstream_host_id::text AS upstream_host_id, t.code, t.reason, t.created_at
+       FROM service_upstream_attempts t LEFT JOIN suppliers sp ON sp.id = t.supplier_id
+      WHERE t.service_id = $1 ORDER BY t.id`,
+    [serviceId],
+  );
   const workflowId = provisionWorkflowId(serviceId);
   const live = await readLiveWorkflow<ProvisionState>(deps.temporal, workflowId, (handle) => handle.query(stateQuery), deps.logger);
   const workflow: ProvisioningDetail['workflow'] = live.live
     ? { id: workflowId, status: live.status, stage: live.state?.stage ?? null, runs: live.state?.runs ?? null, live: true }
     : { id: workflowId, status: live.status, stage: row.provisioning_stage || null, runs: null, live: false };
-  return { row, steps, workflow };
+  return { row, steps, workflow, attempts };
 }

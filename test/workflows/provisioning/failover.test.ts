@@ -121,6 +121,8 @@ describe('failing over to the next binding, once', () => {
     expect([service.supplier_id, binding?.supplier_id]).toEqual([supplierB, supplierB]);
     expect(purchasesOf(service.downstream_token)).toEqual([0, 1]);
     expect(await attempts(serviceId)).toEqual([{ supplier_id: a.supplierId, code: 'out_of_stock', upstream_invoice_id: null }]);
+    const detail = (await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token })).body.data;
+    expect(detail).toMatchObject({ supplier_id: supplierB, upstream_attempts: [{ supplier_id: a.supplierId, code: 'out_of_stock', reason: '上游商品库存不足', upstream_invoice_id: null }] });
     expect(await steps(serviceId)).toContainEqual(
       expect.objectContaining({ stage: 'failover', status: 'succeeded', message: '供应商「沙箱供应商」上游商品库存不足，改由供应商「供应商 beta」开通' }),
     );
