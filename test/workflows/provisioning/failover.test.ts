@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
 import { addProductAlternate } from '../../../domain/catalogue/product-alternates.js';
+import { saveSettings } from '../../../domain/settings/settings.js';
 import { SYSTEM_ACTOR } from '../../../lib/actor.js';
 import { SANDBOX_CREDENTIALS } from '../../../sandbox/launcher.js';
 import { startUpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/server.js';
@@ -9,6 +10,8 @@ import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js'
 import { buyWithBalance, PROVISION_TEST_ENV, serviceReaches, setUpUpstreamProduct, type UpstreamCatalogue } from '../../helpers/provisioning.js';
 import type { UpstreamSandbox } from '../../helpers/upstream-supplier.js';
 import { eventually } from '../../helpers/wait.js';
+import { recordHistory } from '../../helpers/histories.js';
+import { PROVISION_WORKFLOW_TYPE, provisionWorkflowId } from '../../../workflows/provisioning/contract.js';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process.js';
 
 /**
@@ -35,6 +38,8 @@ beforeAll(async () => {
   supplierB = (await createTestSupplier(platform, sandboxB.baseUrl, 'beta')).id;
   await addProductAlternate(platform.deps, a.productId, { supplier_id: supplierB, upstream_product_id: '101' }, SYSTEM_ACTOR);
   token = await platform.rootToken();
+  // A funds wait fails over after one minute (read by the worker process, set before it starts).
+  await saveSettings(platform.deps, null, { 'economics.funds_failover_minutes': 1 });
   worker = startWorkerProcess(platform, env);
   await worker.ready;
 });
@@ -123,6 +128,9 @@ describe('failing over to the next binding, once', () => {
     expect(await attempts(serviceId)).toEqual([{ supplier_id: a.supplierId, code: 'out_of_stock', upstream_invoice_id: null }]);
     const detail = (await platform.api.get(`/api/v2/admin/provisioning/${serviceId}`, { token })).body.data;
     expect(detail).toMatchObject({ supplier_id: supplierB, upstream_attempts: [{ supplier_id: a.supplierId, code: 'out_of_stock', reason: '上游商品库存不足', upstream_invoice_id: null }] });
+    const handle = platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId));
+    expect(await handle.result()).toMatchObject({ serviceId, outcome: 'active' });
+    await recordHistory(handle, PROVISION_WORKFLOW_TYPE, 'failover-out-of-stock');
     expect(await steps(serviceId)).toContainEqual(
       expect.objectContaining({ stage: 'failover', status: 'succeeded', message: '供应商「沙箱供应商」上游商品库存不足，改由供应商「供应商 beta」开通' }),
     );
@@ -189,6 +197,29 @@ describe('failing over to the next binding, once', () => {
       expect(binding?.supplier_id).toBe(a.supplierId);
       expect(purchasesOf(done.downstream_token)).toEqual([1, 0]);
     }
+  }, 240_000);
+
+  it('on funds short at the first supplier past economics.funds_failover_minutes: its bill left unpaid and recorded, bought at the second', async () => {
+    // Routed to the first with its balance read as enough; the balance is gone before the payment.
+    a.sandbox.control.resetCounters();
+    a.sandbox.control.setLatency(300);
+    const { serviceId } = await buyWithBalance(platform, a.productId);
+    await eventually(async () => ((a.sandbox.control.counters().paths['/cart/add_to_shop'] ?? 0) > 0 ? true : null), 600);
+    a.sandbox.control.setCredit('0.00');
+    const { service } = await finished(serviceId);
+    expect(service.status).toBe('active');
+    expect(service.supplier_id).toBe(supplierB);
+    // An order was opened at the first (its bill unpaid, its host never running) and one bought at the second.
+    expect(purchasesOf(service.downstream_token)).toEqual([1, 1]);
+    const [left] = await attempts(serviceId);
+    expect(left).toMatchObject({ supplier_id: a.supplierId, code: 'upstream_funds_timeout' });
+    expect(left?.upstream_invoice_id).not.toBeNull();
+    expect(a.sandbox.control.invoice(Number(left?.upstream_invoice_id))?.status).toBe('Unpaid');
+    expect(a.sandbox.control.ledger().pays[String(left?.upstream_invoice_id)]).toBeUndefined();
+    const stages = (await steps(serviceId)).map((s) => s.stage);
+    expect(stages).toContain('awaiting_upstream_funds');
+    expect((await steps(serviceId)).find((s) => s.stage === 'failover')?.message).toBe('供应商「沙箱供应商」供应商余额不足，等待充值已超过 1 分钟，改由供应商「供应商 beta」开通');
+    await recordHistory(platform.temporal.workflow.getHandle(provisionWorkflowId(serviceId)), PROVISION_WORKFLOW_TYPE, 'failover-funds-timeout');
   }, 240_000);
 
   it('both suppliers failing leave the work awaiting an admin with a Chinese reason naming both', async () => {
