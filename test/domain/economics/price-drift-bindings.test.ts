@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { addProductAlternate, removeProductAlternate } from '../../../domain/catalogue/product-alternates.js';
+import { removeProductAlternate } from '../../../domain/catalogue/product-alternates.js';
 import { checkPriceDrift } from '../../../domain/economics/price-drift.js';
 import { listPriceFindings, summarisePriceFindings, type PriceFinding } from '../../../domain/economics/findings.js';
 import { repriceProduct } from '../../../domain/economics/reprice.js';
 import { saveSettings } from '../../../domain/settings/settings.js';
-import { pullSupplierProducts } from '../../../domain/suppliers/product-import.js';
 import { SYSTEM_ACTOR } from '../../../lib/actor.js';
-import { SANDBOX_CREDENTIALS } from '../../../sandbox/launcher.js';
-import { startUpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/server.js';
 import { expectError } from '../../helpers/http.js';
-import { createTestSupplier, createUser, daysFromNow, seedService } from '../../helpers/lifecycle.js';
+import { createUser, daysFromNow, seedService } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
-import { createCategory, startUpstreamForPlatform, type UpstreamSandbox } from '../../helpers/upstream-supplier.js';
+import type { UpstreamSandbox } from '../../helpers/upstream-supplier.js';
+import { twoSupplierProduct } from '../../helpers/two-suppliers.js';
 
 /**
  * Price drift per binding (issue #38), against two real upstream sandboxes: a product imported
@@ -43,14 +41,7 @@ const baseMonthly = (list: PriceFinding[], supplierId: number) => list.find((f) 
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  ({ sandbox: sandboxA } = await startUpstreamForPlatform(platform));
-  sandboxB = await startUpstreamFinanceSandbox({ accounts: [SANDBOX_CREDENTIALS.upstream] });
-  supplierA = (await createTestSupplier(platform, sandboxA.baseUrl, 'drift-a')).id;
-  supplierB = (await createTestSupplier(platform, sandboxB.baseUrl, 'drift-b')).id;
-  const { category } = await createCategory(platform);
-  const pulled = await pullSupplierProducts(platform.deps, supplierA, { upstream_product_ids: [101], product_group_id: category.id, price_rule: { type: 'percent', value: '20' }, status: 'active' }, SYSTEM_ACTOR);
-  productId = pulled.imported[0]!.product_id;
-  alternateId = (await addProductAlternate(platform.deps, productId, { supplier_id: supplierB, upstream_product_id: '101', price_rule: { type: 'percent', value: '20' } }, SYSTEM_ACTOR)).id;
+  ({ sandboxA, sandboxB, supplierA, supplierB, productId, alternateId } = await twoSupplierProduct(platform, ['drift-a', 'drift-b']));
   // A service bought through B (its binding names B's 101), renewing at our 88.80.
   const userId = (await createUser(platform)).id;
   serviceAtB = await seedService(platform, { userId, nextDueAt: daysFromNow(10), price: '88.80', upstream: { supplierId: supplierB, hostId: 1 } });

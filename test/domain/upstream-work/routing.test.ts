@@ -1,15 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqlOne, sqlRows } from '../../../db/sql.js';
-import { addProductAlternate } from '../../../domain/catalogue/product-alternates.js';
-import { pullSupplierProducts } from '../../../domain/suppliers/product-import.js';
 import { saveSettings } from '../../../domain/settings/settings.js';
 import { routeProvisioning } from '../../../domain/upstream-work/routing.js';
-import { SYSTEM_ACTOR } from '../../../lib/actor.js';
-import { SANDBOX_CREDENTIALS } from '../../../sandbox/launcher.js';
-import { startUpstreamFinanceSandbox } from '../../../sandbox/upstream-finance/server.js';
-import { createTestSupplier } from '../../helpers/lifecycle.js';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.js';
-import { createCategory, startUpstreamForPlatform, type UpstreamSandbox } from '../../helpers/upstream-supplier.js';
+import type { UpstreamSandbox } from '../../helpers/upstream-supplier.js';
+import { twoSupplierProduct } from '../../helpers/two-suppliers.js';
 
 /**
  * The routing decision against two real upstream sandboxes: a product imported from supplier A
@@ -27,14 +22,7 @@ const PRICE = '88.80';
 
 beforeAll(async () => {
   platform = await startTestPlatform();
-  ({ sandbox: sandboxA } = await startUpstreamForPlatform(platform));
-  sandboxB = await startUpstreamFinanceSandbox({ accounts: [SANDBOX_CREDENTIALS.upstream] });
-  supplierA = (await createTestSupplier(platform, sandboxA.baseUrl, 'alpha')).id;
-  supplierB = (await createTestSupplier(platform, sandboxB.baseUrl, 'beta')).id;
-  const { category } = await createCategory(platform);
-  const pulled = await pullSupplierProducts(platform.deps, supplierA, { upstream_product_ids: [101], product_group_id: category.id, price_rule: { type: 'percent', value: '20' }, status: 'active' }, SYSTEM_ACTOR);
-  productId = pulled.imported[0]!.product_id;
-  await addProductAlternate(platform.deps, productId, { supplier_id: supplierB, upstream_product_id: '101' }, SYSTEM_ACTOR);
+  ({ sandboxA, sandboxB, supplierA, supplierB, productId } = await twoSupplierProduct(platform, ['alpha', 'beta']));
 });
 afterEach(async () => {
   for (const sandbox of [sandboxA, sandboxB]) {
