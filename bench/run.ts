@@ -16,7 +16,7 @@
 // admin and client reads, each ratio printed; 1), BENCH_CATALOGUE_CONNECTIONS (public
 // catalogue pairs, 64), BENCH_CATALOGUE_COPIES (demo catalogue copies, 10), DATABASE_POOL_MAX
 // (both servers, 10), BENCH_ONLY (run only the pairs whose name contains it; `money`,
-// `provisioning`, `console` or `dev` runs only that bench), BENCH_CPU_PROF (directory for a CPU
+// `provisioning`, `routing`, `console` or `dev` runs only that bench), BENCH_CPU_PROF (directory for a CPU
 // profile of the API); DATABASE_URL / TEMPORAL_ADDRESS to use existing servers instead of
 // throwaway ones (never passed to the dev start-up step).
 // Money: BENCH_MONEY_PAYMENTS (2000 balance payments per side), BENCH_MONEY_NOTIFICATIONS (1500
@@ -24,7 +24,10 @@
 // once, then one alone), BENCH_UPSTREAM_LATENCY_MS (50 per upstream call), WORKER_CONCURRENCY
 // (both the platform worker and the bare Temporal worker, same tuning: activities/worker-tuning.ts),
 // BENCH_PROVISION_STAGES=1 (mean time per stage), BENCH_WORKER_CPU_PROF (directory for a CPU
-// profile of the worker). Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per
+// profile of the worker). Provisioning across suppliers (issue #38; BENCH_ONLY=routing runs only it):
+// BENCH_ROUTING_SAMPLES (10 alone with one binding and 10 with three, alternating), then
+// BENCH_PROVISIONINGS at once twice, all bought at the first supplier, then half refused there
+// and failed over to the second. Console: BENCH_CONSOLE_SESSIONS (16 concurrent websocket sessions per
 // side, BENCH_WARMUP and BENCH_DURATION as above).
 // Dev start-up (after the throwaway servers are stopped; BENCH_ONLY=dev runs only it, without
 // them): `npm run dev` (scripts/dev.ts) with a temporary DATA_DIR and free ports, started twice
@@ -58,6 +61,7 @@ import { writeResults } from './lib/write-results.js';
 import { formatMoneyTable, type MoneyPairResult, runMoneyBenches } from './money/run-money.js';
 import { seedMoney } from './money/seed-money.js';
 import { formatProvisioningTable, type ProvisioningBenchResult, runProvisioningBench } from './provisioning/run-provisioning.js';
+import { formatRoutingTable, type RoutingBenchResult, runRoutingBench } from './provisioning/run-routing.js';
 import { type ConsoleBenchResult, formatConsoleTable, runConsoleBench } from './console/run-console.js';
 import { type DevStartResult, formatDevStartTable, runDevStartBench } from './dev-start/run-dev-start.js';
 import { type ClusterVsDevResult, formatClusterVsDevTable, runClusterVsDevBench } from './cluster/run-cluster-vs-dev.js';
@@ -184,6 +188,7 @@ type PlatformBenches = {
   responseSizes: CatalogueBench['sizes'];
   money: MoneyPairResult[];
   provisioning: ProvisioningBenchResult | null;
+  routing: RoutingBenchResult | null;
   console: ConsoleBenchResult | null;
 };
 
@@ -271,6 +276,23 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
       });
       printBlock(formatProvisioningTable(provisioning));
     }
+    // Its own worker and sandboxes, after the provisioning bench's are stopped (and before the money benches, as above).
+    let routing: RoutingBenchResult | null = null;
+    if (!only || only === 'routing') {
+      routing = await runRoutingBench({
+        api: api.baseUrl,
+        apiPid: api.child.process.pid,
+        databaseUrl: database.url,
+        temporalAddress: infra.temporalAddress,
+        secretKey,
+        count: settings.provisionings,
+        samples: settings.routingSamples,
+        latencyMs: settings.upstreamLatencyMs,
+        signal,
+        log,
+      });
+      printBlock(formatRoutingTable(routing));
+    }
     let consoleBench: ConsoleBenchResult | null = null;
     if (!only || only === 'console') {
       consoleBench = await runConsoleBench({
@@ -313,7 +335,7 @@ async function runPlatformBenches(settings: BenchSettings, only: string | undefi
       });
     }
     if (money.length > 0) printBlock(formatMoneyTable(money));
-    return { pairs: results, responseSizes: catalogue.sizes, money, provisioning, console: consoleBench };
+    return { pairs: results, responseSizes: catalogue.sizes, money, provisioning, routing, console: consoleBench };
   } finally {
     log('停止 / stopping children and infra…');
     await cleanup.run();
@@ -327,7 +349,7 @@ async function main(signal: AbortSignal): Promise<number> {
   // `dev` and `cluster` name the launcher parts, which need none of the bench's own servers.
   const platform: PlatformBenches =
     only === 'dev' || only === 'cluster' || only === 'scale'
-      ? { pairs: [], responseSizes: [], money: [], provisioning: null, console: null }
+      ? { pairs: [], responseSizes: [], money: [], provisioning: null, routing: null, console: null }
       : await runPlatformBenches(settings, only, signal);
   // Last, on a machine where the bench's own servers are stopped again.
   let devStart: DevStartResult | null = null;
@@ -350,15 +372,17 @@ async function main(signal: AbortSignal): Promise<number> {
     printBlock(formatScaleTables(scale));
   }
 
-  const { pairs: results, money, provisioning, console: consoleBench } = platform;
+  const { pairs: results, money, provisioning, routing, console: consoleBench } = platform;
   const moneyFailed = money.reduce((n, r) => n + r.ours.failures + r.bare.failures + r.integrityViolations + (r.exactlyOnce.found === r.exactlyOnce.expected ? 0 : 1), 0);
   const provisioningFailed = provisioning
     ? provisioning.ours.failed + provisioning.duplicatePurchases + (provisioning.ours.active === provisioning.count ? 0 : 1) + (provisioning.single.ours.active ? 0 : 1)
     : 0;
+  // Each problem of the provisioning across suppliers (not active, not bought exactly once, attempt rows) counts once.
+  const routingFailed = routing ? routing.problems.length : 0;
   const consoleFailed = consoleBench ? consoleBench.ours.failed + consoleBench.bare.failed : 0;
   const clusterVsDevFailed = clusterVsDev ? clusterVsDev.failed : 0;
   const scaleFailed = scale ? scale.scans.length + scale.rows.filter((r) => r.small.status >= 400 || r.large.status >= 400).length : 0;
-  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + consoleFailed + clusterVsDevFailed + scaleFailed;
+  const failed = results.reduce((n, r) => n + r.failures, 0) + moneyFailed + provisioningFailed + routingFailed + consoleFailed + clusterVsDevFailed + scaleFailed;
   writeResults(RESULTS_PATH, {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -370,6 +394,7 @@ async function main(signal: AbortSignal): Promise<number> {
     responseSizes: platform.responseSizes,
     money,
     provisioning,
+    routing,
     console: consoleBench,
     devStart,
     clusterVsDev,
@@ -384,6 +409,7 @@ async function main(signal: AbortSignal): Promise<number> {
       .flatMap((r) => [r.ours, r.bare])
       .filter((m) => m.non2xx + m.errors > 0)
       .map((m) => `  ${m.name}: ${m.non2xx} non-2xx, ${m.errors} errors (${m.timeouts} timeouts), status codes ${JSON.stringify(m.statusCodes)}`);
+    if (routingFailed > 0) lines.push(`  provisioning across suppliers: ${routing?.problems.join('; ')} (its table above)`);
     if (scaleFailed > 0) lines.push(`  years of business: ${scaleFailed} sequential scans of large tables or 4xx/5xx answers (its table above)`);
     if (clusterVsDevFailed > 0) lines.push(`  cluster beside dev: ${clusterVsDevFailed} failed purchases, services not active or failed launchers (its table above)`);
     console.error(

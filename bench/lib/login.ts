@@ -1,9 +1,9 @@
-/** Logs in through the public admin endpoint and returns the bearer token. */
+/** Logs in through the public admin endpoint and returns the bearer token (only the two fields are sent: the route refuses unknown ones). */
 export async function loginAdmin(baseUrl: string, credentials: { username: string; password: string }): Promise<string> {
   const res = await fetch(`${baseUrl}/api/v2/admin/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(credentials),
+    body: JSON.stringify({ username: credentials.username, password: credentials.password }),
     signal: AbortSignal.timeout(30_000),
   });
   const body: unknown = await res.json().catch(() => null);

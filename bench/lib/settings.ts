@@ -20,6 +20,8 @@ export type BenchSettings = {
   /** Provisionings started at once in the provisioning bench, and the sandbox latency per upstream call. */
   provisionings: number;
   upstreamLatencyMs: number;
+  /** Provisionings alone per side (one binding, three) of the routing cost in the provisioning-across-suppliers bench. */
+  routingSamples: number;
   /** Concurrent console websocket sessions in the console bench (each side). */
   consoleSessions: number;
   /** Purchases (invoice + balance payment) each launcher gets in the cluster-beside-dev bench, and how many at once. */
@@ -52,6 +54,7 @@ export function readBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     moneyNotifications: positive(env, 'BENCH_MONEY_NOTIFICATIONS', 1500, true),
     provisionings: positive(env, 'BENCH_PROVISIONINGS', 200, true),
     upstreamLatencyMs: positive(env, 'BENCH_UPSTREAM_LATENCY_MS', 50, true),
+    routingSamples: positive(env, 'BENCH_ROUTING_SAMPLES', 10, true),
     consoleSessions: positive(env, 'BENCH_CONSOLE_SESSIONS', 16, true),
     purchases: positive(env, 'BENCH_PURCHASES', 200, true),
     purchaseConnections: positive(env, 'BENCH_PURCHASE_CONNECTIONS', 16, true),

@@ -5,47 +5,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { bundleWorkflows } from '../../activities/worker.js';
 import { createDatabase } from '../../db/sequelize.js';
-import { adminAudit, userAudit } from '../../domain/billing/audit.js';
-import { createPurchaseInvoice } from '../../domain/billing/invoices/create-purchase-invoice.js';
-import { adjustBalance } from '../../domain/billing/recharge/adjust-balance.js';
-import { issueSession } from '../../domain/auth/sessions.js';
 import type { DomainDeps } from '../../domain/deps.js';
-import { installPlugin } from '../../domain/plugins/plugin-install.js';
-import { enablePlugin, updatePluginConfig } from '../../domain/plugins/plugin-lifecycle.js';
-import { NO_MARKUP } from '../../domain/suppliers/price-rule.js';
-import { pullSupplierProducts } from '../../domain/suppliers/product-import.js';
-import { createSupplier } from '../../domain/suppliers/suppliers.js';
 import { loadConfig } from '../../lib/config.js';
 import { createSecretBox } from '../../lib/crypto.js';
 import { createLogger } from '../../lib/logger.js';
-import { money } from '../../lib/money.js';
 import { createTemporalGateway } from '../../lib/temporal.js';
 import { execute as financeExecute } from '../../plugins/upstream/upstream_finance/index.js';
 import { SANDBOX_CREDENTIALS } from '../../sandbox/launcher.js';
 import { startUpstreamFinanceSandbox } from '../../sandbox/upstream-finance/server.js';
-import { stopChild } from '../../scripts/lib/children.js';
-import { startMutableNodeChild } from '../lib/node-child.js';
+import { type Child, stopChild } from '../../scripts/lib/children.js';
 import { percentile } from '../lib/percentile.js';
 import { formatPeakRss, mergePeakRss, type PeakRss, watchPeakRss } from '../lib/rss.js';
-import { workerStarted } from '../lib/worker-started.js';
 import { PROVISIONING_STEPS } from './bare-steps.js';
 import { type BareTemporalResult, runBareTemporal } from './bare-temporal.js';
+import {
+  createBenchSupplier,
+  createBuyers,
+  enableUpstreamPlugin,
+  importBenchProduct,
+  payByBalance,
+  provisioningWorkerEnv,
+  startProvisioningWorker,
+  type Timing,
+  timingsOf,
+  UPSTREAM_PRODUCT_ID,
+  waitUntilDone,
+  writeWorkflowBundle,
+} from './provisioning-kit.js';
 
 /** The workflow bundles of our worker and of the bare Temporal worker, written to a temporary folder. */
 async function prebuildBundles(): Promise<{ ours: string; bare: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
   const ours = join(dir, 'workflow-bundle.js');
   const bare = join(dir, 'bare-workflow-bundle.js');
-  writeFileSync(ours, (await bundleWorkflows(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)))).code);
+  await writeWorkflowBundle(ours);
   const bareCode = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./bare-workflow.ts', import.meta.url)), logger: new DefaultLogger('WARN') });
   writeFileSync(bare, bareCode.code);
   return { ours, bare, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
-
-/** Sandbox product 102: a cloud server without stock control (every purchase can succeed). */
-const UPSTREAM_PRODUCT_ID = 102;
 
 /** Targets (issue #19): reported, never failing the run. */
 const MIN_RATIO_OF_BARE_TEMPORAL = 0.7;
@@ -90,19 +88,6 @@ export type ProvisioningBenchResult = {
   rss: PeakRss;
 };
 
-type Timing = { invoice_id: number; e2e_ms: string; upstream_ms: string | null; token: string };
-
-async function inParallel<T>(count: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
-  const results = new Array<T>(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let i = next++; i < count; i = next++) results[i] = await work(i);
-    }),
-  );
-  return results;
-}
-
 /**
  * The bare baseline: the same upstream sequence (login, probe, cart, checkout, credit, pay, host detail)
  * run straight through the plugin entry, `count` at once, with no database, queue or workflow.
@@ -143,44 +128,6 @@ async function runBare(baseUrl: string, count: number): Promise<ProvisioningBenc
   return { wallSeconds, perSecond: count / wallSeconds, medianMs: percentile(times, 50), p95Ms: percentile(times, 95), completed: times.length, callsPerProvisioning: calls / count };
 }
 
-/** End to end (payment committed → service active) and the time inside upstream calls (plugin runtime log, by trace id) of the active services of `invoiceIds`. */
-async function timingsOf(db: ReturnType<typeof createDatabase>, invoiceIds: number[]): Promise<Timing[]> {
-  return db.read<Timing>(
-    `SELECT s.invoice_id, EXTRACT(EPOCH FROM (s.activated_at - i.paid_at)) * 1000 AS e2e_ms, s.downstream_token AS token,
-            (SELECT sum(l.duration_ms) FROM plugin_runtime_logs l WHERE l.trace_id = 'provision:' || s.id) AS upstream_ms
-       FROM services s JOIN invoices i ON i.id = s.invoice_id
-      WHERE s.invoice_id = ANY($1) AND s.status = 'active'`,
-    [invoiceIds],
-  );
-}
-
-/** Pays `invoiceId` by balance through the API as the buyer. */
-async function payByBalance(api: string, buyer: { token: string; invoiceId: number }): Promise<void> {
-  const res = await fetch(`${api}/api/v2/client/invoices/${buyer.invoiceId}/pay/balance`, { method: 'POST', headers: { authorization: `Bearer ${buyer.token}` } });
-  const body = (await res.json()) as { code: number; message: string };
-  if (body.code !== 0) throw new Error(`payment failed: ${body.message}`);
-}
-
-/** Polls until every service of `invoiceIds` is active or failed (every `everyMs`, at most `timeoutMs`). */
-async function waitUntilDone(
-  db: ReturnType<typeof createDatabase>,
-  invoiceIds: number[],
-  options: { everyMs: number; timeoutMs: number; signal: AbortSignal },
-): Promise<{ active: number; failed: number }> {
-  let done = { active: 0, failed: 0 };
-  const deadline = performance.now() + options.timeoutMs;
-  while (!options.signal.aborted && performance.now() < deadline) {
-    const [row] = await db.read<{ active: string; failed: string }>(
-      `SELECT count(*) FILTER (WHERE status = 'active') AS active, count(*) FILTER (WHERE status IN ('failed', 'cancelled')) AS failed FROM services WHERE invoice_id = ANY($1)`,
-      [invoiceIds],
-    );
-    done = { active: Number(row?.active ?? 0), failed: Number(row?.failed ?? 0) };
-    if (done.active + done.failed >= invoiceIds.length) break;
-    await new Promise((resolve) => setTimeout(resolve, options.everyMs));
-  }
-  return done;
-}
-
 /**
  * `count` provisionings at once against the upstream sandbox with `latencyMs` on every upstream
  * call: paid through the API (balance), provisioned by a real worker process; then one alone (a
@@ -210,44 +157,19 @@ export async function runProvisioningBench(ctx: {
   const temporal = createTemporalGateway({ address: config.temporal.address, namespace: config.temporal.namespace });
   const deps: DomainDeps = { config, db, logger: createLogger('warn', 'bench-provisioning'), secretBox: createSecretBox(config.secretKey), temporal };
   const sandbox = await startUpstreamFinanceSandbox({ accounts: [SANDBOX_CREDENTIALS.upstream] });
-  let worker: ReturnType<typeof startMutableNodeChild> | null = null;
+  let worker: Child | null = null;
   let removeBundles = () => {};
   try {
     sandbox.control.setCredit('10000000.00');
-    const admin = adminAudit({ id: 0, username: 'bench' }, 'bench-provisioning');
-    const plugin = (await db.models.Plugin.findOne({ where: { domain: 'upstream', slug: 'upstream_finance' } })) ?? (await installPlugin(deps, 'upstream', 'upstream_finance'));
-    await updatePluginConfig(deps, plugin.id, { base_url: sandbox.baseUrl, account: SANDBOX_CREDENTIALS.upstream.username, api_key: SANDBOX_CREDENTIALS.upstream.apiKey, timeout_ms: 30_000 });
-    if (plugin.status !== 'enabled') await enablePlugin(deps, plugin.id);
-    const supplier = await createSupplier(deps, {
-      code: `bench-${randomBytes(3).toString('hex')}`,
-      name: '压测供应商',
-      interface_type: 'upstream_finance_api',
-      base_url: sandbox.baseUrl,
-      account: SANDBOX_CREDENTIALS.upstream.username,
-      api_key: SANDBOX_CREDENTIALS.upstream.apiKey,
-    });
-    const { ProductMenu, ProductGroup, ProductCategory, User } = db.models;
-    const menu = await ProductMenu.create({ code: `bench_${randomBytes(4).toString('hex')}`, name: '压测开通', product_type: 'cloud_server' });
-    const group = await ProductGroup.create({ first_product_group_id: menu.id, name: '压测' });
-    const category = await ProductCategory.create({ second_product_group_id: group.id, name: '压测' });
-    const pulled = await pullSupplierProducts(deps, supplier.id, { upstream_product_ids: [UPSTREAM_PRODUCT_ID], product_group_id: category.id, price_rule: NO_MARKUP, status: 'active' }, { type: 'system', id: null, name: 'bench' });
-    const productId = pulled.imported[0]?.product_id;
-    if (!productId) throw new Error(`product import failed: ${JSON.stringify(pulled.skipped)}`);
+    await enableUpstreamPlugin(deps, sandbox.baseUrl);
+    const supplierId = await createBenchSupplier(deps, sandbox.baseUrl, '压测供应商');
+    const productId = await importBenchProduct(deps, supplierId);
 
     // One buyer more than `count`: the last provisions alone, after the others; then the pairs
     // alone with and without the funds check.
     const fundsSamples = ctx.fundsSamples ?? FUNDS_CHECK_SAMPLES;
     ctx.log(`provisioning: ${ctx.count} + 1 + ${2 * fundsSamples} buyers with a balance and an unpaid purchase invoice each…`);
-    const users = await User.bulkCreate(
-      Array.from({ length: ctx.count + 1 + 2 * fundsSamples }, (_, i) => ({ email: `provision-bench-${i}@example.test`, phone: null, nickname: `开通用户 ${i}`, password_hash: 'bench-not-a-hash', status: 'active' as const })),
-    );
-    const everyone = await inParallel(ctx.count + 1 + 2 * fundsSamples, 8, async (i) => {
-      const user = users[i] as (typeof users)[number];
-      await adjustBalance(deps, { userId: user.id, amount: money('1000'), remark: '压测充值' }, admin);
-      const token = (await issueSession(deps, 'client', user.id, { ip: '127.0.0.1', userAgent: 'bench' })).access_token;
-      const { invoice } = await createPurchaseInvoice(deps, { userId: user.id, productId, billingPeriod: 'monthly', config: {}, quantity: 1 }, userAudit(user.id, 'bench'));
-      return { token, invoiceId: invoice.id };
-    });
+    const everyone = await createBuyers(deps, 'provision-bench', Array.from({ length: ctx.count + 1 + 2 * fundsSamples }, () => productId));
     const buyers = everyone.slice(0, ctx.count);
     const alone = everyone[ctx.count] as (typeof everyone)[number];
     const fundsBuyers = everyone.slice(ctx.count + 1);
@@ -257,16 +179,7 @@ export async function runProvisioningBench(ctx: {
     const bare = await runBare(sandbox.baseUrl, ctx.count);
 
     // Both workers resolve their tuning (WORKER_CONCURRENCY) from this same environment.
-    const workerEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      NODE_ENV: 'development',
-      DATABASE_URL: ctx.databaseUrl,
-      TEMPORAL_ADDRESS: ctx.temporalAddress,
-      APP_SECRET_KEY: ctx.secretKey,
-      LOG_LEVEL: 'info',
-      PROVISION_HOST_POLL_SECONDS: '1',
-      DATABASE_POOL_MAX: '20',
-    };
+    const workerEnv = provisioningWorkerEnv(ctx);
     // Both workers load a prebuilt workflow bundle, as in production (`npm run build` makes
     // dist/workflow-bundle.js): bundling with webpack inside the worker would count in its memory.
     ctx.log('provisioning: bundling both workers\' workflow code…');
@@ -287,19 +200,7 @@ export async function runProvisioningBench(ctx: {
     });
 
     ctx.log('provisioning: starting a worker process…');
-    worker = startMutableNodeChild(
-      'worker',
-      fileURLToPath(new URL('../../activities/worker.ts', import.meta.url)),
-      workerEnv,
-      // Its info lines would flood the bench output: only the start line is read.
-      () => true,
-      // BENCH_WORKER_CPU_PROF=<dir>: a V8 CPU profile of the worker, written when it stops; BENCH_WORKER_NODE_ARGS: more node flags.
-      [
-        ...(process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`] : []),
-        ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      ],
-    );
-    await workerStarted(worker, ctx.signal);
+    worker = await startProvisioningWorker(workerEnv, ctx.signal);
     const rss = watchPeakRss({ api: ctx.apiPid, worker: worker.process.pid });
 
     ctx.log(`provisioning: ${ctx.count} balance payments at once through the API…`);
