@@ -22,8 +22,20 @@ type UpstreamProduct = {
   config_options: unknown;
 };
 
-export async function readUpstreamProduct(deps: DomainDeps, supplier: SupplierRow, upstreamProductId: number): Promise<UpstreamProduct> {
-  const data = requireSupplierData(await invokeSupplierPlugin(deps, supplier, { action: 'upstream.product_config', payload: { pid: upstreamProductId } }));
+export async function readUpstreamProduct(
+  deps: DomainDeps,
+  supplier: SupplierRow,
+  upstreamProductId: number,
+  call: { traceId?: string | undefined; timeoutMs?: number } = {},
+): Promise<UpstreamProduct> {
+  const data = requireSupplierData(
+    await invokeSupplierPlugin(deps, supplier, {
+      action: 'upstream.product_config',
+      payload: { pid: upstreamProductId },
+      ...(call.traceId ? { traceId: call.traceId } : {}),
+      ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),
+    }),
+  );
   return data['product'] as UpstreamProduct;
 }
 

@@ -74,6 +74,9 @@ export type RoutingInput = {
 
 const ID = /^[1-9][0-9]{0,9}$/;
 
+/** How long routing waits for one supplier's product read (a supplier that does not answer is left out, not waited for). */
+const ROUTING_READ_TIMEOUT_MS = 8000;
+
 /** A binding that cannot be bought whatever the supplier says. */
 function staticReason(binding: ProductBinding): string | null {
   if (binding.supplier_id === null) return '未指定供应商';
@@ -121,7 +124,7 @@ export async function routeProvisioning(deps: DomainDeps, input: RoutingInput): 
   const inspected = new Map<RoutingCandidate, Inspection>();
   const inspect = async (c: RoutingCandidate): Promise<Inspection> => {
     const key = `${c.supplierId}:${c.upstreamProductId}`;
-    if (!productReads.has(key)) productReads.set(key, readCandidate(deps, c, { period: input.billingPeriod, config, price: input.price, holdOn }));
+    if (!productReads.has(key)) productReads.set(key, readCandidate(deps, c, { period: input.billingPeriod, config, price: input.price, holdOn, traceId: input.traceId }));
     const result = await (productReads.get(key) as Promise<Inspection>);
     inspected.set(c, result);
     c.cost = result.cost;
@@ -200,11 +203,12 @@ async function serviceConfig(deps: DomainDeps, serviceId: number): Promise<Recor
 async function readCandidate(
   deps: DomainDeps,
   c: RoutingCandidate,
-  selection: { period: BillingPeriod; config: Record<string, unknown> | null; price: string; holdOn: boolean },
+  selection: { period: BillingPeriod; config: Record<string, unknown> | null; price: string; holdOn: boolean; traceId: string | undefined },
 ): Promise<Inspection> {
   let upstream;
   try {
-    upstream = await readUpstreamProduct(deps, await getSupplier(deps, c.supplierId as number), Number(c.upstreamProductId));
+    // Bounded: routing runs inside prepare (a local activity of 30 s), which may read several suppliers.
+    upstream = await readUpstreamProduct(deps, await getSupplier(deps, c.supplierId as number), Number(c.upstreamProductId), { traceId: selection.traceId, timeoutMs: ROUTING_READ_TIMEOUT_MS });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === ErrorCode.SUPPLIER_REFUSED) return { cost: null, reason: `上游商品 ${c.upstreamProductId} 不可用（已下架或不存在）：${error.message}` };

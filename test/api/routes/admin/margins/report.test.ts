@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchSupplierEconomics } from '../../../../domain/economics/margins.js';
-import { recordUpstreamPaid } from '../../../../domain/upstream-work/cost.js';
-import { provisioningWork } from '../../../../domain/upstream-work/kinds.js';
-import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
-import { metricsRegistry } from '../../../../lib/metrics.js';
-import { money, sumMoney, formatMoney } from '../../../../lib/money.js';
-import { expectError } from '../../../helpers/http.js';
-import { adjustBalance, purchase, registerClient, type TestClient } from '../../../helpers/billing.js';
-import { PROVISION_TEST_ENV, serviceReaches } from '../../../helpers/provisioning.js';
-import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../../helpers/services.js';
-import { eventually } from '../../../helpers/wait.js';
+import { watchSupplierEconomics } from '../../../../../domain/economics/margins.js';
+import { recordUpstreamPaid } from '../../../../../domain/upstream-work/cost.js';
+import { provisioningWork } from '../../../../../domain/upstream-work/kinds.js';
+import { shanghaiToday } from '../../../../../domain/dashboard/figures.js';
+import { metricsRegistry } from '../../../../../lib/metrics.js';
+import { money, sumMoney, formatMoney } from '../../../../../lib/money.js';
+import { expectError } from '../../../../helpers/http.js';
+import { adjustBalance, purchase, registerClient, type TestClient } from '../../../../helpers/billing.js';
+import { PROVISION_TEST_ENV, serviceReaches } from '../../../../helpers/provisioning.js';
+import { createService, type ServicesPlatform, startServicesPlatform, takeHost } from '../../../../helpers/services.js';
+import { eventually } from '../../../../helpers/wait.js';
 
 /**
  * What each sale cost us (docs/economics.md): purchases, a renewal and a refund through the real

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlOne } from '../../../../db/sql.js';
-import { shanghaiToday } from '../../../../domain/dashboard/figures.js';
-import { SANDBOX_CREDENTIALS } from '../../../../sandbox/launcher.js';
-import { startUpstreamFinanceSandbox } from '../../../../sandbox/upstream-finance/server.js';
-import { expectError } from '../../../helpers/http.js';
-import { createTestSupplier, createUser, daysFromNow, seedService } from '../../../helpers/lifecycle.js';
-import { startTestPlatform, type TestPlatform } from '../../../helpers/platform.js';
-import { startUpstreamForPlatform, type UpstreamSandbox } from '../../../helpers/upstream-supplier.js';
+import { sqlOne } from '../../../../../db/sql.js';
+import { shanghaiToday } from '../../../../../domain/dashboard/figures.js';
+import { SANDBOX_CREDENTIALS } from '../../../../../sandbox/launcher.js';
+import { startUpstreamFinanceSandbox } from '../../../../../sandbox/upstream-finance/server.js';
+import { expectError } from '../../../../helpers/http.js';
+import { createTestSupplier, createUser, daysFromNow, seedService } from '../../../../helpers/lifecycle.js';
+import { startTestPlatform, type TestPlatform } from '../../../../helpers/platform.js';
+import { startUpstreamForPlatform, type UpstreamSandbox } from '../../../../helpers/upstream-supplier.js';
 
 /**
  * The margin report grouped by supplier (issue #38 "the margin report groups by supplier"), from
