@@ -1,4 +1,4 @@
-import { sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlParams, sqlRows } from '../../db/sql.js';
 import { notFound } from '../../lib/errors.js';
 import { formatMoney, money } from '../../lib/money.js';
 import { watchEconomics } from '../../lib/metrics.js';
@@ -159,21 +159,28 @@ export type CostRecord = {
 
 /** One service's margin and its cost rows (404 when the service does not exist). */
 export async function getServiceMargin(deps: DomainDeps, serviceId: number): Promise<ServiceMargin & { costs: CostRecord[] }> {
-  const service = await sqlOne<ServiceRowRaw>(
-    deps,
-    `SELECT s.id AS service_id, s.user_id, s.product_id, s.product_name, s.supplier_id, s.status, s.created_at, ${SERVICE_FIGURES}
-       FROM services s LEFT JOIN service_margins m ON m.service_id = s.id WHERE s.id = $1`,
-    [serviceId],
-  );
-  if (!service) throw notFound('服务不存在');
-  const { revenue, refunds, cost, unknown, ...rest } = service;
-  const costs = await sqlRows<Omit<CostRecord, 'upstream_invoice_id'> & { upstream_invoice_id: string }>(
-    deps,
-    `SELECT id::int AS id, invoice_id, kind, supplier_id, upstream_invoice_id::text AS upstream_invoice_id, amount::text AS amount, via, recorded_at
-       FROM upstream_costs WHERE service_id = $1 ORDER BY id`,
-    [serviceId],
-  );
-  return { ...rest, ...figuresOf({ revenue, refunds, cost, unknown }), costs: costs.map((c) => ({ ...c, upstream_invoice_id: Number(c.upstream_invoice_id) })) };
+  // One snapshot for the kept figures and the cost records: a cost recorded between two reads
+  // would otherwise show its record beside figures that do not include it yet.
+  return inTransaction(deps, async (tx) => {
+    await sqlRows(deps, 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ', [], tx);
+    const service = await sqlOne<ServiceRowRaw>(
+      deps,
+      `SELECT s.id AS service_id, s.user_id, s.product_id, s.product_name, s.supplier_id, s.status, s.created_at, ${SERVICE_FIGURES}
+         FROM services s LEFT JOIN service_margins m ON m.service_id = s.id WHERE s.id = $1`,
+      [serviceId],
+      tx,
+    );
+    if (!service) throw notFound('服务不存在');
+    const { revenue, refunds, cost, unknown, ...rest } = service;
+    const costs = await sqlRows<Omit<CostRecord, 'upstream_invoice_id'> & { upstream_invoice_id: string }>(
+      deps,
+      `SELECT id::int AS id, invoice_id, kind, supplier_id, upstream_invoice_id::text AS upstream_invoice_id, amount::text AS amount, via, recorded_at
+         FROM upstream_costs WHERE service_id = $1 ORDER BY id`,
+      [serviceId],
+      tx,
+    );
+    return { ...rest, ...figuresOf({ revenue, refunds, cost, unknown }), costs: costs.map((c) => ({ ...c, upstream_invoice_id: Number(c.upstream_invoice_id) })) };
+  });
 }
 
 export const REPORT_GROUPS = ['product', 'supplier'] as const;
