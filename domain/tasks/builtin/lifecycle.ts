@@ -19,6 +19,12 @@ const RENEWAL_TIMEOUT_SECONDS = 600;
  */
 export const RENEWAL_RUN_BUDGET_MS = (RENEWAL_TIMEOUT_SECONDS - 60) * 1000;
 
+/** Seconds one attempt of the auto-renew task may take. */
+const AUTO_RENEW_TIMEOUT_SECONDS = 300;
+
+/** The auto-renew run's budget, the same way: its timeout less a minute (docs/scheduling.md "Auto-renew: a bounded run"). */
+export const AUTO_RENEW_RUN_BUDGET_MS = (AUTO_RENEW_TIMEOUT_SECONDS - 60) * 1000;
+
 export const renewalInvoicesTask: BuiltinTask = {
   key: 'services.renewal_invoices',
   title: '生成续费账单',
@@ -36,14 +42,14 @@ export const renewalInvoicesTask: BuiltinTask = {
 export const autoRenewTask: BuiltinTask = {
   key: 'services.auto_renew',
   title: '自动续费（余额扣款）',
-  description: '每小时为开启自动续费、即将到期（续费提前天数内）或已到期的服务，用账户余额支付其未支付的续费账单；余额不足则保留账单，由续费提醒告知用户。不切换、不同步上游的自动续费。',
+  description: '每小时为开启自动续费、即将到期（续费提前天数内）或已到期的服务，用账户余额支付其未支付的续费账单；余额不足则保留账单，由续费提醒告知用户。单次运行有时间上限，未处理完的（more_due）由下一次运行从停下处继续。不切换、不同步上游的自动续费。',
   category: 'services',
   triggers: [{ type: 'cadence', cadence: 'hourly' }],
   queue: 'platform',
-  timeout: 300,
+  timeout: AUTO_RENEW_TIMEOUT_SECONDS,
   lockTtlSeconds: 600,
   manualTriggerable: true,
-  handler: (deps, run) => autoRenewServices(deps, run),
+  handler: (deps, run) => autoRenewServices(deps, run, { budgetMs: AUTO_RENEW_RUN_BUDGET_MS }),
 };
 
 export const suspendOverdueTask: BuiltinTask = {

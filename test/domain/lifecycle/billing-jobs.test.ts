@@ -136,6 +136,35 @@ describe('auto-renew from balance', () => {
     expect([(await invoice(a.id)).status, (await invoice(b.id)).status]).toEqual(['unpaid', 'unpaid']);
     expect(await balance(user.id)).toBe('100.00');
   });
+
+  it('a run stops once its budget is spent and the next goes on from where it stopped, past an invoice the balance does not cover', async () => {
+    await platform.deps.db.sequelize.query(`DELETE FROM task_watermarks WHERE task_key = '${run.taskKey}'`);
+    const poor = await createUser(platform);
+    const rich = await createUser(platform);
+    await adjustBalance(platform, rich.id, '100.00');
+    // The uncovered one is due first: a run that started again from the earliest due date would try it every time.
+    const uncovered = await seedService(platform, { userId: poor.id, nextDueAt: daysFromNow(-3), autoRenew: true });
+    const later = [await seedService(platform, { userId: rich.id, nextDueAt: daysFromNow(-2), autoRenew: true }), await seedService(platform, { userId: rich.id, nextDueAt: daysFromNow(-1), autoRenew: true })];
+    const unpaid = await seedRenewInvoice(platform, { userId: poor.id, serviceId: uncovered, amount: '30.00' });
+    const paid = [];
+    for (const id of later) paid.push(await seedRenewInvoice(platform, { userId: rich.id, serviceId: id, amount: '30.00' }));
+
+    // A budget of 0 ms: each run makes its one payment (a run always moves the work on) and keeps its place.
+    const runs = [];
+    for (let i = 0; i < 3; i += 1) runs.push(await autoRenewServices(platform.deps, run, { budgetMs: 0 }));
+    expect(runs.map((r) => [r['candidates'], r['paid'], r['insufficient_balance'], r['more_due'], r['resumed']])).toEqual([
+      [1, 0, 1, true, false],
+      [1, 1, 0, true, true],
+      [1, 1, 0, false, true],
+    ]);
+    expect((await invoice(unpaid.id)).status).toBe('unpaid');
+    for (const row of paid) expect((await invoice(row.id)).status).toBe('paid');
+    expect(await balance(rich.id)).toBe('40.00');
+    // The run that reached the end cleared the place: the next starts from the earliest due date again.
+    expect(await autoRenewServices(platform.deps, run, { budgetMs: 0 })).toMatchObject({ candidates: 1, insufficient_balance: 1, more_due: false, resumed: false });
+    await platform.deps.db.sequelize.query(`DELETE FROM task_watermarks WHERE task_key = '${run.taskKey}'`);
+    await expectBooksBalanced(platform);
+  });
 });
 
 describe('stale invoice cancellation', () => {

@@ -100,7 +100,7 @@ describe('renewal and invoice tasks over 100,000 services and invoices', () => {
 
   it('services.auto_renew: pays the due auto-renewing services once', async () => {
     const auto = await idsNamed('续费-自动');
-    const first = await expectIndexedOnly(platform.deps, LARGE, () => autoRenewServices(platform.deps, { taskRunId: 0, taskKey: 'services.auto_renew' }, 3));
+    const first = await expectIndexedOnly(platform.deps, LARGE, () => autoRenewServices(platform.deps, { taskRunId: 0, taskKey: 'services.auto_renew' }, { batch: 3 }));
     expect(first.result).toMatchObject({ candidates: 10, paid: 10, failed: 0 });
     const paid = await sqlRows<{ service_id: number }>(platform.deps, `SELECT service_id FROM invoices WHERE type = 'renew' AND status = 'paid' ORDER BY service_id`, []);
     expect(paid.map((r) => r.service_id)).toEqual(auto);
