@@ -79,9 +79,9 @@ function startBareServer() {
   // The storefront origins answered for (CORS), as the API's `CORS_ORIGINS`.
   const corsOrigins = new Set((process.env.BARE_CORS_ORIGINS ?? '').split(',').filter(Boolean));
   // The client invoice list: the statements the API sends, captured at seed time (bench/lib/seed.ts).
-  const clientStatements = JSON.parse(process.env.BARE_CLIENT_STATEMENTS ?? '[]') as string[];
-  const clientCountSql = clientStatements.find((sql) => /count\(/i.test(sql));
-  const clientPageSql = clientStatements.find((sql) => !/count\(/i.test(sql));
+  const clientStatements = JSON.parse(process.env.BARE_CLIENT_STATEMENTS ?? '[]') as { text: string; values: unknown[] }[];
+  const clientCountSql = clientStatements.find((q) => /count\(/i.test(q.text));
+  const clientPageSql = clientStatements.find((q) => !/count\(/i.test(q.text));
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   pool.on('error', (err) => console.error(`pool error: ${err.message}`));
 
@@ -112,7 +112,7 @@ function startBareServer() {
       return send(res, 200, envelope({ list, total: Number(count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
     }
     if (req.method === 'GET' && path === '/client/invoices' && clientCountSql && clientPageSql) {
-      const [count, rows] = await Promise.all([pool.query<{ count: string }>(clientCountSql), pool.query<InvoiceRecord>(clientPageSql)]);
+      const [count, rows] = await Promise.all([pool.query<{ count?: string; n?: number }>(clientCountSql.text, clientCountSql.values), pool.query<InvoiceRecord>(clientPageSql.text, clientPageSql.values)]);
       // The fields of the API's invoice summary resource.
       const list = rows.rows.map((i) => ({
         id: i.id,
@@ -128,7 +128,7 @@ function startBareServer() {
         paid_at: i.paid_at,
         created_at: i.created_at,
       }));
-      return send(res, 200, envelope({ list, total: Number(count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
+      return send(res, 200, envelope({ list, total: Number(count.rows[0]?.n ?? count.rows[0]?.count ?? 0), page: 1, page_size: 20 }));
     }
     if (path?.startsWith('/api/v2/site/')) {
       const target = req.url ?? '/';

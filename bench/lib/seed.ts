@@ -5,12 +5,13 @@ import { createDatabase } from '../../db/sequelize.js';
 import { ensureSuperAdmin } from '../../domain/admins/bootstrap.js';
 import { loadConfig } from '../../lib/config.js';
 import { createSecretBox } from '../../lib/crypto.js';
-import { createLogger, type Logger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/logger.js';
 import { issueSession } from '../../domain/auth/sessions.js';
 import { userAudit } from '../../domain/billing/audit.js';
 import { createPurchaseInvoice } from '../../domain/billing/invoices/create-purchase-invoice.js';
 import { listDocuments } from '../../domain/billing/lists/list-documents.js';
 import { BENCH_PRODUCT, QUOTE_SELECTION } from './catalogue-fixtures.js';
+import { captureQueries, type CapturedQuery } from './query-plans.js';
 
 export type AdminCredentials = { username: string; password: string };
 
@@ -19,10 +20,10 @@ export const CLIENT_INVOICES = 40;
 
 /**
  * The signed-in client of the client read pair: a session token, and the statements the API sends
- * for `GET /api/v2/client/invoices?page=1&page_size=20` (captured from Sequelize's own log, so the
- * bare side runs them verbatim).
+ * for `GET /api/v2/client/invoices?page=1&page_size=20` with their parameters (captured as pg sends
+ * them, so the bare side runs them verbatim).
  */
-export type BenchClient = { token: string; userId: number; invoices: number; statements: string[] };
+export type BenchClient = { token: string; userId: number; invoices: number; statements: CapturedQuery[] };
 
 export type BenchSeed = AdminCredentials & { client: BenchClient };
 
@@ -60,7 +61,7 @@ export async function seedBenchData(options: {
       })),
     );
     for (let copy = 0; copy < options.catalogueCopies; copy += 1) await seedDemoCatalogue(deps, { copy });
-    const client = await seedClient(deps, options.databaseUrl);
+    const client = await seedClient(deps);
     return { ...credentials, client };
   } finally {
     await db.close();
@@ -68,7 +69,7 @@ export async function seedBenchData(options: {
 }
 
 /** The first seeded (active) user signed in, with `CLIENT_INVOICES` unpaid purchase invoices of the bench product. */
-async function seedClient(deps: Parameters<typeof issueSession>[0], databaseUrl: string): Promise<BenchClient> {
+async function seedClient(deps: Parameters<typeof issueSession>[0]): Promise<BenchClient> {
   const user = await deps.db.models.User.findOne({ where: { email: 'bench-user-1@example.test' } });
   const product = await deps.db.models.Product.findOne({ where: { name: BENCH_PRODUCT }, order: [['id', 'ASC']] });
   if (!user || !product) throw new Error('bench client or product not seeded');
@@ -76,15 +77,8 @@ async function seedClient(deps: Parameters<typeof issueSession>[0], databaseUrl:
     await createPurchaseInvoice(deps, { userId: user.id, productId: product.id, billingPeriod: QUOTE_SELECTION.billing_period, config: QUOTE_SELECTION.config, quantity: 1 + (i % 3) }, userAudit(user.id, 'bench-seed'));
   }
   const { access_token: token } = await issueSession(deps, 'client', user.id, { ip: '127.0.0.1', userAgent: 'bench' });
-  // The statements of the route's `listDocuments` call, as Sequelize logs them ("Executing (default): …").
-  const statements: string[] = [];
-  const capture = { trace: (fields: { sql: string }) => statements.push(fields.sql.replace(/^Executing \([^)]*\): /, '')) } as unknown as Logger;
-  const logged = createDatabase({ url: databaseUrl, poolMax: 1, logger: capture });
-  try {
-    const { rows } = await listDocuments(logged.models.Invoice, { page: 1, page_size: 20, user_id: user.id }, ['user_id', 'type', 'status']);
-    if (rows.length !== 20 || statements.length !== 2) throw new Error(`client invoice list: ${rows.length} rows, ${statements.length} statements captured`);
-  } finally {
-    await logged.close();
-  }
+  // The statements of the route's `listDocuments` call, as sent to PostgreSQL with their parameters.
+  const { result: rows, queries: statements } = await captureQueries(async () => (await listDocuments(deps.db.models.Invoice, { page: 1, page_size: 20, user_id: user.id }, ['user_id', 'type', 'status'])).rows);
+  if (rows.length !== 20 || statements.length !== 2) throw new Error(`client invoice list: ${rows.length} rows, ${statements.length} statements captured`);
   return { token, userId: user.id, invoices: CLIENT_INVOICES, statements };
 }

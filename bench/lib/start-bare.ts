@@ -3,7 +3,7 @@ import { type RunningServer, startServerChild } from './server-child.js';
 
 /** The baseline (`bench/bare-server.ts`): node:http and a pg Pool, nothing else; `fixturesPath` adds the in-memory catalogue answers (CORS for `corsOrigins`), `clientStatements` the client invoice list's SQL. */
 export function startBare(
-  env: { databaseUrl: string; poolMax: number; fixturesPath?: string; corsOrigins?: string[]; clientStatements?: string[] },
+  env: { databaseUrl: string; poolMax: number; fixturesPath?: string; corsOrigins?: string[]; clientStatements?: { text: string; values: unknown[] }[] },
   options: { signal: AbortSignal; log: (m: string) => void },
 ): Promise<RunningServer> {
   return startServerChild({
