@@ -40,7 +40,9 @@ export async function listWork<Row extends object>(
   const keys = `SELECT w.id FROM ${home.table} w ${filter} ${order} LIMIT ${filters.page_size} OFFSET ${(filters.page - 1) * filters.page_size}`;
   const [rows, counted] = await Promise.all([
     sqlRows<Row>(deps, `${select} JOIN (${keys}) AS page ON page.id = w.id ${order}`, values),
-    sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM ${home.table} w ${filter}`), values),
+    // The stuck filter matches most unfinished work: counted along the page's index (read by a
+    // sequential scan until the window filled, issue #35), the other filters by their own indexes.
+    sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM ${home.table} w ${filter}${filters.stuck_minutes !== undefined ? ` ${order}` : ''}`), values),
   ]);
   return { rows, total: counted?.n ?? 0 };
 }

@@ -1,4 +1,4 @@
-import type { Model, ModelStatic, WhereOptions } from 'sequelize';
+import type { Attributes, Model, ModelStatic, WhereOptions } from 'sequelize';
 import { countWithinWindow } from '../../../db/window-count.js';
 import { notFound } from '../../../lib/errors.js';
 
@@ -14,13 +14,15 @@ export type DocumentListQuery<K extends string> = {
 /**
  * A page of money documents: equality filters on the whitelisted columns that the query
  * carries, the sort key from the route's whitelist (default newest first), id as tiebreaker;
- * the total counted within the paging window (lib/paging.ts).
+ * the total counted within the paging window (lib/paging.ts). The rows are the columns alone
+ * (`raw`), not model instances: a list only reads them, and building 20 instances cost more than
+ * the page's statement (the client invoice list pair, issue #35).
  */
 export async function listDocuments<M extends Model, K extends string>(
   model: ModelStatic<M>,
   query: DocumentListQuery<K>,
   filterColumns: readonly string[],
-): Promise<{ rows: M[]; total: number }> {
+): Promise<{ rows: Attributes<M>[]; total: number }> {
   const where: Record<string, unknown> = {};
   for (const column of filterColumns) {
     const value = query[column];
@@ -33,7 +35,8 @@ export async function listDocuments<M extends Model, K extends string>(
       order: sort.key === 'id' ? [['id', sort.direction]] : [[sort.key, sort.direction], ['id', 'DESC']],
       limit: query.page_size,
       offset: (query.page - 1) * query.page_size,
-    }),
+      raw: true,
+    }) as Promise<Attributes<M>[]>,
     countWithinWindow(model, where),
   ]);
   return { rows, total };
