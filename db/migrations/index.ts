@@ -46,6 +46,7 @@ import { migration0046ProductUpstreamAlternates } from './0046-product-upstream-
 import { migration0047MarginTriggersPlannedPerStatement } from './0047-margin-triggers-planned-per-statement.js';
 import { migration0048ServiceUpstreamAttempts } from './0048-service-upstream-attempts.js';
 import { migration0049EconomicsPerBinding } from './0049-economics-per-binding.js';
+import { migration0050OwnerTypeAndCouponSearchIndexes } from './0050-owner-type-and-coupon-search-indexes.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -98,4 +99,5 @@ export const migrations: Migration[] = [
   migration0047MarginTriggersPlannedPerStatement,
   migration0048ServiceUpstreamAttempts,
   migration0049EconomicsPerBinding,
+  migration0050OwnerTypeAndCouponSearchIndexes,
 ];

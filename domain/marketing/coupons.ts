@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { formatMoney } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
-import { inTransaction, sqlOne, sqlRows, type Tx, qualified } from '../../db/sql.js';
+import { inTransaction, sqlOne, sqlParams, sqlRows, type Tx, qualified } from '../../db/sql.js';
+import { windowCountSql } from '../../db/window-count.js';
 import {
   COUPON_COLUMNS,
   type CouponCampaignRecord,
@@ -125,13 +126,26 @@ export async function updateCoupon(deps: DomainDeps, id: number, input: Omit<Cou
 
 export type CouponFilter = { keyword?: string | undefined; status?: CouponStatus | undefined; campaign_id?: number | undefined; page: number; page_size: number };
 
+/**
+ * A page of coupons, newest first. Only the filters given become conditions (a `$1 IS NULL OR …`
+ * kept the keyword's trigram indexes out of the plan, migration 0050), and the total is counted
+ * within the paging window, as every list (lib/paging.ts).
+ */
 export async function listCoupons(deps: DomainDeps, filter: CouponFilter) {
-  const where = `($1::varchar IS NULL OR code ILIKE '%' || $1 || '%' OR name ILIKE '%' || $1 || '%') AND ($2::varchar IS NULL OR status = $2)
-    AND ($3::int IS NULL OR campaign_id = $3)`;
-  const params = [filter.keyword ? filter.keyword.replace(/[\\%_]/g, (m) => `\\${m}`) : null, filter.status ?? null, filter.campaign_id ?? null];
+  const { values, param } = sqlParams();
+  const conditions: string[] = [];
+  if (filter.keyword) {
+    const pattern = param(`%${filter.keyword.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+    conditions.push(`(code ILIKE ${pattern} OR name ILIKE ${pattern})`);
+  }
+  if (filter.status) conditions.push(`status = ${param(filter.status)}`);
+  if (filter.campaign_id !== undefined) conditions.push(`campaign_id = ${param(filter.campaign_id)}`);
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  const countValues = [...values];
+  const pageSql = `SELECT ${COUPON_COLUMNS} FROM coupons ${where} ORDER BY id DESC LIMIT ${param(filter.page_size)} OFFSET ${param((filter.page - 1) * filter.page_size)}`;
   const [rows, count] = await Promise.all([
-    sqlRows<CouponRecord>(deps, `SELECT ${COUPON_COLUMNS} FROM coupons WHERE ${where} ORDER BY id DESC LIMIT $4 OFFSET $5`, [...params, filter.page_size, (filter.page - 1) * filter.page_size]),
-    sqlOne<{ n: number }>(deps, `SELECT count(*)::int AS n FROM coupons WHERE ${where}`, params),
+    sqlRows<CouponRecord>(deps, pageSql, values),
+    sqlOne<{ n: number }>(deps, windowCountSql(`SELECT 1 FROM coupons ${where}`), countValues),
   ]);
   return { rows, total: count?.n ?? 0 };
 }

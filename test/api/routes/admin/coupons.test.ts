@@ -135,6 +135,23 @@ describe('coupons on the one pricing function', () => {
     expectError(shared, 42200, 422);
   });
 
+  it('lists coupons by keyword (a substring of code or name, % and _ taken literally), status and campaign, with their total', async () => {
+    const tag = `K${Date.now().toString(36).toUpperCase()}`;
+    const byCode = await createCoupon({ code: `${tag}CODE`, name: '按码查找' });
+    const byName = await createCoupon({ name: `名称${tag}券` });
+    const other = await createCoupon({ name: '无关券' });
+    const found = await admin('get', `/api/v2/admin/coupons?keyword=${tag.toLowerCase()}`);
+    expect(found.list.map((c: { id: number }) => c.id).sort()).toEqual([byCode.id, byName.id].sort());
+    expect(found.total).toBe(2);
+    expect((await admin('get', `/api/v2/admin/coupons?keyword=${encodeURIComponent('%')}`)).total).toBe(0);
+    const page = await admin('get', `/api/v2/admin/coupons?keyword=${tag}&page_size=1&page=2`);
+    expect(page).toMatchObject({ total: 2, page: 2, page_size: 1, list: [expect.anything()] });
+    const active = await admin('get', `/api/v2/admin/coupons?keyword=${tag}&status=active`);
+    expect(active.total).toBe(2);
+    expect((await admin('get', `/api/v2/admin/coupons?keyword=${tag}&status=disabled`)).total).toBe(0);
+    expect((await admin('get', '/api/v2/admin/coupons')).list.map((c: { id: number }) => c.id)).toContain(other.id);
+  });
+
   it('edits a coupon: every field but its code and campaign', async () => {
     const made = await createCoupon({ total_uses: 5 });
     const edited = await admin('put', `/api/v2/admin/coupons/${made.id}`, { name: '改名券', kind: 'fixed', value: '3.50', scenes: ['renewal', 'upgrade'], total_uses: 7, per_user_limit: 2 });

@@ -1,0 +1,28 @@
+import { buildIndexConcurrently } from './concurrent-index.js';
+import type { Migration } from './types.js';
+
+/**
+ * Indexes for two reads that grew with the whole table (issue #35, bench/results 2026-11-29):
+ * - `invoices_user_type_idx` (user_id, type, id DESC): a client's invoices of one type (the
+ *   client list's and the admin's per-user list's `type` filter). Their count within the window
+ *   was planned as a BitmapAnd of the user's index and the type's, reading every invoice of that
+ *   type in the table: 3 → 12 ms from 1× to 10× for a client holding 10,032 invoices.
+ * - `coupons_code_trgm`, `coupons_name_trgm`: the admin coupon list's keyword (substring of code
+ *   or name), which read every coupon (domain/marketing/coupons.ts `listCoupons`).
+ * Built concurrently on live tables; nothing is dropped or renamed.
+ */
+const INDEXES: ReadonlyArray<{ name: string; on: string }> = [
+  { name: 'invoices_user_type_idx', on: 'invoices (user_id, type, id DESC)' },
+  { name: 'coupons_code_trgm', on: 'coupons USING gin (code gin_trgm_ops)' },
+  { name: 'coupons_name_trgm', on: 'coupons USING gin (name gin_trgm_ops)' },
+];
+
+export const migration0050OwnerTypeAndCouponSearchIndexes: Migration = {
+  name: '0050-owner-type-and-coupon-search-indexes',
+  async up({ context: sequelize }) {
+    for (const index of INDEXES) await buildIndexConcurrently(sequelize, index.name, index.on);
+  },
+  async down({ context: sequelize }) {
+    for (const index of [...INDEXES].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
+  },
+};
