@@ -1,5 +1,4 @@
-import { buildIndexConcurrently } from './concurrent-index.js';
-import type { Migration } from './types.js';
+import { concurrentIndexesMigration, type ConcurrentIndex } from './concurrent-index.js';
 
 /**
  * Indexes of the recurring tasks (issue #35): each lets a task read only the rows it has to
@@ -22,7 +21,7 @@ import type { Migration } from './types.js';
  * interrupted leaves an INVALID index, which `IF NOT EXISTS` would keep: it is dropped and built
  * again.
  */
-export const TASK_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
+export const TASK_INDEXES: ReadonlyArray<ConcurrentIndex> = [
   { name: 'tickets_reminded_idx', on: `tickets (reminded_at) WHERE status = 'answered' AND reminded_at IS NOT NULL` },
   { name: 'tickets_auto_closed_idx', on: `tickets (closed_at) WHERE closed_by = 'auto'` },
   { name: 'services_overdue_suspension_idx', on: `services (next_due_at) WHERE status = 'suspended' AND suspend_reason = 'overdue'` },
@@ -31,12 +30,4 @@ export const TASK_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
   { name: 'service_upstream_bindings_bill_idx', on: `service_upstream_bindings (supplier_id, upstream_invoice_id) WHERE upstream_invoice_id IS NOT NULL` },
 ];
 
-export const migration0035TaskIndexes: Migration = {
-  name: '0035-task-indexes',
-  async up({ context: sequelize }) {
-    for (const index of TASK_INDEXES) await buildIndexConcurrently(sequelize, index.name, index.on);
-  },
-  async down({ context: sequelize }) {
-    for (const index of [...TASK_INDEXES].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
-  },
-};
+export const migration0035TaskIndexes = concurrentIndexesMigration('0035-task-indexes', TASK_INDEXES);

@@ -1,5 +1,4 @@
-import { buildIndexConcurrently } from './concurrent-index.js';
-import type { Migration } from './types.js';
+import { concurrentIndexesMigration, type ConcurrentIndex } from './concurrent-index.js';
 
 /**
  * Indexes of reads a person waits on, found at ten times a third year's data (issue #35 part 1,
@@ -17,19 +16,11 @@ import type { Migration } from './types.js';
  * Built concurrently (the tables are live while the release before runs); indexes only, so it
  * contracts nothing.
  */
-export const READ_INDEXES: ReadonlyArray<{ name: string; on: string }> = [
+export const READ_INDEXES: ReadonlyArray<ConcurrentIndex> = [
   { name: 'admin_audit_logs_target_id_idx', on: `admin_audit_logs (target_id) INCLUDE (source, request_id)` },
   { name: 'admin_audit_logs_failed_idx', on: `admin_audit_logs (id) INCLUDE (source, request_id) WHERE status >= 400` },
   { name: 'users_verification_list_idx', on: `users (verification_updated_at DESC NULLS LAST, id DESC) WHERE verification_status IS NOT NULL` },
   { name: 'services_active_due_idx', on: `services (next_due_at) WHERE status = 'active'` },
 ];
 
-export const migration0040ReadIndexes: Migration = {
-  name: '0040-read-indexes',
-  async up({ context: sequelize }) {
-    for (const index of READ_INDEXES) await buildIndexConcurrently(sequelize, index.name, index.on);
-  },
-  async down({ context: sequelize }) {
-    for (const index of [...READ_INDEXES].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
-  },
-};
+export const migration0040ReadIndexes = concurrentIndexesMigration('0040-read-indexes', READ_INDEXES);

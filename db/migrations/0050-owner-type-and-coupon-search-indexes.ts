@@ -1,5 +1,4 @@
-import { buildIndexConcurrently } from './concurrent-index.js';
-import type { Migration } from './types.js';
+import { concurrentIndexesMigration, type ConcurrentIndex } from './concurrent-index.js';
 
 /**
  * Indexes for two reads that grew with the whole table (issue #35, bench/results 2026-11-29):
@@ -11,18 +10,10 @@ import type { Migration } from './types.js';
  *   or name), which read every coupon (domain/marketing/coupons.ts `listCoupons`).
  * Built concurrently on live tables; nothing is dropped or renamed.
  */
-const INDEXES: ReadonlyArray<{ name: string; on: string }> = [
+const INDEXES: ReadonlyArray<ConcurrentIndex> = [
   { name: 'invoices_user_type_idx', on: 'invoices (user_id, type, id DESC)' },
   { name: 'coupons_code_trgm', on: 'coupons USING gin (code gin_trgm_ops)' },
   { name: 'coupons_name_trgm', on: 'coupons USING gin (name gin_trgm_ops)' },
 ];
 
-export const migration0050OwnerTypeAndCouponSearchIndexes: Migration = {
-  name: '0050-owner-type-and-coupon-search-indexes',
-  async up({ context: sequelize }) {
-    for (const index of INDEXES) await buildIndexConcurrently(sequelize, index.name, index.on);
-  },
-  async down({ context: sequelize }) {
-    for (const index of [...INDEXES].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
-  },
-};
+export const migration0050OwnerTypeAndCouponSearchIndexes = concurrentIndexesMigration('0050-owner-type-and-coupon-search-indexes', INDEXES);

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import type { Migration } from './types.js';
 
 /**
  * An index on a live table, built `CONCURRENTLY` (docs/CONVENTIONS.md "Migrations: expand, then
@@ -14,4 +15,23 @@ export async function buildIndexConcurrently(sequelize: Sequelize, name: string,
   const found = (rows as Array<{ valid: boolean }>)[0];
   if (found && !found.valid) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
   await sequelize.query(`CREATE ${options.unique ? 'UNIQUE ' : ''}INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${on}`);
+}
+
+/** An index of a migration that only adds indexes: its name and what follows `ON`. */
+export type ConcurrentIndex = { name: string; on: string };
+
+/**
+ * A migration that only adds indexes to live tables: each built concurrently in order
+ * (`buildIndexConcurrently`), dropped concurrently in reverse order on the way down.
+ */
+export function concurrentIndexesMigration(name: string, indexes: ReadonlyArray<ConcurrentIndex>): Migration {
+  return {
+    name,
+    async up({ context: sequelize }) {
+      for (const index of indexes) await buildIndexConcurrently(sequelize, index.name, index.on);
+    },
+    async down({ context: sequelize }) {
+      for (const index of [...indexes].reverse()) await sequelize.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index.name}`);
+    },
+  };
 }
