@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SEED_DAILY_MONEY_SQL, SEED_SERVICE_STATUS_SQL } from '../../db/migrations/0044-kept-dashboard-figures.js';
+import { SEED_TICKET_STATUS_SQL } from '../../db/migrations/0051-kept-ticket-statuses.js';
 
 /**
  * The data of a reseller after some years of business, built with set-based SQL (issue #35):
@@ -450,9 +451,12 @@ export async function generateBusiness(client: pg.ClientBase, options: ScaleOpti
        FROM (SELECT g, now() - (interval '${span}') * (1 - g::float8 / ($2::int / 20)) AS at FROM generate_series(1, $2::int / 20) g) x`,
       [base.user, C, adminId],
     );
-    // The dashboard's kept figures (migration 0044) are written by triggers, off for the load:
-    // made again from the rows, as the migration seeds them.
-    await timed('kept figures', `DELETE FROM service_status_deltas; DELETE FROM daily_money_deltas; ${SEED_SERVICE_STATUS_SQL}; ${SEED_DAILY_MONEY_SQL}`);
+    // The dashboard's kept figures (migrations 0044, 0051) are written by triggers, off for the
+    // load: made again from the rows, as the migrations seed them.
+    await timed(
+      'kept figures',
+      `DELETE FROM service_status_deltas; DELETE FROM daily_money_deltas; DELETE FROM ticket_status_deltas; ${SEED_SERVICE_STATUS_SQL}; ${SEED_DAILY_MONEY_SQL}; ${SEED_TICKET_STATUS_SQL}`,
+    );
     for (const [table, seq] of [
       ['users', 'users_id_seq'], ['invoices', 'invoices_id_seq'], ['orders', 'orders_id_seq'], ['services', 'services_id_seq'],
       ['tickets', 'tickets_id_seq'],

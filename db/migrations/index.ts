@@ -47,6 +47,7 @@ import { migration0047MarginTriggersPlannedPerStatement } from './0047-margin-tr
 import { migration0048ServiceUpstreamAttempts } from './0048-service-upstream-attempts.js';
 import { migration0049EconomicsPerBinding } from './0049-economics-per-binding.js';
 import { migration0050OwnerTypeAndCouponSearchIndexes } from './0050-owner-type-and-coupon-search-indexes.js';
+import { migration0051KeptTicketStatuses } from './0051-kept-ticket-statuses.js';
 import type { Migration } from './types.js';
 
 /** Every migration, in order. Listed explicitly so source (tsx) and build (dist) run the same set. */
@@ -100,4 +101,5 @@ export const migrations: Migration[] = [
   migration0048ServiceUpstreamAttempts,
   migration0049EconomicsPerBinding,
   migration0050OwnerTypeAndCouponSearchIndexes,
+  migration0051KeptTicketStatuses,
 ];

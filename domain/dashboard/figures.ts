@@ -5,7 +5,7 @@ import { invoiceTypesWhere } from '../billing/invoice-kinds.js';
 import { AWAITING_FUNDS_COUNT_SQL } from '../economics/funds.js';
 import { listSupplierHealth, SUPPLIERS_DOWN_COUNT_SQL } from '../suppliers/health.js';
 import type { SupplierBreakerState } from '../../db/models/supplier.js';
-import { ACTIVE_SERVICES_SQL } from './kept.js';
+import { ACTIVE_SERVICES_SQL, OPEN_TICKETS_SQL } from './kept.js';
 
 /**
  * The admin dashboard. Each figure set is one query (docs/operations.md "Dashboard"): money
@@ -63,7 +63,7 @@ export type DashboardSupplierHealth = {
 export type DashboardExtra = { key: string; label: string; table: string; sql: string };
 
 export const DASHBOARD_EXTRAS: DashboardExtra[] = [
-  { key: 'open_tickets', label: '待处理工单', table: 'tickets', sql: "SELECT count(*)::int AS n FROM tickets WHERE status IN ('open', 'customer_reply')" },
+  { key: 'open_tickets', label: '待处理工单', table: 'ticket_status_deltas', sql: OPEN_TICKETS_SQL },
   { key: 'pending_withdrawals', label: '待审核提现', table: 'referral_withdrawals', sql: "SELECT count(*)::int AS n FROM referral_withdrawals WHERE status = 'pending'" },
   { key: 'open_economics_alerts', label: '未读经营提醒', table: 'admin_alerts', sql: 'SELECT count(*)::int AS n FROM admin_alerts WHERE acknowledged_at IS NULL' },
   { key: 'upstream_funds_waiting', label: '等待上游余额的开通与订单', table: 'supplier_balances', sql: AWAITING_FUNDS_COUNT_SQL },

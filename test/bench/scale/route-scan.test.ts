@@ -68,6 +68,8 @@ describe('reads at the size of a reseller’s third year', () => {
     // The dashboard's kept figures (migration 0044; triggers are off for the load) are made again from the rows.
     expect(await count(`SELECT count(*) AS n FROM (SELECT status, count(*) AS n FROM services GROUP BY status
                           EXCEPT SELECT status, sum(delta) FROM service_status_deltas GROUP BY status) d`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM (SELECT status, count(*) AS n FROM tickets GROUP BY status
+                          EXCEPT SELECT status, sum(delta) FROM ticket_status_deltas GROUP BY status) d`)).toBe(0);
     expect(
       await count(`SELECT count(*) AS n FROM (
                      SELECT (paid_at AT TIME ZONE 'Asia/Shanghai')::date AS day, type::text, sum(amount) AS amount, count(*) AS n FROM invoices

@@ -108,6 +108,9 @@ describe('the kept figures (migration 0044)', () => {
     services: await sql<{ status: string; n: number }>(
       `SELECT status, sum(delta)::int AS n FROM service_status_deltas GROUP BY status HAVING sum(delta) <> 0 ORDER BY status`,
     ),
+    tickets: await sql<{ status: string; n: number }>(
+      `SELECT status, sum(delta)::int AS n FROM ticket_status_deltas GROUP BY status HAVING sum(delta) <> 0 ORDER BY status`,
+    ),
     money: await sql<{ day: string; source: string; type: string; amount: string; n: number }>(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, source, type, sum(amount)::numeric(14,2)::text AS amount, sum(n)::int AS n
          FROM daily_money_deltas GROUP BY day, source, type HAVING sum(n) <> 0 OR sum(amount) <> 0 ORDER BY 1, 2, 3`,
@@ -116,6 +119,7 @@ describe('the kept figures (migration 0044)', () => {
   /** The same figures counted from the rows themselves. */
   const truth = async () => ({
     services: await sql<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM services GROUP BY status ORDER BY status`),
+    tickets: await sql<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM tickets GROUP BY status ORDER BY status`),
     money: await sql<{ day: string; source: string; type: string; amount: string; n: number }>(
       `SELECT * FROM (
          SELECT to_char((paid_at AT TIME ZONE 'Asia/Shanghai')::date, 'YYYY-MM-DD') AS day, 'invoice' AS source, type::text AS type,
@@ -131,6 +135,7 @@ describe('the kept figures (migration 0044)', () => {
   it('include every commit at once and stay exact under concurrent writers and folds', async () => {
     const [user] = await sql<{ id: number }>(`INSERT INTO users (email, nickname, password_hash) VALUES ('kept@example.com', 'k', 'x') RETURNING id`);
     const uid = user!.id;
+    const [department] = await sql<{ id: number }>(`INSERT INTO ticket_departments (name) VALUES ('看板工单') RETURNING id`);
     const services: number[] = [];
     for (let i = 0; i < 8; i += 1) services.push(await seedService(platform, { userId: uid, nextDueAt: null }));
     expect(await kept()).toEqual(await truth());
@@ -153,6 +158,13 @@ describe('the kept figures (migration 0044)', () => {
       sequelize().transaction(async (transaction) => {
         const q = (text: string, bind: unknown[] = []) => sequelize().query(text, { bind, transaction, type: QueryTypes.SELECT });
         await q(`UPDATE services SET status = $2 WHERE id = $1 RETURNING id`, [services[2 + (i % 6)], ['suspended', 'active', 'terminated'][i % 3]]);
+        const [ticket] = await q(
+          `INSERT INTO tickets (user_id, department_id, subject, priority) VALUES ($1, $2, 'k', 'normal') RETURNING id`,
+          [uid, department!.id],
+        );
+        if (i % 4 === 0) await q(`UPDATE tickets SET status = 'answered' WHERE id = $1 RETURNING id`, [(ticket as { id: number }).id]);
+        if (i % 4 === 2) await q(`UPDATE tickets SET status = 'closed', closed_at = now(), closed_by = 'staff' WHERE id = $1 RETURNING id`, [(ticket as { id: number }).id]);
+        if (i % 5 === 0) await q(`DELETE FROM tickets WHERE id = $1 RETURNING id`, [(ticket as { id: number }).id]);
         const [paid] = await q(
           `INSERT INTO invoices (user_id, type, status, subject, amount, balance_amount, payment_channel, paid_at, operator_type)
            VALUES ($1, $2, 'unpaid', 'k', $3, 0, NULL, NULL, 'admin') RETURNING id`,
@@ -193,12 +205,17 @@ describe('the kept figures (migration 0044)', () => {
     expect(groups!.rows).toBe(groups!.keys);
     const [statuses] = await sql<{ rows: number; keys: number }>(`SELECT count(*)::int AS rows, count(DISTINCT status)::int AS keys FROM service_status_deltas`);
     expect(statuses!.rows).toBe(statuses!.keys);
+    const [ticketStatuses] = await sql<{ rows: number; keys: number }>(`SELECT count(*)::int AS rows, count(DISTINCT status)::int AS keys FROM ticket_status_deltas`);
+    expect(ticketStatuses!.rows).toBe(ticketStatuses!.keys);
     expect(await kept()).toEqual(await truth());
     const after = (await platform.api.get('/api/v2/admin/dashboard', { token })).body.data;
     expect(after.today).toEqual(figures.today);
     expect(after.month).toEqual(figures.month);
     expect(after.state.active_services).toBe(figures.state.active_services);
     expect(after.state.active_services).toBe((await truth()).services.find((s) => s.status === 'active')?.n ?? 0);
+    const open = (await truth()).tickets.filter((t) => t.status === 'open' || t.status === 'customer_reply').reduce((n, t) => n + t.n, 0);
+    expect(after.state.extras.open_tickets).toBe(open);
+    expect(open).toBeGreaterThan(0);
   });
 });
 
