@@ -1,4 +1,5 @@
 import { buildIndexConcurrently } from './concurrent-index.js';
+import { statusDeltasSeedSql, statusDeltasSql, type StatusDeltas } from './status-deltas.js';
 import type { Migration } from './types.js';
 
 /**
@@ -49,7 +50,9 @@ export const UNFINISHED_SINCE_INDEX = {
        WHERE status IN ('pending', 'provisioning', 'failed')
          AND provisioning_stage IS DISTINCT FROM 'awaiting_admin' AND provisioning_stage IS DISTINCT FROM 'awaiting_upstream_funds'`,
 };
-export const SEED_SERVICE_STATUS_SQL = `INSERT INTO service_status_deltas (status, delta) SELECT status, count(*) FROM services GROUP BY status`;
+/** The services' status count (`status-deltas.ts`). */
+export const SERVICE_STATUSES: StatusDeltas = { table: 'services', deltas: 'service_status_deltas', status: 'VARCHAR(24)' };
+export const SEED_SERVICE_STATUS_SQL = statusDeltasSeedSql(SERVICE_STATUSES);
 
 export const SEED_DAILY_MONEY_SQL = `
   INSERT INTO daily_money_deltas (day, source, type, amount, n)
@@ -66,14 +69,7 @@ export const migration0044KeptDashboardFigures: Migration = {
   async up({ context: sequelize }) {
     // One simple-protocol query: PostgreSQL runs its statements as one transaction.
     await sequelize.query(`
-      CREATE TABLE service_status_deltas (
-        id BIGSERIAL PRIMARY KEY,
-        status VARCHAR(24) NOT NULL,
-        delta INTEGER NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      );
-      CREATE INDEX service_status_deltas_status_idx ON service_status_deltas (status) INCLUDE (delta);
-
+      ${statusDeltasSql(SERVICE_STATUSES)}
       CREATE TABLE daily_money_deltas (
         id BIGSERIAL PRIMARY KEY,
         day DATE NOT NULL,
@@ -84,31 +80,6 @@ export const migration0044KeptDashboardFigures: Migration = {
         created_at TIMESTAMPTZ NOT NULL DEFAULT now()
       );
       CREATE INDEX daily_money_deltas_day_idx ON daily_money_deltas (day, source) INCLUDE (type, amount, n);
-
-      CREATE FUNCTION service_status_deltas_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN
-          INSERT INTO service_status_deltas (status, delta) SELECT status, count(*) FROM added GROUP BY status;
-        ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO service_status_deltas (status, delta) SELECT status, -count(*) FROM removed GROUP BY status;
-        ELSE
-          DELETE FROM service_status_deltas;
-        END IF;
-        RETURN NULL;
-      END $$;
-      CREATE FUNCTION service_status_deltas_move() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO service_status_deltas (status, delta) VALUES (OLD.status, -1), (NEW.status, 1);
-        RETURN NULL;
-      END $$;
-      CREATE TRIGGER services_status_deltas_insert AFTER INSERT ON services
-        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION service_status_deltas_rows();
-      CREATE TRIGGER services_status_deltas_delete AFTER DELETE ON services
-        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION service_status_deltas_rows();
-      CREATE TRIGGER services_status_deltas_truncate AFTER TRUNCATE ON services
-        FOR EACH STATEMENT EXECUTE FUNCTION service_status_deltas_rows();
-      CREATE TRIGGER services_status_deltas_update AFTER UPDATE OF status ON services
-        FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION service_status_deltas_move();
 
       CREATE FUNCTION daily_money_deltas_invoices() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

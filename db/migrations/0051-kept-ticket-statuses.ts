@@ -1,3 +1,4 @@
+import { statusDeltasDropSql, statusDeltasSeedSql, statusDeltasSql, type StatusDeltas } from './status-deltas.js';
 import type { Migration } from './types.js';
 
 /**
@@ -12,57 +13,20 @@ import type { Migration } from './types.js';
  * holds writers until the seed has counted, so no ticket is counted twice or missed. New table,
  * functions and triggers only: nothing is dropped or renamed.
  */
-export const SEED_TICKET_STATUS_SQL = `INSERT INTO ticket_status_deltas (status, delta) SELECT status, count(*) FROM tickets GROUP BY status`;
+/** The tickets' status count (`status-deltas.ts`). */
+export const TICKET_STATUSES: StatusDeltas = { table: 'tickets', deltas: 'ticket_status_deltas', status: 'VARCHAR(16)' };
+export const SEED_TICKET_STATUS_SQL = statusDeltasSeedSql(TICKET_STATUSES);
 
 export const migration0051KeptTicketStatuses: Migration = {
   name: '0051-kept-ticket-statuses',
   async up({ context: sequelize }) {
     // One simple-protocol query: PostgreSQL runs its statements as one transaction.
     await sequelize.query(`
-      CREATE TABLE ticket_status_deltas (
-        id BIGSERIAL PRIMARY KEY,
-        status VARCHAR(16) NOT NULL,
-        delta INTEGER NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      );
-      CREATE INDEX ticket_status_deltas_status_idx ON ticket_status_deltas (status) INCLUDE (delta);
-
-      CREATE FUNCTION ticket_status_deltas_rows() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN
-          INSERT INTO ticket_status_deltas (status, delta) SELECT status, count(*) FROM added GROUP BY status;
-        ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO ticket_status_deltas (status, delta) SELECT status, -count(*) FROM removed GROUP BY status;
-        ELSE
-          DELETE FROM ticket_status_deltas;
-        END IF;
-        RETURN NULL;
-      END $$;
-      CREATE FUNCTION ticket_status_deltas_move() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO ticket_status_deltas (status, delta) VALUES (OLD.status, -1), (NEW.status, 1);
-        RETURN NULL;
-      END $$;
-      CREATE TRIGGER tickets_status_deltas_insert AFTER INSERT ON tickets
-        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ticket_status_deltas_rows();
-      CREATE TRIGGER tickets_status_deltas_delete AFTER DELETE ON tickets
-        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ticket_status_deltas_rows();
-      CREATE TRIGGER tickets_status_deltas_truncate AFTER TRUNCATE ON tickets
-        FOR EACH STATEMENT EXECUTE FUNCTION ticket_status_deltas_rows();
-      CREATE TRIGGER tickets_status_deltas_update AFTER UPDATE OF status ON tickets
-        FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION ticket_status_deltas_move();
-
+      ${statusDeltasSql(TICKET_STATUSES)}
       ${SEED_TICKET_STATUS_SQL};
     `);
   },
   async down({ context: sequelize }) {
-    await sequelize.query(`
-      DROP TRIGGER IF EXISTS tickets_status_deltas_insert ON tickets;
-      DROP TRIGGER IF EXISTS tickets_status_deltas_delete ON tickets;
-      DROP TRIGGER IF EXISTS tickets_status_deltas_truncate ON tickets;
-      DROP TRIGGER IF EXISTS tickets_status_deltas_update ON tickets;
-      DROP FUNCTION IF EXISTS ticket_status_deltas_rows(), ticket_status_deltas_move();
-      DROP TABLE IF EXISTS ticket_status_deltas;
-    `);
+    await sequelize.query(statusDeltasDropSql(TICKET_STATUSES));
   },
 };
