@@ -4,6 +4,7 @@ import { formatMoney } from '../../lib/money.js';
 import type { DomainDeps } from '../deps.js';
 import { inTransaction, sqlOne, sqlParams, sqlRows, type Tx, qualified } from '../../db/sql.js';
 import { windowCountSql } from '../../db/window-count.js';
+import { likePattern } from '../catalogue/sorting.js';
 import {
   COUPON_COLUMNS,
   type CouponCampaignRecord,
@@ -135,7 +136,7 @@ export async function listCoupons(deps: DomainDeps, filter: CouponFilter) {
   const { values, param } = sqlParams();
   const conditions: string[] = [];
   if (filter.keyword) {
-    const pattern = param(`%${filter.keyword.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+    const pattern = param(likePattern(filter.keyword));
     conditions.push(`(code ILIKE ${pattern} OR name ILIKE ${pattern})`);
   }
   if (filter.status) conditions.push(`status = ${param(filter.status)}`);
